@@ -1,0 +1,36 @@
+# Two entry points for a fresh machine: `make lab` and `make test`.
+PYTHON ?= python3.11
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: lab test test-unit test-notebooks fuzz-long bench venv clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[lab,test]'
+	touch $(STAMP)
+
+venv: $(STAMP)
+
+## Launch JupyterLab on the notebooks (embedded simulator + demo scenario).
+lab: $(STAMP)
+	$(BIN)/jupyter lab --notebook-dir=notebooks
+
+## The whole suite: unit tests, notebooks under nbval, browser test.
+test: $(STAMP)
+	$(BIN)/python -m pytest tests --nbval-lax notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
+
+test-unit: $(STAMP)
+	$(BIN)/python -m pytest tests
+
+## A longer contract-fuzzing run against the served simulator.
+fuzz-long: $(STAMP)
+	PROMOLAB_FUZZ_EXAMPLES=500 $(BIN)/python -m pytest tests/reliability/test_contract_fuzz.py
+
+bench: $(STAMP)
+	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done
+
+clean:
+	rm -rf $(VENV) .pytest_cache build dist

@@ -1,0 +1,21 @@
+"""promolab: explore and simulate a loyalty, voucher and promotion service.
+
+The public API is small on purpose:
+
+- `Simulator`: the in-process, deterministic simulator (`sim.client()` for a
+  typed client wired to it without sockets);
+- `Client` / `AsyncClient`: the typed httpx client, for the simulator, a
+  served simulator or a real deployment;
+- `ApiError`: what a non-2xx answer raises;
+- `ScenarioError`: what a bad scenario file raises.
+
+Wire models live in `promolab.models`, analysis in `promolab.analysis`.
+"""
+
+__version__ = "0.1.0"
+
+from .client import ApiError, AsyncClient, Client  # noqa: E402
+from .sim.scenario import ScenarioError  # noqa: E402
+from .sim.simulator import Simulator  # noqa: E402
+
+__all__ = ["Simulator", "Client", "AsyncClient", "ApiError", "ScenarioError", "__version__"]

@@ -1,0 +1,100 @@
+"""What each client method sends and how its answer is read.
+
+Both `Client` and `AsyncClient` build their requests here and decode the
+answers here; they differ only in how they wait. So a method cannot behave
+differently in sync and async code.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from pydantic import BaseModel
+
+from .. import models
+from .errors import ApiError
+
+__all__ = ["Spec", "Credentials", "decode", "flatten_filters", "body_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class Credentials:
+    app_id: str
+    app_token: str
+    access_token: str | None = None
+    management_id: str | None = None
+    management_token: str | None = None
+
+    def headers(self, kind: str) -> dict[str, str]:
+        if kind == "management":
+            if not (self.management_id and self.management_token):
+                raise ValueError("this client has no management credentials (management_id/management_token)")
+            return {"X-Management-Id": self.management_id, "X-Management-Token": self.management_token}
+        headers = {"X-App-Id": self.app_id, "X-App-Token": self.app_token}
+        if kind == "loyalty":
+            if not self.access_token:
+                raise ValueError("loyalty v2 endpoints need an access_token (Bearer)")
+            headers["Authorization"] = f"Bearer {self.access_token}"
+        return headers
+
+
+@dataclass(frozen=True, slots=True)
+class Spec:
+    method: str
+    path: str
+    auth: str  # "app" | "loyalty" | "management"
+    model: type[BaseModel] | None = None
+    json: Any = None
+    params: list[tuple[str, str]] = field(default_factory=list)
+    #: Safe to send again after a timeout (the service may have done it).
+    idempotent: bool = False
+
+
+def body_of(request: Any, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A request given as a model, a mapping, or keyword fields (None dropped)."""
+    if request is not None:
+        if isinstance(request, BaseModel):
+            return request.model_dump(mode="json", exclude_unset=True, by_alias=True)
+        return dict(request)
+    return {k: (v.model_dump(mode="json", exclude_unset=True) if isinstance(v, BaseModel) else v)
+            for k, v in fields.items() if v is not None}
+
+
+def flatten_filters(filters: Mapping[str, Any], prefix: str = "filters") -> list[tuple[str, str]]:
+    """`{"promotion_id": {"conditions": {"$is": "camp_1"}}}` ->
+    `filters[promotion_id][conditions][$is]=camp_1`, as the real SDKs send it."""
+    out: list[tuple[str, str]] = []
+    for key, value in filters.items():
+        name = f"{prefix}[{key}]"
+        if isinstance(value, Mapping):
+            out.extend(flatten_filters(value, name))
+        elif isinstance(value, list | tuple):
+            out.append((name, ",".join(str(v) for v in value)))
+        else:
+            out.append((name, str(value).lower() if isinstance(value, bool) else str(value)))
+    return out
+
+
+def decode(response: httpx.Response, spec: Spec) -> Any:
+    if response.status_code >= 400 or response.status_code < 200:
+        raise _api_error(response)
+    if spec.model is None or response.status_code == 204 or not response.content:
+        return None
+    return spec.model.model_validate_json(response.content)
+
+
+def _api_error(response: httpx.Response) -> ApiError:
+    status = response.status_code
+    try:
+        data = json.loads(response.content)
+        error = models.ErrorBody.model_validate(
+            {"code": status, "key": data.get("key") or f"http_{status}", "message": data.get("message") or response.reason_phrase, **{k: v for k, v in data.items() if k not in ("code", "key", "message")}}
+        )
+    except (ValueError, AttributeError):
+        error = models.ErrorBody(code=status, key=f"http_{status}", message=response.reason_phrase or "error",
+                                 details=response.text[:500] or None)
+    return ApiError(status, error, headers=dict(response.headers))

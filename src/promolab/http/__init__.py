@@ -1,0 +1,25 @@
+"""The HTTP face of the simulator: one framework-free core, three ways in.
+
+- `SimulatorTransport` / `AsyncSimulatorTransport`: httpx, in-process;
+- `asgi_app(sim)`: any ASGI server;
+- `serve(...)`: uvicorn on a host and port (`promolab serve`).
+"""
+
+from .app import App
+from .asgi import AsgiApp, asgi_app
+from .messages import HttpRequest, HttpResponse
+from .server import serve
+from .table import ROUTES
+from .transport import AsyncSimulatorTransport, SimulatorTransport
+
+__all__ = [
+    "App",
+    "AsgiApp",
+    "asgi_app",
+    "HttpRequest",
+    "HttpResponse",
+    "ROUTES",
+    "serve",
+    "SimulatorTransport",
+    "AsyncSimulatorTransport",
+]

@@ -1,0 +1,158 @@
+"""The framework-free core of the HTTP face: `App.handle(request) -> response`.
+
+Order of checks, each answered with the interface's error body:
+route (404) -> method (405) -> credentials (401) -> rate limit (429) ->
+implemented (501) -> body size (413) -> content type (415) -> JSON (400) ->
+operation (its own status). Failed requests never reach the state.
+A 500 is a bug: it is answered in the error shape and logged with its trace.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
+
+from pydantic import BaseModel
+
+from ..sim.errors import SimError
+from ..sim.operations import REGISTRY
+from .auth import AuthKind, authorized
+from .errors import error_body, error_response
+from .messages import HttpRequest, HttpResponse
+from .routes import Call, Route, Router
+from .table import ROUTES
+
+if TYPE_CHECKING:
+    from ..sim.simulator import Simulator
+
+__all__ = ["App"]
+
+log = logging.getLogger("promolab.http")
+
+_UNAUTHORIZED = SimError("Missing or invalid credentials", key="unauthorized", message="Unauthorized", status=401)
+
+
+class App:
+    def __init__(self, sim: Simulator, *, rate_limiter: Any | None = None) -> None:
+        self.sim = sim
+        openapi = Route(
+            "GET", "/openapi.json", AuthKind.NONE, self._openapi, operation_id="openapi",
+            summary="This document", control=True,
+        )
+        self.router = Router([*ROUTES, openapi])
+        self._requests = itertools.count(1)
+        self._openapi_bytes: bytes | None = None
+        self.rate_limiter = rate_limiter
+
+    def request_id(self) -> str:
+        """Unique per answer, deterministic per app, and outside the state so
+        that a refused request leaves the state dump byte-identical."""
+        n = next(self._requests)
+        return "v-" + hashlib.blake2b(f"{self.sim.seed}:request:{n}".encode(), digest_size=10).hexdigest()
+
+    def handle(self, request: HttpRequest) -> HttpResponse:
+        response = self._handle(request)
+        log.info("%s %s -> %d", request.method, request.path, response.status)
+        return response
+
+    def _handle(self, request: HttpRequest) -> HttpResponse:
+        match = self.router.match(request.method, request.path)
+        route = match.route
+        if route is None:
+            if match.allowed:
+                return self._fail(SimError(
+                    f"Method {request.method} is not allowed on {request.path}; allowed: {', '.join(match.allowed)}",
+                    key="method_not_allowed", message="Method not allowed", status=405,
+                ), [("allow", ", ".join(match.allowed))])
+            return self._fail(SimError(
+                f"Cannot find route {request.method} {request.path}", key="not_found",
+                message="Resource not found", status=404, resource_type="route",
+            ))
+        if not authorized(route.auth, request.headers, self.sim.state.project.credentials):
+            return self._fail(_UNAUTHORIZED)
+        extra_headers: list[tuple[str, str]] = []
+        if self.rate_limiter is not None and route.auth is not AuthKind.NONE:
+            refusal, extra_headers = self.rate_limiter.check(self.sim, request)
+            if refusal is not None:
+                return refusal
+        if route.operation is not None and route.operation not in REGISTRY:
+            return self._fail(SimError(
+                f"{route.method} {route.path} is part of the interface but not implemented by this simulator yet",
+                key="not_implemented", message="Not implemented", status=501,
+            ), extra_headers)
+        try:
+            body = self._body(route, request)
+            call = Call(
+                sim=self.sim,
+                params={k: unquote(v) for k, v in match.params.items()},
+                query=request.query_items() if request.query_string else [],
+                body=body,
+                headers=request.headers,
+            )
+            status, payload = route.handler(call)
+        except SimError as exc:
+            return self._fail(exc, extra_headers)
+        except Exception:  # a bug: answer in shape, keep the trace
+            log.exception("unhandled error on %s %s", request.method, request.path)
+            return self._fail(SimError(
+                "The simulator failed on this request; this is a bug in promolab",
+                key="internal_error", message="Internal server error", status=500,
+            ), extra_headers)
+        return HttpResponse(status, _encode(payload), extra_headers, None if payload is None else "application/json")
+
+    def _body(self, route: Route, request: HttpRequest) -> Any:
+        if request.method in ("GET", "DELETE", "HEAD") or (not request.body and route.request_model is None):
+            return None
+        limit = self.sim.state.settings.max_body_bytes
+        if len(request.body) > limit:
+            raise SimError(
+                f"Request body of {len(request.body)} bytes exceeds the limit of {limit} bytes",
+                key="request_too_large", message="Payload too large", status=413,
+            )
+        if not request.body:
+            return None
+        content_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
+        if content_type != "application/json" and not content_type.endswith("+json"):
+            raise SimError(
+                f"Content-Type must be application/json, got {content_type!r}",
+                key="unsupported_media_type", message="Unsupported media type", status=415,
+            )
+        try:
+            return json.loads(request.body)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise SimError(f"Invalid JSON: {exc}", key="invalid_payload", message="Invalid payload") from None
+
+    def _fail(self, exc: SimError, headers: list[tuple[str, str]] | None = None) -> HttpResponse:
+        return error_response(exc, self.request_id(), headers)
+
+    def _openapi(self, call: Call) -> tuple[int, Any]:
+        if self._openapi_bytes is None:
+            from .openapi import build_openapi
+
+            self._openapi_bytes = json.dumps(build_openapi(self.router.routes), separators=(",", ":")).encode()
+        return 200, _Raw(self._openapi_bytes)
+
+
+class _Raw:
+    __slots__ = ("data",)
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+
+
+def _encode(payload: Any) -> bytes:
+    if payload is None:
+        return b""
+    if isinstance(payload, BaseModel):
+        return payload.model_dump_json(by_alias=True).encode()
+    if isinstance(payload, _Raw):
+        return payload.data
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+# re-exported for the transports' error path
+__all__ += ["error_body"]

@@ -1,0 +1,72 @@
+"""The HTTP face as an ASGI application (what `promolab serve` runs).
+
+Requests are handled in a worker thread: the simulator serialises operations
+with its own lock, and a webhook delivery to a slow receiver must not stall
+the event loop for other clients.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from .app import App
+from .messages import HttpRequest
+
+if TYPE_CHECKING:
+    from ..sim.simulator import Simulator
+
+__all__ = ["AsgiApp", "asgi_app"]
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+class AsgiApp:
+    def __init__(self, app: App, *, timeout_seconds: float | None = 30.0) -> None:
+        self.app = app
+        self.timeout_seconds = timeout_seconds
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return
+        if scope["type"] != "http":
+            return
+        limit = self.app.sim.state.settings.max_body_bytes
+        chunks: list[bytes] = []
+        size = 0
+        more = True
+        while more:
+            message = await receive()
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size <= limit + 1:
+                chunks.append(chunk)
+            more = message.get("more_body", False)
+        request = HttpRequest(
+            method=scope["method"],
+            path=scope.get("raw_path", scope["path"].encode()).decode("latin-1").split("?")[0],
+            query_string=scope.get("query_string", b"").decode("latin-1"),
+            headers={k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])},
+            body=b"".join(chunks),
+        )
+        response = await anyio.to_thread.run_sync(self.app.handle, request)
+        await send({
+            "type": "http.response.start",
+            "status": response.status,
+            "headers": [(k.encode("latin-1"), v.encode("latin-1")) for k, v in response.header_list()],
+        })
+        await send({"type": "http.response.body", "body": response.body})
+
+
+def asgi_app(sim: Simulator, **options: Any) -> AsgiApp:
+    return AsgiApp(App(sim, **options))

@@ -1,0 +1,1 @@
+"""The simulator: state, clock, ids, operations, pricing, webhooks, journal."""

@@ -1,0 +1,82 @@
+"""The card ledger: the only code that writes card transactions.
+
+Every change to a loyalty card balance goes through `post`, so that the
+invariant "a card's balance is its opening balance plus the points of its
+APPROVED transactions" holds by construction, whoever moved the points
+(earning rules, referrals, reward purchases).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from .records import Card, CardTransaction
+
+if TYPE_CHECKING:
+    from .simulator import Simulator
+
+__all__ = ["post", "settle", "card_for"]
+
+
+def card_for(sim: Simulator, member_id: str, card_definition_id: str) -> Card | None:
+    for card in sim.state.cards.values():
+        if card.member_id == member_id and card.card_definition_id == card_definition_id:
+            return card
+    return None
+
+
+def post(
+    sim: Simulator,
+    card: Card,
+    *,
+    type: str,
+    points: int,
+    status: str = "APPROVED",
+    details: dict[str, Any] | None = None,
+    due_at: datetime | None = None,
+    reward_assignment_id: str | None = None,
+) -> CardTransaction:
+    """Record a transaction; an APPROVED one moves the balance at once.
+
+    `points` is signed (negative spends). Callers check balances first: a
+    transaction that would drive a card below zero is a bug, refused here.
+    """
+    if status == "APPROVED" and card.balance + points < 0:
+        raise ValueError(f"card {card.id} balance {card.balance} cannot take {points} points")
+    definition = sim.state.card_definitions[card.card_definition_id]
+    record = CardTransaction(
+        id=sim.ids.next("card_transaction"),
+        card_id=card.id,
+        program_id=card.program_id,
+        member_id=card.member_id,
+        card_definition_id=card.card_definition_id,
+        card_type=definition.card_type,
+        type=type,
+        status=status,  # type: ignore[arg-type]
+        points=points,
+        details={"reason": None, "metadata": {}, "points": {"total": abs(points)}, **(details or {})},
+        created_at=sim.now,
+        due_at=due_at,
+        reward_assignment_id=reward_assignment_id,
+    )
+    if status == "APPROVED":
+        card.balance += points
+    sim.state.card_transactions[record.id] = record
+    return record
+
+
+def settle(sim: Simulator, record: CardTransaction, status: str, *, rejection: dict[str, str] | None = None) -> None:
+    """Move a PENDING transaction to its final status (APPROVED moves points)."""
+    if record.status != "PENDING":
+        raise ValueError(f"transaction {record.id} is {record.status}, not PENDING")
+    if status == "APPROVED":
+        card = sim.state.cards[record.card_id]
+        if card.balance + record.points < 0:
+            raise ValueError(f"card {card.id} balance {card.balance} cannot take {record.points} points")
+        card.balance += record.points
+    record.status = status  # type: ignore[assignment]
+    record.updated_at = sim.now
+    record.due_at = None
+    if rejection is not None:
+        record.details = {**record.details, "rejection": rejection}

@@ -1,0 +1,38 @@
+"""Read-back of a loyalty member: cards, balances, transactions, rewards.
+
+The interface does not show how a purchase's outcome is read back; this view
+is what the client's `control.member(...)` and `/_sim/loyalty/members/{id}`
+return, built from the same records the operations change.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .render import render_card_transaction
+
+if TYPE_CHECKING:
+    from .simulator import Simulator
+
+__all__ = ["member_view"]
+
+
+def member_view(sim: Simulator, member_id: str) -> dict[str, Any]:
+    st = sim.state
+    member = st.members[member_id]
+    cards = [c for c in st.cards.values() if c.member_id == member_id]
+    return {
+        "id": member.id,
+        "program_id": member.program_id,
+        "customer_id": member.customer_id,
+        "status": member.status,
+        "cards": [
+            {"id": c.id, "card_definition_id": c.card_definition_id, "balance": c.balance} for c in cards
+        ],
+        "transactions": [
+            render_card_transaction(t).model_dump(mode="json")
+            for t in st.card_transactions.values()
+            if t.member_id == member_id
+        ],
+        "rewards": [g.model_dump(mode="json") for g in st.granted_rewards.values() if g.member_id == member_id],
+    }

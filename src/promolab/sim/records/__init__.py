@@ -1,0 +1,42 @@
+"""State records of the simulator (see `_base` for why they are not wire models)."""
+
+from .balances import VoucherTransaction
+from .campaigns import (
+    Campaign,
+    CodePool,
+    GiftState,
+    PromotionTier,
+    ReferralSettings,
+    ReferrerReward,
+    ValidityTimeframe,
+    Voucher,
+)
+from .catalogue import Collection, Product, Sku
+from .customers import Customer, Segment
+from .events import EventSchema, MetadataProperty, ReferralConversion, TrackedEvent
+from .loyalty import (
+    Card,
+    CardDefinition,
+    CardTransaction,
+    EarningRule,
+    GrantedReward,
+    Incentive,
+    Member,
+    Program,
+    Reward,
+    RewardAssignment,
+    RewardCost,
+)
+from .project import Credentials, Project, RateLimit, Settings
+from .publications import Publication
+from .webhooks import DeliveryAttempt, PendingDelivery, WebhookConfig
+
+__all__ = [
+    "Campaign", "Card", "CardDefinition", "CardTransaction", "CodePool", "Collection",
+    "Credentials", "Customer", "DeliveryAttempt", "EarningRule", "EventSchema", "GiftState",
+    "GrantedReward", "Incentive", "Member", "MetadataProperty", "PendingDelivery", "Product",
+    "Program", "Project", "PromotionTier", "Publication", "RateLimit", "ReferralConversion",
+    "ReferralSettings", "ReferrerReward", "Reward", "RewardAssignment", "RewardCost", "Segment",
+    "Settings", "Sku", "TrackedEvent", "ValidityTimeframe", "Voucher", "VoucherTransaction",
+    "WebhookConfig",
+]

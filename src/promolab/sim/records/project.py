@@ -1,0 +1,51 @@
+"""The project: its credentials and the simulator's behaviour switches."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, SecretStr
+
+from ._base import Record, Secret
+
+__all__ = ["Credentials", "Project", "Settings", "RateLimit"]
+
+
+class Credentials(Record):
+    """One set per interface of the Authentication table.
+
+    SecretStr keeps tokens out of reprs and logs; they are written in clear
+    only into snapshots (which must restore a working project).
+    """
+
+    app_id: str = "promolab-app"
+    app_token: Secret = SecretStr("promolab-app-token")
+    access_token: Secret = SecretStr("promolab-access-token")
+    management_id: str = "promolab-management"
+    management_token: Secret = SecretStr("promolab-management-token")
+
+
+class RateLimit(Record):
+    """Optional limiter mimicking the real service's headers (semantics §8)."""
+
+    requests: int = Field(gt=0)
+    per_seconds: int = Field(default=60, gt=0)
+
+
+class Settings(Record):
+    #: Seconds between a reward purchase and its asynchronous processing.
+    purchase_delay_seconds: int = Field(default=2, ge=0)
+    #: An event missing from the event schema: refuse it (400) or accept it
+    #: without effects (semantics §6 leaves both open).
+    undefined_events: Literal["reject", "accept"] = "reject"
+    #: How long a webhook receiver may take before the attempt counts as failed.
+    webhook_timeout_seconds: float = Field(default=10.0, gt=0)
+    #: Largest request body the HTTP face accepts, in bytes.
+    max_body_bytes: int = Field(default=1_048_576, gt=0)
+    rate_limit: RateLimit | None = None
+
+
+class Project(Record):
+    id: str = "proj_promolab"
+    name: str = "promolab project"
+    credentials: Credentials = Field(default_factory=Credentials)

@@ -1,0 +1,232 @@
+"""The scenario file format (documented in docs/scenarios.md).
+
+A scenario nests what belongs together (a campaign's tiers and vouchers, a
+program's members and cards) so it reads like the dashboard of a real
+project; the loader flattens it into `State`. Every entity may carry an
+explicit `id` to mirror a real project; missing ids are generated from the
+seed. References between entities are by id (customers also by source_id).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, SecretStr
+
+from ..records import (
+    CodePool,
+    Credentials,
+    EventSchema,
+    GiftState,
+    ReferralSettings,
+    Settings,
+    ValidityTimeframe,
+)
+from ..records._base import Instant, Metadata, Money, Points, Record, Secret
+
+__all__ = ["Scenario"]
+
+
+class ProjectSpec(Record):
+    id: str = "proj_promolab"
+    name: str = "promolab project"
+    credentials: Credentials = Field(default_factory=Credentials)
+
+
+class ClockSpec(Record):
+    start: Instant | None = None
+
+
+class SkuSpec(Record):
+    id: str | None = None
+    source_id: str | None = None
+    sku: str
+    price: Money | None = None
+    metadata: Metadata = Field(default_factory=dict)
+
+
+class ProductSpec(Record):
+    id: str | None = None
+    source_id: str | None = None
+    name: str
+    price: Money | None = None
+    metadata: Metadata = Field(default_factory=dict)
+    skus: list[SkuSpec] = Field(default_factory=list)
+
+
+class CollectionSpec(Record):
+    id: str | None = None
+    name: str
+    products: list[str] = Field(default_factory=list)
+    skus: list[str] = Field(default_factory=list)
+
+
+class CatalogueSpec(Record):
+    products: list[ProductSpec] = Field(default_factory=list)
+    collections: list[CollectionSpec] = Field(default_factory=list)
+
+
+class CustomerSpec(Record):
+    id: str | None = None
+    source_id: str | None = None
+    name: str | None = None
+    email: str | None = None
+    metadata: Metadata = Field(default_factory=dict)
+
+
+class SegmentSpec(Record):
+    id: str | None = None
+    name: str
+    customers: list[str] = Field(default_factory=list)
+
+
+class TierSpec(Record):
+    id: str | None = None
+    name: str
+    banner: str | None = None
+    hierarchy: int = Field(default=1, ge=0)
+    active: bool = True
+    discount: dict[str, Any]
+    validation_rules: dict[str, Any] | None = None
+    applicable_to: dict[str, Any] | None = None
+    metadata: Metadata = Field(default_factory=dict)
+
+
+class VoucherSpec(Record):
+    id: str | None = None
+    code: str = Field(min_length=1, max_length=100)
+    discount: dict[str, Any] | None = None
+    gift: GiftState | None = None
+    active: bool = True
+    start_date: Instant | None = None
+    expiration_date: Instant | None = None
+    additional_info: str | None = None
+    metadata: Metadata = Field(default_factory=dict)
+    #: Customer (id or source_id) the code is already published to.
+    holder: str | None = None
+    redemption_quantity: int | None = Field(default=None, ge=0)
+
+
+class CampaignSpec(Record):
+    id: str | None = None
+    name: str
+    type: Literal["PROMOTION", "DISCOUNT_COUPONS", "GIFT_VOUCHERS", "REFERRAL_PROGRAM"] = "PROMOTION"
+    active: bool = True
+    start_date: Instant | None = None
+    expiration_date: Instant | None = None
+    validity_timeframe: ValidityTimeframe | None = None
+    validity_day_of_week: list[int] | None = None
+    category_id: str | None = None
+    category: str | None = None
+    metadata: Metadata = Field(default_factory=dict)
+    join_once: bool = False
+    discount: dict[str, Any] | None = None
+    gift_amount: Money | None = None
+    referral: ReferralSettings | None = None
+    tiers: list[TierSpec] = Field(default_factory=list)
+    vouchers: list[VoucherSpec] = Field(default_factory=list)
+    code_pool: CodePool | None = None
+
+
+class RewardSpec(Record):
+    id: str | None = None
+    name: str
+    type: Literal["MATERIAL", "DIGITAL"]
+    status: Literal["ACTIVE", "DRAFT", "INACTIVE", "DELETED"] = "ACTIVE"
+    metadata: Metadata = Field(default_factory=dict)
+    material: dict[str, Any] | None = None
+    digital: dict[str, Any] | None = None
+
+
+class IncentiveSpec(Record):
+    id: str | None = None
+    name: str
+    type: Literal["POINTS", "POINTS_PROPORTIONAL", "MATERIAL", "DIGITAL"]
+    status: Literal["DRAFT", "ACTIVE", "DELETED"] = "ACTIVE"
+    stock: int = Field(default=2147483647, ge=0, le=2147483647)
+    points: dict[str, Any] | None = None
+    points_proportional: dict[str, Any] | None = None
+    material: dict[str, Any] | None = None
+    digital: dict[str, Any] | None = None
+
+
+class CardDefinitionSpec(Record):
+    id: str | None = None
+    name: str
+    card_type: str = "POINTS"
+
+
+class CardSpec(Record):
+    id: str | None = None
+    card_definition: str
+    balance: Points = 0
+
+
+class MemberSpec(Record):
+    id: str | None = None
+    customer: str
+    status: Literal["ACTIVE", "INACTIVE"] = "ACTIVE"
+    cards: list[CardSpec] = Field(default_factory=list)
+
+
+class CostSpec(Record):
+    card_definition: str
+    points: Points
+
+
+class AssignmentSpec(Record):
+    id: str | None = None
+    reward: str
+    costs: list[CostSpec]
+    stock: int | None = Field(default=None, ge=0, le=2147483647)
+
+
+class EarningRuleSpec(Record):
+    id: str | None = None
+    event: str
+    incentive: str
+    active: bool = True
+    validation_rules: dict[str, Any] | None = None
+
+
+class ProgramSpec(Record):
+    id: str | None = None
+    name: str
+    status: Literal["ACTIVE", "INACTIVE"] = "ACTIVE"
+    start_date: Instant | None = None
+    expiration_date: Instant | None = None
+    card_definitions: list[CardDefinitionSpec] = Field(default_factory=list)
+    members: list[MemberSpec] = Field(default_factory=list)
+    rewards: list[AssignmentSpec] = Field(default_factory=list)
+    earning_rules: list[EarningRuleSpec] = Field(default_factory=list)
+
+
+class LoyaltySpec(Record):
+    rewards: list[RewardSpec] = Field(default_factory=list)
+    incentives: list[IncentiveSpec] = Field(default_factory=list)
+    programs: list[ProgramSpec] = Field(default_factory=list)
+
+
+class WebhookSpec(Record):
+    id: str | None = None
+    url: str | None = None
+    receiver: str | None = None
+    secret: Secret = SecretStr("promolab-webhook-secret")
+    events: list[str] = Field(default_factory=lambda: ["EVENTS.CUSTOMER.VOUCHER.GIFT.BALANCE_ADDED"])
+    status: Literal["ACTIVE", "DISABLED"] = "ACTIVE"
+
+
+class Scenario(Record):
+    version: Literal[1] = 1
+    description: str | None = None
+    seed: int | None = None
+    project: ProjectSpec = Field(default_factory=ProjectSpec)
+    settings: Settings = Field(default_factory=Settings)
+    clock: ClockSpec = Field(default_factory=ClockSpec)
+    catalogue: CatalogueSpec = Field(default_factory=CatalogueSpec)
+    customers: list[CustomerSpec] = Field(default_factory=list)
+    segments: list[SegmentSpec] = Field(default_factory=list)
+    campaigns: list[CampaignSpec] = Field(default_factory=list)
+    loyalty: LoyaltySpec = Field(default_factory=LoyaltySpec)
+    event_schema: list[EventSchema] = Field(default_factory=list)
+    webhooks: list[WebhookSpec] = Field(default_factory=list)

@@ -1,0 +1,323 @@
+"""`Simulator`: one instance, all the state of one simulated project.
+
+There are no module-level singletons: the clock, the id generator, the state,
+the journal and the in-process webhook receivers belong to the instance, so
+several simulators coexist in one process (one per test, one per notebook
+cell) without seeing each other.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Mapping
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .clock import Clock, format_instant, parse_instant
+from .ids import IdGenerator
+from .journal import Journal
+from .operations import REGISTRY, load_all
+from .processing import PROCESSORS
+from .scenario import load_scenario, read_scenario
+from .state import Indexes, State
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .. import models
+    from ..client import AsyncClient, Client
+
+__all__ = ["Simulator", "SNAPSHOT_FORMAT"]
+
+SNAPSHOT_FORMAT = "promolab.snapshot/1"
+DEFAULT_START = "2026-01-01T00:00:00Z"
+
+Receiver = Callable[[Mapping[str, str], bytes], Any]
+
+
+class Simulator:
+    """An in-process, deterministic simulator of the service.
+
+    Same seed + same scenario + same calls = the same bytes out: ids come
+    from a seeded generator and time from a clock that moves only on
+    `advance`.
+    """
+
+    def __init__(
+        self,
+        seed: int = 0,
+        start: str | datetime = DEFAULT_START,
+        *,
+        scenario: str | Path | Mapping[str, Any] | None = None,
+    ) -> None:
+        load_all()
+        self._lock = threading.RLock()
+        self._receivers: dict[str, Receiver] = {}
+        self._journal: Journal | None = None
+        self.seed = seed
+        self.ids = IdGenerator(seed)
+        start_at = parse_instant(start)
+        if scenario is None:
+            state = State()
+        else:
+            loaded = load_scenario(scenario, ids=self.ids, now=start_at)
+            state = loaded.state
+            start_at = loaded.start or start_at
+        self.clock = Clock(start_at)
+        self.state = state
+        self.indexes = Indexes(state)
+        self._initial = self.snapshot()
+
+    # -- construction ----------------------------------------------------
+    @classmethod
+    def from_scenario(
+        cls,
+        source: str | Path | Mapping[str, Any],
+        *,
+        seed: int | None = None,
+        start: str | datetime | None = None,
+    ) -> Simulator:
+        """Load a scenario file (YAML/JSON) or mapping. The seed is, in order:
+        the argument, the scenario's `seed`, 0."""
+        document, _ = read_scenario(source)
+        chosen = seed if seed is not None else document.get("seed", 0)
+        if not isinstance(chosen, int) or isinstance(chosen, bool):
+            chosen = 0  # the loader reports the bad `seed` with its path
+        return cls(seed=chosen, start=start or DEFAULT_START, scenario=source if not isinstance(source, Mapping) else document)
+
+    # -- time ------------------------------------------------------------
+    @property
+    def now(self) -> datetime:
+        return self.clock.now
+
+    def advance(self, by: float | int | timedelta) -> datetime:
+        """Move the clock forward, running due work at its own instant."""
+        delta = by if isinstance(by, timedelta) else timedelta(seconds=by)
+        if delta < timedelta(0):
+            raise ValueError("the simulated clock only moves forward")
+        with self._lock:
+            target = self.clock.now + delta
+            self._run_due(target)
+            self.clock.set(target)
+            if self._journal is not None:
+                self._journal.record(self.clock.iso(), "advance", {"seconds": delta.total_seconds()})
+            return self.clock.now
+
+    def _run_due(self, target: datetime) -> None:
+        while True:
+            due: tuple[datetime, int] | None = None
+            for index, proc in enumerate(PROCESSORS):
+                when = proc.next_due(self)
+                if when is not None and when <= target and (due is None or when < due[0]):
+                    due = (when, index)
+            if due is None:
+                return
+            when, index = due
+            if when > self.clock.now:
+                self.clock.set(when)
+            PROCESSORS[index].run_due(self, self.clock.now)
+
+    # -- operations ------------------------------------------------------
+    def apply(self, name: str, /, **args: Any) -> Any:
+        """Run the operation `name` with JSON-shaped arguments.
+
+        This is the one door into the state: the HTTP face, the typed methods
+        below and replay all come through here, under the simulator's lock, and
+        a write that succeeded is journaled before its result is returned.
+        """
+        op = REGISTRY.get(name)
+        if op is None:
+            raise KeyError(f"unknown operation {name!r}; known: {', '.join(sorted(REGISTRY))}")
+        with self._lock:
+            result = op.func(self, **args)
+            if op.write and self._journal is not None:
+                self._journal.record(self.clock.iso(), name, args)
+            return result
+
+    def get_incentive(self, incentive_id: str) -> models.Incentive:
+        return self.apply("get_incentive", incentive_id=incentive_id)  # type: ignore[no-any-return]
+
+    def delete_reward(self, reward_id: str) -> models.Reward:
+        return self.apply("delete_reward", reward_id=reward_id)  # type: ignore[no-any-return]
+
+    def delete_webhook(self, project_id: str, webhook_id: str) -> None:
+        self.apply("delete_webhook", project_id=project_id, webhook_id=webhook_id)
+
+    def publish(self, request: Mapping[str, Any] | Any, *, join_once: bool = False) -> models.Publication:
+        return self.apply("publish", request=_body(request), join_once=join_once)  # type: ignore[no-any-return]
+
+    def validate_promotions(
+        self,
+        request: Mapping[str, Any] | Any | None = None,
+        *,
+        audience_rules_only: bool = False,
+        filters: Mapping[str, Any] | None = None,
+    ) -> models.ValidationResponse:
+        return self.apply(  # type: ignore[no-any-return]
+            "validate",
+            request=_body(request or {}),
+            audience_rules_only=audience_rules_only,
+            filters=dict(filters) if filters else None,
+        )
+
+    def track_event(self, request: Mapping[str, Any] | Any) -> models.CustomEventResult:
+        return self.apply("track_event", request=_body(request))  # type: ignore[no-any-return]
+
+    def add_gift_balance(self, code: str, request: Mapping[str, Any] | Any | int) -> models.BalanceResult:
+        body = {"amount": request} if isinstance(request, int) else _body(request)
+        return self.apply("add_gift_balance", code=code, request=body)  # type: ignore[no-any-return]
+
+    def purchase_reward(
+        self, program_id: str, member_id: str, request: Mapping[str, Any] | Any | str
+    ) -> models.RewardPurchaseResult:
+        body = {"reward_id": request} if isinstance(request, str) else _body(request)
+        return self.apply(  # type: ignore[no-any-return]
+            "purchase_reward", program_id=program_id, member_id=member_id, request=body
+        )
+
+    # -- webhooks receivers (runtime only, never in state) ---------------
+    def register_receiver(self, name: str, receiver: Receiver) -> None:
+        """Route deliveries of configurations with `receiver: <name>` to a
+        callable `(headers, body) -> status int | None`; raising or returning a
+        non-2xx counts as a failed attempt."""
+        self._receivers[name] = receiver
+
+    def receiver(self, name: str) -> Receiver | None:
+        return self._receivers.get(name)
+
+    # -- journal ---------------------------------------------------------
+    def record_to(self, target: str | Path | list[str] | None, *, fsync: bool = True) -> None:
+        """Start (or, with None, stop) journaling writes in replay format."""
+        with self._lock:
+            if self._journal is not None:
+                self._journal.close()
+            self._journal = None if target is None else Journal(target, fsync=fsync)
+
+    # -- snapshots -------------------------------------------------------
+    def snapshot(self, *, redact: bool = False) -> dict[str, Any]:
+        """A JSON-serialisable image from which `restore` rebuilds this exact
+        simulator. Secrets are included (keep snapshots private) unless
+        `redact`: a redacted snapshot restores onto a running simulator,
+        which keeps its own secrets (`load_snapshot(..., keep_secrets=True)`)."""
+        with self._lock:
+            return {
+                "format": SNAPSHOT_FORMAT,
+                "seed": self.seed,
+                "clock": self.clock.iso(),
+                "ids": self.ids.state(),
+                "state": self.state.model_dump(mode="json") if redact else self.state.dump(),
+            }
+
+    @classmethod
+    def restore(cls, snapshot: Mapping[str, Any]) -> Simulator:
+        sim = cls.__new__(cls)
+        load_all()
+        sim._lock = threading.RLock()
+        sim._receivers = {}
+        sim._journal = None
+        sim._load_snapshot(snapshot)
+        sim._initial = sim.snapshot()
+        return sim
+
+    def _load_snapshot(self, snapshot: Mapping[str, Any], keep_secrets: bool = False) -> None:
+        if snapshot.get("format") != SNAPSHOT_FORMAT:
+            raise ValueError(f"not a promolab snapshot (format {snapshot.get('format')!r})")
+        state = State.model_validate(snapshot["state"])
+        if keep_secrets:
+            _keep_secrets(state, self.state)
+        self.seed = int(snapshot["seed"])
+        self.ids = IdGenerator(self.seed, snapshot["ids"])
+        self.clock = Clock(snapshot["clock"])
+        self.state = state
+        self.indexes = Indexes(state)
+
+    def load_snapshot(self, snapshot: Mapping[str, Any], *, keep_secrets: bool = False) -> None:
+        """Restore in place (keeps receivers and journal): the control API's
+        restore, which must not swap the object a server holds. With
+        `keep_secrets`, redacted secrets in the snapshot take the running
+        project's values, so a redacted snapshot cannot lock clients out."""
+        with self._lock:
+            self._load_snapshot(snapshot, keep_secrets)
+
+    def reset(self) -> None:
+        """Back to the state this simulator was created or restored with."""
+        with self._lock:
+            self._load_snapshot(self._initial)
+
+    def dump(self) -> dict[str, Any]:
+        """The whole state as JSON-ready data, secrets redacted: what
+        `/_sim/state` serves and what tests compare before/after."""
+        with self._lock:
+            return {
+                "clock": self.clock.iso(),
+                "ids": self.ids.state(),
+                "state": self.state.model_dump(mode="json"),
+            }
+
+    def dump_json(self) -> str:
+        return json.dumps(self.dump(), separators=(",", ":"), ensure_ascii=False)
+
+    # -- clients -----------------------------------------------------------
+    def client(self, **options: Any) -> Client:
+        """A `Client` wired to this simulator in-process (no sockets)."""
+        from ..client import Client
+        from ..http.transport import SimulatorTransport
+
+        return Client(**self._client_arguments(), transport=SimulatorTransport(self), **options)
+
+    def async_client(self, **options: Any) -> AsyncClient:
+        from ..client import AsyncClient
+        from ..http.transport import AsyncSimulatorTransport
+
+        return AsyncClient(**self._client_arguments(), transport=AsyncSimulatorTransport(self), **options)
+
+    def _client_arguments(self) -> dict[str, Any]:
+        creds = self.state.project.credentials
+        return {
+            "base_url": "http://promolab.local",
+            "app_id": creds.app_id,
+            "app_token": creds.app_token.get_secret_value(),
+            "access_token": creds.access_token.get_secret_value(),
+            "management_id": creds.management_id,
+            "management_token": creds.management_token.get_secret_value(),
+        }
+
+    # -- frames ------------------------------------------------------------
+    def transactions(self) -> pd.DataFrame:
+        """Card transactions as a DataFrame (see docs/analysis.md for columns)."""
+        from .frames import card_transactions_frame
+
+        return card_transactions_frame(self)
+
+    def webhook_deliveries(self) -> pd.DataFrame:
+        from .frames import deliveries_frame
+
+        return deliveries_frame(self)
+
+    def __repr__(self) -> str:
+        return f"<Simulator project={self.state.project.id} seed={self.seed} now={format_instant(self.now)}>"
+
+
+def _keep_secrets(new: State, current: State) -> None:
+    from .records._base import REDACTED
+
+    creds, now_creds = new.project.credentials, current.project.credentials
+    for name in ("app_token", "access_token", "management_token"):
+        if getattr(creds, name).get_secret_value() == REDACTED:
+            setattr(creds, name, getattr(now_creds, name))
+    for hook_id, hook in new.webhooks.items():
+        running = current.webhooks.get(hook_id)
+        if hook.secret.get_secret_value() == REDACTED and running is not None:
+            hook.secret = running.secret
+
+
+def _body(value: Any) -> dict[str, Any]:
+    """Requests are carried as JSON-shaped dicts (what the journal stores);
+    accept a wire model too, keeping only what the caller set."""
+    if hasattr(value, "model_dump"):
+        return value.model_dump(mode="json", exclude_unset=True, by_alias=True)  # type: ignore[no-any-return]
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"expected a mapping or a wire model, got {type(value).__name__}")

@@ -1,0 +1,101 @@
+"""All of a simulator's state in one serialisable tree.
+
+Entities live in insertion-ordered dicts keyed by id: insertion order is
+creation order, which is what makes dumps byte-stable and tier ordering
+("campaign creation order, then hierarchy") a property of the data. Secondary
+indexes (code -> voucher, source_id -> customer) are derived, never stored, so
+a snapshot cannot hold an index that disagrees with the data.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from .records import (
+    Campaign,
+    Card,
+    CardDefinition,
+    CardTransaction,
+    Collection,
+    Customer,
+    DeliveryAttempt,
+    EarningRule,
+    EventSchema,
+    GrantedReward,
+    Incentive,
+    Member,
+    PendingDelivery,
+    Product,
+    Program,
+    Project,
+    PromotionTier,
+    Publication,
+    ReferralConversion,
+    Reward,
+    RewardAssignment,
+    Segment,
+    Settings,
+    Sku,
+    TrackedEvent,
+    Voucher,
+    VoucherTransaction,
+    WebhookConfig,
+)
+from .records._base import Record
+
+__all__ = ["State", "Indexes"]
+
+
+class State(Record):
+    project: Project = Field(default_factory=Project)
+    settings: Settings = Field(default_factory=Settings)
+    products: dict[str, Product] = Field(default_factory=dict)
+    skus: dict[str, Sku] = Field(default_factory=dict)
+    collections: dict[str, Collection] = Field(default_factory=dict)
+    customers: dict[str, Customer] = Field(default_factory=dict)
+    segments: dict[str, Segment] = Field(default_factory=dict)
+    campaigns: dict[str, Campaign] = Field(default_factory=dict)
+    tiers: dict[str, PromotionTier] = Field(default_factory=dict)
+    vouchers: dict[str, Voucher] = Field(default_factory=dict)
+    publications: dict[str, Publication] = Field(default_factory=dict)
+    voucher_transactions: dict[str, VoucherTransaction] = Field(default_factory=dict)
+    programs: dict[str, Program] = Field(default_factory=dict)
+    card_definitions: dict[str, CardDefinition] = Field(default_factory=dict)
+    members: dict[str, Member] = Field(default_factory=dict)
+    cards: dict[str, Card] = Field(default_factory=dict)
+    rewards: dict[str, Reward] = Field(default_factory=dict)
+    reward_assignments: dict[str, RewardAssignment] = Field(default_factory=dict)
+    incentives: dict[str, Incentive] = Field(default_factory=dict)
+    earning_rules: dict[str, EarningRule] = Field(default_factory=dict)
+    card_transactions: dict[str, CardTransaction] = Field(default_factory=dict)
+    granted_rewards: dict[str, GrantedReward] = Field(default_factory=dict)
+    event_schemas: dict[str, EventSchema] = Field(default_factory=dict)
+    events: dict[str, TrackedEvent] = Field(default_factory=dict)
+    referral_conversions: dict[str, ReferralConversion] = Field(default_factory=dict)
+    webhooks: dict[str, WebhookConfig] = Field(default_factory=dict)
+    pending_deliveries: list[PendingDelivery] = Field(default_factory=list)
+    webhook_deliveries: list[DeliveryAttempt] = Field(default_factory=list)
+
+    def dump(self) -> dict[str, Any]:
+        """JSON-ready image with secrets in clear (a snapshot must restore a
+        working project); `Simulator.dump()` is the redacted public view."""
+        return self.model_dump(mode="json", context={"reveal": True})
+
+
+class Indexes:
+    """Lookups derived from `State`; rebuilt after load/restore, kept in step by
+    the operations that create the indexed entities."""
+
+    __slots__ = ("voucher_by_code", "customer_by_source", "product_by_source", "sku_by_source")
+
+    def __init__(self, state: State) -> None:
+        self.voucher_by_code = {v.code: v.id for v in state.vouchers.values()}
+        self.customer_by_source = {
+            c.source_id: c.id for c in state.customers.values() if c.source_id is not None
+        }
+        self.product_by_source = {
+            p.source_id: p.id for p in state.products.values() if p.source_id is not None
+        }
+        self.sku_by_source = {s.source_id: s.id for s in state.skus.values() if s.source_id is not None}
