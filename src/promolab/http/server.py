@@ -21,7 +21,7 @@ def build_served_simulator(scenario: str | Path | None, *, seed: int | None = No
     if journal is not None:
         path = Path(journal)
         if path.exists() and path.stat().st_size:
-            from ..replay.journal_replay import replay_journal
+            from ..sim.journal import replay_journal
 
             replayed = replay_journal(sim, path)
             log.info("replayed %d journal lines from %s", replayed, path)

@@ -155,12 +155,15 @@ class Simulator:
         audience_rules_only: bool = False,
         filters: Mapping[str, Any] | None = None,
     ) -> models.ValidationResponse:
-        return self.apply(  # type: ignore[no-any-return]
+        from .. import models
+
+        wire = self.apply(
             "validate",
             request=_body(request or {}),
             audience_rules_only=audience_rules_only,
             filters=dict(filters) if filters else None,
         )
+        return models.ValidationResponse.model_validate(wire)
 
     def track_event(self, request: Mapping[str, Any] | Any) -> models.CustomEventResult:
         return self.apply("track_event", request=_body(request))  # type: ignore[no-any-return]

@@ -1,0 +1,140 @@
+"""Promotion validation (endpoint 6): which tiers apply to this customer and
+order, and what each does to the order, to the cent.
+
+A read: it never changes state and is not journaled... except that a replay
+line may still ask for it (replay records its outcome in the timeline).
+The operation returns the response as wire JSON (a dict): the HTTP face sends
+it as is, and `Simulator.validate_promotions` parses it into the model; the
+hot path pays for one model validation at most.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ... import models
+from ..errors import InvalidPayload, InvalidQueryParams
+from ..inputs import parse
+from ..pricing.errors import PricingInputError
+from ..pricing.items import normalize_order
+from ..pricing.engine import price_normalized
+from ..pricing.types import PricingContext
+from ..promotions import customer_context, pricing_view, tracking_id
+from . import operation
+
+if TYPE_CHECKING:
+    from ..simulator import Simulator
+
+__all__ = ["validate", "tier_filter"]
+
+_FILTER_OPERATORS = ("$is", "$is_not", "$in", "$not_in")
+
+
+@operation("validate", write=False)
+def validate(
+    sim: Simulator,
+    *,
+    request: dict[str, Any],
+    audience_rules_only: bool = False,
+    filters: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    parsed = parse(models.ValidationRequest, request)
+    view = pricing_view(sim)
+    keep = tier_filter(filters, view.tier_meta) if filters else None
+    customer, source = customer_context(sim, view, request.get("customer"))
+    try:
+        order = normalize_order(view.catalogue, request.get("order"), customer.id if customer else None)
+    except PricingInputError as exc:
+        raise InvalidPayload(f"Property .{exc.field}: {exc.message}") from None
+    expand = frozenset(parsed.options.expand) if parsed.options and parsed.options.expand else frozenset()
+    ctx = PricingContext(
+        now=sim.now,
+        redemption_metadata=request.get("metadata") or {},
+        audience_only=audience_rules_only,
+        expand=expand,
+    )
+    track = tracking_id(sim.state.project.id, source)
+    promotions = []
+    for tier in view.tiers:
+        if keep is not None and tier.id not in keep:
+            continue
+        outcome = price_normalized(view.catalogue, tier, order, customer, ctx)
+        if not outcome.valid:
+            continue
+        spec = tier.spec
+        body: dict[str, Any] = {
+            "valid": True,
+            "applicable_to": outcome.applicable_to,
+            "inapplicable_to": outcome.inapplicable_to,
+            "tracking_id": track,
+            "order": outcome.order,
+            "id": spec.id,
+            "name": spec.name,
+        }
+        if spec.banner is not None:
+            body["banner"] = spec.banner
+        body["discount"] = outcome.discount
+        body["campaign"] = outcome.campaign
+        body["hierarchy"] = spec.hierarchy
+        if outcome.discount_amount is not None:
+            body["discount_amount"] = outcome.discount_amount
+            body["applied_discount_amount"] = outcome.applied_discount_amount
+        body["metadata"] = dict(spec.metadata)
+        body["object"] = "promotion_tier"
+        promotions.append(body)
+    return {"valid": bool(promotions), "tracking_id": track, "promotions": promotions}
+
+
+def tier_filter(filters: dict[str, Any], tier_meta: dict[str, tuple[str, dict[str, Any]]]) -> set[str]:
+    """Tier ids kept by `filters`, the real service's filter object:
+    `{"promotion_id": {"conditions": {"$is": "camp_1"}}, "metadata.region": {...}}`.
+    Fields: promotion_id / campaign_id (the campaign), id / tier_id (the tier),
+    metadata.<key> (tier metadata). Operators: $is, $is_not, $in, $not_in."""
+    checks = []
+    for field, spec in filters.items():
+        conditions = spec.get("conditions", spec) if isinstance(spec, dict) else None
+        if not isinstance(conditions, dict) or not conditions:
+            raise InvalidQueryParams(f"Filter {field!r} needs conditions, e.g. filters[{field}][conditions][$is]=...")
+        for op, value in conditions.items():
+            if op not in _FILTER_OPERATORS:
+                raise InvalidQueryParams(f"Filter operator {op!r} is not supported; use one of {', '.join(_FILTER_OPERATORS)}")
+            values = [str(v) for v in (value if isinstance(value, list) else [value])]
+            if field in ("promotion_id", "campaign_id"):
+                getter = _campaign_of
+            elif field in ("id", "tier_id"):
+                getter = _tier_id
+            elif field.startswith("metadata."):
+                getter = _metadata_getter(field[len("metadata."):])
+            else:
+                raise InvalidQueryParams(f"Unknown filter field {field!r}; use promotion_id, id or metadata.<key>")
+            checks.append((getter, op, values))
+    kept = set()
+    for tier_id, meta in tier_meta.items():
+        if all(_holds(getter(tier_id, meta), op, values) for getter, op, values in checks):
+            kept.add(tier_id)
+    return kept
+
+
+def _campaign_of(tier_id: str, meta: tuple[str, dict[str, Any]]) -> str:
+    return meta[0]
+
+
+def _tier_id(tier_id: str, meta: tuple[str, dict[str, Any]]) -> str:
+    return tier_id
+
+
+def _metadata_getter(key: str) -> Any:
+    def get(tier_id: str, meta: tuple[str, dict[str, Any]]) -> str | None:
+        value = meta[1].get(key)
+        if value is None:
+            return None
+        return str(value).lower() if isinstance(value, bool) else str(value)
+
+    return get
+
+
+def _holds(actual: str | None, op: str, values: list[str]) -> bool:
+    lowered = [v.lower() if v.lower() in ("true", "false") else v for v in values]
+    if op in ("$is", "$in"):
+        return actual in lowered
+    return actual not in lowered

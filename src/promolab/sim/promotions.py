@@ -1,0 +1,136 @@
+"""The bridge between simulator state and the pure pricing engine.
+
+The engine wants a `Catalogue` and compiled tiers; building them costs far
+more than pricing one order, so they are built once per state object and
+cached on the simulator. Nothing in the interface changes products or tiers
+after a scenario loads, and restore/reset replace the state object, which
+invalidates the cache by identity.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from .pricing.engine import CompiledTier, compile_tier
+from .pricing.types import CampaignInfo, Catalogue, Collection, CustomerContext, Product, Sku, TierSpec
+
+if TYPE_CHECKING:
+    from .records import Campaign
+    from .simulator import Simulator
+    from .state import State
+
+__all__ = ["PricingView", "pricing_view", "tracking_id", "customer_context", "campaign_info"]
+
+
+@dataclass(frozen=True, slots=True)
+class PricingView:
+    catalogue: Catalogue
+    #: Active tiers in response order: campaign creation order, then hierarchy.
+    tiers: tuple[CompiledTier, ...]
+    #: tier id -> (campaign id, tier metadata), for filters.
+    tier_meta: dict[str, tuple[str, dict[str, Any]]]
+    segments_of: dict[str, frozenset[str]]
+
+
+def catalogue_of(state: State) -> Catalogue:
+    return Catalogue(
+        products=[Product(p.id, p.source_id, p.name, p.price, p.metadata) for p in state.products.values()],
+        skus=[Sku(s.id, s.source_id, s.sku, s.product_id, s.price, s.metadata) for s in state.skus.values()],
+        collections=[
+            Collection(c.id, c.name, frozenset(c.products), frozenset(c.skus)) for c in state.collections.values()
+        ],
+    )
+
+
+def campaign_info(campaign: Campaign, index: int) -> CampaignInfo:
+    categories: tuple[dict[str, Any], ...] = ()
+    if campaign.category_id or campaign.category:
+        categories = ({
+            "id": campaign.category_id, "name": campaign.category, "hierarchy": 0, "object": "category",
+        },)
+    return CampaignInfo(
+        id=campaign.id,
+        name=campaign.name,
+        active=campaign.active,
+        start_date=campaign.start_date,
+        expiration_date=campaign.expiration_date,
+        validity_timeframe=campaign.validity_timeframe.model_dump() if campaign.validity_timeframe else None,
+        validity_day_of_week=tuple(campaign.validity_day_of_week) if campaign.validity_day_of_week else None,
+        created_index=index,
+        categories=categories,
+    )
+
+
+def build_view(state: State) -> PricingView:
+    campaign_order = {cid: i for i, cid in enumerate(state.campaigns)}
+    infos = {cid: campaign_info(c, campaign_order[cid]) for cid, c in state.campaigns.items()}
+    ordered = sorted(
+        (t for t in state.tiers.values() if t.active),
+        key=lambda t: (campaign_order[t.campaign_id], t.hierarchy),
+    )
+    compiled = tuple(
+        compile_tier(TierSpec(
+            id=t.id, campaign=infos[t.campaign_id], discount=t.discount, name=t.name, banner=t.banner,
+            hierarchy=t.hierarchy, rules=t.validation_rules, applicable_to=t.applicable_to, metadata=t.metadata,
+        ))
+        for t in ordered
+    )
+    segments_of: dict[str, set[str]] = {}
+    for segment in state.segments.values():
+        for customer_id in segment.customers:
+            segments_of.setdefault(customer_id, set()).add(segment.id)
+    return PricingView(
+        catalogue=catalogue_of(state),
+        tiers=compiled,
+        tier_meta={t.id: (t.campaign_id, t.metadata) for t in ordered},
+        segments_of={k: frozenset(v) for k, v in segments_of.items()},
+    )
+
+
+def pricing_view(sim: Simulator) -> PricingView:
+    cached = getattr(sim, "_pricing_view", None)
+    if cached is not None and cached[0] is sim.state:
+        return cached[1]  # type: ignore[no-any-return]
+    view = build_view(sim.state)
+    sim._pricing_view = (sim.state, view)  # type: ignore[attr-defined]
+    return view
+
+
+def tracking_id(project_id: str, source_id: str | None) -> str:
+    """`track_` + a keyed hash of the customer's source_id: stable for a
+    customer within a project, and not reversible to the source_id."""
+    digest = hmac.new(project_id.encode(), (source_id or "").encode(), hashlib.sha256).digest()
+    return "track_" + base64.urlsafe_b64encode(digest[:24]).decode().rstrip("=")
+
+
+def customer_context(sim: Simulator, view: PricingView, given: dict[str, Any] | None) -> tuple[CustomerContext | None, str | None]:
+    """The customer the rules see: the stored one (by id, else source_id) with
+    the request's metadata laid over it; an unknown customer is evaluated as
+    sent (validation reads, it never creates customers).
+    Returns (context, source_id for the tracking id)."""
+    if not given:
+        return None, None
+    st = sim.state
+    record = None
+    if given.get("id") is not None:
+        record = st.customers.get(given["id"])
+    if record is None and given.get("source_id") is not None:
+        found = sim.indexes.customer_by_source.get(given["source_id"])
+        record = st.customers.get(found) if found else None
+    metadata = dict(record.metadata) if record is not None else {}
+    metadata.update(given.get("metadata") or {})
+    if record is None:
+        context = CustomerContext(
+            id=given.get("id"), source_id=given.get("source_id"), name=given.get("name"),
+            email=given.get("email"), metadata=metadata,
+        )
+    else:
+        context = CustomerContext(
+            id=record.id, source_id=record.source_id, name=record.name, email=record.email,
+            metadata=metadata, segment_ids=view.segments_of.get(record.id, frozenset()),
+        )
+    return context, context.source_id or context.id
