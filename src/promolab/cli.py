@@ -30,6 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--seed", type=int, default=None)
     serve.add_argument("--journal", type=Path, default=None, help="journal file: replayed at start, appended with fsync")
     serve.add_argument("--rate-limit", type=int, default=None, metavar="N", help="N requests per minute, like the real service")
+    serve.add_argument("--timeout", type=float, default=30.0, help="seconds before a request is answered 504")
     serve.add_argument("--log-level", default="info")
 
     validate = sub.add_parser("validate", help="check a scenario; with --order, validate promotions for it")
@@ -63,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .http.server import serve
 
             serve(args.scenario, host=args.host, port=args.port, seed=args.seed, journal=args.journal,
-                  rate_limit=args.rate_limit, log_level=args.log_level)
+                  rate_limit=args.rate_limit, timeout=args.timeout, log_level=args.log_level)
             return 0
         if args.command == "validate":
             return _validate(args)

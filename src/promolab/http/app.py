@@ -47,6 +47,8 @@ class App:
         self._requests = itertools.count(1)
         self._openapi_bytes: bytes | None = None
         self.rate_limiter = rate_limiter
+        if rate_limiter is not None:
+            rate_limiter.bind(self.request_id)
 
     def request_id(self) -> str:
         """Unique per answer, deterministic per app, and outside the state so
@@ -125,6 +127,12 @@ class App:
             return json.loads(request.body)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise SimError(f"Invalid JSON: {exc}", key="invalid_payload", message="Invalid payload") from None
+
+    def timeout_response(self, seconds: float) -> HttpResponse:
+        return self._fail(SimError(
+            f"The request did not complete within {seconds:g} s", key="request_timeout",
+            message="Request timeout", status=504,
+        ))
 
     def _fail(self, exc: SimError, headers: list[tuple[str, str]] | None = None) -> HttpResponse:
         return error_response(exc, self.request_id(), headers)

@@ -2,7 +2,9 @@
 
 Requests are handled in a worker thread: the simulator serialises operations
 with its own lock, and a webhook delivery to a slow receiver must not stall
-the event loop for other clients.
+the event loop for other clients. A request that takes longer than
+`timeout_seconds` is answered 504 `request_timeout`, like the real service's
+load balancer; as there, the operation itself may still complete.
 """
 
 from __future__ import annotations
@@ -59,7 +61,11 @@ class AsgiApp:
             headers={k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])},
             body=b"".join(chunks),
         )
-        response = await anyio.to_thread.run_sync(self.app.handle, request)
+        response = None
+        with anyio.move_on_after(self.timeout_seconds):
+            response = await anyio.to_thread.run_sync(self.app.handle, request, abandon_on_cancel=True)
+        if response is None:
+            response = self.app.timeout_response(self.timeout_seconds or 0)
         await send({
             "type": "http.response.start",
             "status": response.status,

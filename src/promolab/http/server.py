@@ -37,6 +37,7 @@ def serve(
     seed: int | None = None,
     journal: str | Path | None = None,
     rate_limit: int | None = None,
+    timeout: float = 30.0,
     log_level: str = "info",
 ) -> None:
     import uvicorn
@@ -50,5 +51,5 @@ def serve(
         from .ratelimit import RateLimiter
 
         limiter = RateLimiter(rate_limit, 60)
-    app = AsgiApp(App(sim, rate_limiter=limiter))
+    app = AsgiApp(App(sim, rate_limiter=limiter), timeout_seconds=timeout)
     uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
