@@ -1,0 +1,226 @@
+"""AMOUNT, PERCENT and FIXED discounts: how many cents each line / the order gets.
+
+Order-level effects (APPLY_TO_ORDER) work on the order amount (as sent, or the
+sum of item amounts) and ignore `applicable_to`:
+- AMOUNT: `min(amount_off, amount)`;
+- PERCENT: `percent_off`% of the amount, rounded half up, at most
+  `amount_limit`, at most the amount;
+- FIXED: the order total becomes `fixed_amount`: `max(0, amount - fixed_amount)`.
+
+Item-level effects reach the lines in scope (see `scope.py`). For each line we
+first settle the discountable units `u` (quantity, limited by the entries'
+`quantity_limit` and `aggregated_quantity_limit`) and their amount `e`
+(the line amount when every unit counts, else `price * u`), then:
+- AMOUNT APPLY_TO_ITEMS: `min(amount_off, e)` per line;
+- AMOUNT APPLY_TO_ITEMS_BY_QUANTITY: `min(amount_off * u, e)`;
+- AMOUNT APPLY_TO_ITEMS_PROPORTIONALLY: `min(amount_off, sum e)` split in
+  proportion to `e`; ..._BY_QUANTITY: split in proportion to `u`
+  (rounding: see `money.split_proportionally`);
+- PERCENT APPLY_TO_ITEMS: `percent_off`% of `e`, rounded half up per line, at
+  most `amount_limit` per line;
+- FIXED APPLY_TO_ITEMS: the unit price becomes the entry's `price` (else the
+  discount's `fixed_amount`): `max(0, price - new_price) * u`.
+Then the caps, lowest discount wins: each entry's `amount_limit` (per line),
+the line amount, each entry's `aggregated_amount_limit` and the discount's
+`aggregated_amount_limit` (budgets consumed in line order).
+
+Formulas (`*_formula`) are not evaluated: the fallback value is used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from .items import Line, NormalizedOrder
+from .money import parse_percent, percent_of, split_proportionally
+from .scope import Scope, ScopeEntry
+
+__all__ = [
+    "EFFECTS",
+    "ORDER_EFFECTS",
+    "AmountDiscount",
+    "compile_amount_discount",
+    "default_effect",
+]
+
+EFFECTS: Mapping[str, tuple[str, ...]] = {
+    "AMOUNT": (
+        "APPLY_TO_ORDER",
+        "APPLY_TO_ITEMS",
+        "APPLY_TO_ITEMS_PROPORTIONALLY",
+        "APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY",
+        "APPLY_TO_ITEMS_BY_QUANTITY",
+    ),
+    "PERCENT": ("APPLY_TO_ORDER", "APPLY_TO_ITEMS"),
+    "FIXED": ("APPLY_TO_ORDER", "APPLY_TO_ITEMS"),
+    "UNIT": ("ADD_MISSING_ITEMS", "ADD_NEW_ITEMS", "ADD_MANY_ITEMS"),
+}
+ORDER_EFFECTS = frozenset({"APPLY_TO_ORDER"})
+
+
+def default_effect(kind: str, scope: Scope) -> str:
+    """Semantics §2: items when applicable_to is defined, else order; UNIT adds missing."""
+    if kind == "UNIT":
+        return "ADD_MISSING_ITEMS"
+    return "APPLY_TO_ITEMS" if scope.defined else "APPLY_TO_ORDER"
+
+
+def _cents(discount: Mapping[str, Any], key: str, required: bool) -> int | None:
+    value = discount.get(key)
+    if value is None:
+        if required:
+            raise ValueError(f"discount needs '{key}'")
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"discount {key} must be a non-negative integer, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class AmountDiscount:
+    """A compiled AMOUNT / PERCENT / FIXED discount."""
+
+    kind: str
+    effect: str
+    amount_off: int | None
+    percent: Fraction | None
+    fixed_amount: int | None
+    amount_limit: int | None
+    aggregated_amount_limit: int | None
+
+    @property
+    def order_level(self) -> bool:
+        return self.effect in ORDER_EFFECTS
+
+    # -- order level -------------------------------------------------------------------
+    def order_discount(self, amount: int) -> int:
+        if self.kind == "AMOUNT":
+            assert self.amount_off is not None
+            value = self.amount_off
+        elif self.kind == "PERCENT":
+            assert self.percent is not None
+            value = percent_of(amount, self.percent)
+            if self.amount_limit is not None:
+                value = min(value, self.amount_limit)
+        else:
+            assert self.fixed_amount is not None
+            value = amount - self.fixed_amount
+        return max(0, min(value, amount))
+
+    # -- item level ----------------------------------------------------------------------
+    def line_discounts(self, order: NormalizedOrder, scope: Scope) -> list[int]:
+        lines = order.lines
+        out = [0] * len(lines)
+        eligible = scope.eligible(lines)
+        if not eligible:
+            return out
+        units, bases = _discountable(lines, eligible)
+        caps = [_line_cap(lines[i], entries, base) for (i, entries), base in zip(eligible, bases)]
+        effect, kind = self.effect, self.kind
+        if kind == "AMOUNT":
+            assert self.amount_off is not None
+            off = self.amount_off
+            if effect == "APPLY_TO_ITEMS":
+                raw = [off] * len(eligible)
+            elif effect == "APPLY_TO_ITEMS_BY_QUANTITY":
+                raw = [off * u for u in units]
+            elif effect == "APPLY_TO_ITEMS_PROPORTIONALLY":
+                raw = split_proportionally(off, bases, caps)
+            else:  # APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY
+                raw = split_proportionally(off, units, caps)
+        elif kind == "PERCENT":
+            assert self.percent is not None
+            pct = self.percent
+            raw = [percent_of(b, pct) for b in bases]
+            if self.amount_limit is not None:
+                raw = [min(r, self.amount_limit) for r in raw]
+        else:  # FIXED
+            raw = []
+            for (i, entries), u in zip(eligible, units):
+                price = lines[i].price
+                new_price = _new_price(entries, self.fixed_amount)
+                if price is None or new_price is None:
+                    raw.append(0)
+                else:
+                    raw.append(max(0, price - new_price) * u)
+        budgets: dict[ScopeEntry, int] = {}
+        total_left = self.aggregated_amount_limit
+        for k, (i, entries) in enumerate(eligible):
+            value = max(0, min(raw[k], caps[k]))
+            for e in entries:
+                if e.aggregated_amount_limit is not None:
+                    left = budgets.setdefault(e, e.aggregated_amount_limit)
+                    value = min(value, left)
+            if total_left is not None:
+                value = min(value, total_left)
+                total_left -= value
+            for e in entries:
+                if e.aggregated_amount_limit is not None:
+                    budgets[e] -= value
+            out[i] = value
+        return out
+
+
+def _discountable(
+    lines: Sequence[Line], eligible: Sequence[tuple[int, tuple[ScopeEntry, ...]]]
+) -> tuple[list[int], list[int]]:
+    """Per eligible line: discountable units and their amount (quantity caps applied)."""
+    units: list[int] = []
+    bases: list[int] = []
+    budgets: dict[ScopeEntry, int] = {}
+    for i, entries in eligible:
+        line = lines[i]
+        u = line.quantity
+        for e in entries:
+            if e.quantity_limit is not None and e.quantity_limit < u:
+                u = e.quantity_limit
+            if e.aggregated_quantity_limit is not None:
+                left = budgets.setdefault(e, e.aggregated_quantity_limit)
+                u = min(u, left)
+        for e in entries:
+            if e.aggregated_quantity_limit is not None:
+                budgets[e] -= u
+        units.append(u)
+        amount = line.amount_or_zero
+        if u == line.quantity or line.price is None:
+            bases.append(amount if u == line.quantity else 0)
+        else:
+            bases.append(min(line.price * u, amount))
+    return units, bases
+
+
+def _line_cap(line: Line, entries: Sequence[ScopeEntry], base: int) -> int:
+    cap = base
+    for e in entries:
+        if e.amount_limit is not None and e.amount_limit < cap:
+            cap = e.amount_limit
+    return cap
+
+
+def _new_price(entries: Sequence[ScopeEntry], fallback: int | None) -> int | None:
+    prices = [e.price for e in entries if e.price is not None]
+    if prices:
+        return max(prices)
+    return fallback
+
+
+def compile_amount_discount(kind: str, effect: str, discount: Mapping[str, Any]) -> AmountDiscount:
+    """Check the fields a type/effect needs; raises ValueError."""
+    amount_off = percent = fixed_amount = amount_limit = aggregated = None
+    if kind == "AMOUNT":
+        amount_off = _cents(discount, "amount_off", required=True)
+    elif kind == "PERCENT":
+        if discount.get("percent_off") is None:
+            raise ValueError("discount needs 'percent_off'")
+        percent = parse_percent(discount["percent_off"])
+        if not 0 <= percent <= 100:
+            raise ValueError(f"percent_off must be within 0..100, got {discount['percent_off']}")
+        amount_limit = _cents(discount, "amount_limit", required=False)
+    else:
+        fixed_amount = _cents(discount, "fixed_amount", required=effect == "APPLY_TO_ORDER")
+    if effect != "APPLY_TO_ORDER":
+        aggregated = _cents(discount, "aggregated_amount_limit", required=False)
+    return AmountDiscount(kind, effect, amount_off, percent, fixed_amount, amount_limit, aggregated)

@@ -1,0 +1,202 @@
+"""Pricing one promotion tier against one order, one customer, one instant.
+
+A pure function: no I/O, no clock reads (the instant is `ctx.now`), no global
+state. `price_tier` = `normalize_order` (once per request) + `compile_tier`
+(once per tier, cache it) + `price_normalized` (once per tier and request).
+Steps: campaign checks (active, dates, timeframe, day of week), then the
+tier's validation rules on the cart as sent, then the discount, then the wire
+order. With `ctx.audience_only` only the customer rules run (campaign checks
+and every other rule are skipped).
+
+Rounding policy (design.md §5). Every amount is an integer number of cents and
+no float ever touches one: percentages are exact fractions, and a fractional
+cent is rounded half up, once, per line (12.5 -> 13). A proportional split
+(APPLY_TO_ITEMS_PROPORTIONALLY[_BY_QUANTITY]) rounds each share and hands the
+remainder to the line with the largest amount (the first such line on ties), so
+the shares add up exactly to the split amount. A line discount never exceeds
+its line amount, an order discount never exceeds the order amount, and the
+order's `total_amount` never goes below zero.
+
+Field-presence policy. The service's responses omit fields rather than send
+zeros, and clients (ours included) tell an order-level discount from an
+item-level one by which fields exist; so we reproduce the examples' presence
+exactly instead of always emitting every field: `amount` and `total_amount`
+always; order-level `discount_amount`/`applied_discount_amount` only when an
+order-level effect gave something; `items_*` only when item discounts are
+> 0; `total_*discount_amount` when either exists; `initial_amount` only when a
+UNIT effect added priced units. Items: discount fields only on discounted
+lines, UNIT bookkeeping (`discount_quantity`, `initial_quantity`,
+`initial_amount`) only on lines a UNIT effect touched, and no amounts on a
+line without a price. The tier's `discount_amount`/`applied_discount_amount`
+are present when the discount is monetary (always for AMOUNT/PERCENT/FIXED,
+for UNIT when a discounted unit has a price) and equal the order's
+`total_discount_amount`. Details: `order.py`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from .campaign import CampaignCheck, compile_campaign
+from .discounts import EFFECTS, AmountDiscount, compile_amount_discount, default_effect
+from .errors import TierConfigError
+from .items import NormalizedOrder, normalize_order
+from .order import assemble_order
+from .rules import RuleConfigError, RuleSet, compile_rules
+from .scope import Scope, compile_scope, wire_list
+from .types import Catalogue, CustomerContext, PricingContext, TierSpec
+from .units import UnitSpec, apply_units, compile_units
+from .wire import campaign_wire, discount_wire
+
+__all__ = ["CompiledTier", "TierOutcome", "compile_tier", "price_normalized", "price_tier"]
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledTier:
+    """A tier with its discount, rules, scope and campaign checks pre-digested."""
+
+    spec: TierSpec
+    kind: str
+    effect: str
+    campaign: CampaignCheck
+    rules: RuleSet
+    scope: Scope
+    amount_discount: AmountDiscount | None
+    units: tuple[UnitSpec, ...]
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+
+@dataclass(frozen=True, slots=True)
+class TierOutcome:
+    tier_id: str
+    valid: bool
+    #: machine key when not valid, e.g. "order_rules_violated", "promotion_inactive"
+    reason_key: str | None
+    #: human text when not valid, e.g. "order.amount must be more than 10000"
+    reason: str | None
+    #: the wire order as if only this tier applied (None when not valid)
+    order: dict[str, Any] | None
+    #: None when not valid or when the discount has no monetary value (price-less UNIT)
+    discount_amount: int | None
+    applied_discount_amount: int | None
+    applicable_to: dict[str, Any]
+    inapplicable_to: dict[str, Any]
+    discount: dict[str, Any]
+    campaign: dict[str, Any]
+
+
+def compile_tier(tier: TierSpec) -> CompiledTier:
+    """Check and pre-digest a tier; raises `TierConfigError` naming the problem."""
+    discount = tier.discount
+    try:
+        if not isinstance(discount, Mapping):
+            raise ValueError("discount must be an object")  # noqa: TRY004 - reported as TierConfigError
+        kind = discount.get("type")
+        if not isinstance(kind, str) or kind not in EFFECTS:
+            raise ValueError(f"discount type must be one of {tuple(EFFECTS)}, got {kind!r}")
+        scope = compile_scope(tier.applicable_to)
+        effect = discount.get("effect") or default_effect(kind, scope)
+        if not isinstance(effect, str) or effect not in EFFECTS[kind]:
+            raise ValueError(f"effect {effect!r} is not allowed for {kind} discounts")
+        amount_discount = None
+        units: tuple[UnitSpec, ...] = ()
+        if kind == "UNIT":
+            units = compile_units(effect, discount)
+        else:
+            amount_discount = compile_amount_discount(kind, effect, discount)
+        rules = compile_rules(tier.rules)
+        campaign = compile_campaign(tier.campaign)
+    except (ValueError, RuleConfigError) as exc:
+        raise TierConfigError(tier.id, str(exc)) from None
+    return CompiledTier(tier, kind, effect, campaign, rules, scope, amount_discount, units)
+
+
+_NO_LIST: Mapping[str, Any] = {"data": [], "total": 0, "data_ref": "data", "object": "list"}
+
+
+def price_normalized(
+    catalogue: Catalogue,
+    tier: CompiledTier,
+    order: NormalizedOrder,
+    customer: CustomerContext | None,
+    ctx: PricingContext,
+) -> TierOutcome:
+    """Evaluate a compiled tier on an already normalized order."""
+    spec = tier.spec
+    scope = tier.scope
+    applicable_to = wire_list(scope.included, catalogue) if scope.included else dict(_NO_LIST)
+    inapplicable_to = wire_list(scope.excluded, catalogue) if scope.excluded else dict(_NO_LIST)
+    discount = discount_wire(spec.discount, tier.effect, catalogue)
+    campaign = campaign_wire(spec.campaign, ctx.expand)
+
+    failure = None if ctx.audience_only else tier.campaign.evaluate(ctx.now)
+    if failure is None:
+        failure = tier.rules.evaluate(
+            order, customer, ctx.now, ctx.redemption_metadata, ctx.audience_only
+        )
+    if failure is not None:
+        return TierOutcome(
+            spec.id,
+            False,
+            failure.key,
+            failure.message,
+            None,
+            None,
+            None,
+            applicable_to,
+            inapplicable_to,
+            discount,
+            campaign,
+        )
+
+    monetary = True
+    amount_discount = tier.amount_discount
+    if amount_discount is None:
+        unit_result = apply_units(order, catalogue, tier.units)
+        wire_order, total = assemble_order(order, units=unit_result)
+        monetary = unit_result.monetary
+    elif amount_discount.order_level:
+        wire_order, total = assemble_order(
+            order, order_discount=amount_discount.order_discount(order.amount)
+        )
+    else:
+        wire_order, total = assemble_order(
+            order, line_discounts=amount_discount.line_discounts(order, scope)
+        )
+    amount = total if monetary else None
+    return TierOutcome(
+        spec.id,
+        True,
+        None,
+        None,
+        wire_order,
+        amount,
+        amount,
+        applicable_to,
+        inapplicable_to,
+        discount,
+        campaign,
+    )
+
+
+def price_tier(
+    catalogue: Catalogue,
+    tier: TierSpec | CompiledTier,
+    order_input: Mapping[str, Any] | None,
+    customer: CustomerContext | None,
+    ctx: PricingContext,
+) -> TierOutcome:
+    """One-shot convenience: normalize the order, compile the tier, price it.
+
+    Raises `PricingInputError` for a malformed order, `TierConfigError` for a
+    tier this engine cannot evaluate.
+    """
+    compiled = tier if isinstance(tier, CompiledTier) else compile_tier(tier)
+    customer_id = customer.id if customer is not None else None
+    order = normalize_order(catalogue, order_input, customer_id)
+    return price_normalized(catalogue, compiled, order, customer, ctx)

@@ -1,0 +1,93 @@
+"""What every rule evaluator shares: the environment, failures, lookups, checkers."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from .conditions import compile_conditions
+from .items import Line, NormalizedOrder
+from .types import CustomerContext
+
+__all__ = [
+    "GroupPred",
+    "Pred",
+    "RuleConfigError",
+    "RuleEnv",
+    "RuleFailure",
+    "checker",
+    "lookup",
+    "require_property",
+]
+
+
+class RuleConfigError(ValueError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class RuleFailure:
+    key: str
+    message: str
+
+
+class RuleEnv:
+    """What one evaluation reads, plus the first failing rule seen."""
+
+    __slots__ = ("customer", "failure", "now", "order", "redemption_metadata")
+
+    def __init__(
+        self,
+        order: NormalizedOrder,
+        customer: CustomerContext | None,
+        now: datetime,
+        redemption_metadata: Mapping[str, Any],
+    ) -> None:
+        self.order = order
+        self.customer = customer
+        self.now = now
+        self.redemption_metadata = redemption_metadata
+        self.failure: RuleFailure | None = None
+
+
+Pred = Callable[[RuleEnv], bool]
+GroupPred = Callable[[Sequence[Line], datetime], bool]
+
+
+def lookup(data: Mapping[str, Any] | None, prop: str) -> Any:
+    """`data[prop]`, or a nested path `a.b` when there is no such flat key."""
+    if not data:
+        return None
+    if prop in data:
+        return data[prop]
+    value: Any = data
+    for part in prop.split("."):
+        if not isinstance(value, Mapping) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+def checker(conditions: Mapping[str, Any]) -> Callable[[Any, datetime], bool]:
+    compiled = compile_conditions(conditions)
+    if len(compiled) == 1:
+        ((fn, args),) = compiled
+
+        def one(value: Any, now: datetime) -> bool:
+            return fn(value, args, now)
+
+        return one
+
+    def all_of(value: Any, now: datetime) -> bool:
+        return all(fn(value, args, now) for fn, args in compiled)
+
+    return all_of
+
+
+def require_property(rule: Mapping[str, Any], name: str) -> str:
+    prop = rule.get("property")
+    if not isinstance(prop, str) or not prop:
+        raise RuleConfigError(f"rule {name} needs a 'property'")
+    return prop

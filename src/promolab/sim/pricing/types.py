@@ -1,0 +1,232 @@
+"""Inputs of the pricing engine: catalogue, tier, customer and context.
+
+All frozen. Amounts are integer cents; instants are timezone-aware datetimes.
+`TierSpec.discount`, `.rules` and `.applicable_to` keep the wire shapes of the
+service (plain mappings) so that a scenario file can be passed through as is;
+`compile_tier` checks and pre-digests them once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from types import MappingProxyType
+from typing import Any
+
+__all__ = [
+    "SHIPPING_PRODUCT",
+    "CampaignInfo",
+    "Catalogue",
+    "Collection",
+    "CustomerContext",
+    "PricingContext",
+    "Product",
+    "Sku",
+    "TierSpec",
+]
+
+_EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class Product:
+    id: str
+    source_id: str | None = None
+    name: str | None = None
+    price: int | None = None
+    metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+
+
+@dataclass(frozen=True, slots=True)
+class Sku:
+    id: str
+    source_id: str | None = None
+    sku: str | None = None
+    product_id: str | None = None
+    price: int | None = None
+    metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+
+
+@dataclass(frozen=True, slots=True)
+class Collection:
+    """A static products collection. `all_products=True` holds every product and SKU."""
+
+    id: str
+    name: str | None = None
+    product_ids: frozenset[str] = frozenset()
+    sku_ids: frozenset[str] = frozenset()
+    all_products: bool = False
+
+
+#: The service's built-in free-shipping "product" (semantics §2): UNIT discounts
+#: with unit_type `prod_5h1pp1ng` add it. It has no price unless the catalogue
+#: defines one under the same id.
+SHIPPING_PRODUCT = Product(id="prod_5h1pp1ng", source_id="5h1pp1ng", name="Shipping")
+
+
+class Catalogue:
+    """Products, SKUs and collections indexed by id and by source_id. Read-only."""
+
+    __slots__ = (
+        "_collections",
+        "_membership_cache",
+        "_products",
+        "_products_by_source",
+        "_skus",
+        "_skus_by_source",
+    )
+
+    def __init__(
+        self,
+        products: Iterable[Product] = (),
+        skus: Iterable[Sku] = (),
+        collections: Iterable[Collection] = (),
+    ) -> None:
+        self._products: dict[str, Product] = {p.id: p for p in products}
+        self._skus: dict[str, Sku] = {s.id: s for s in skus}
+        self._collections: dict[str, Collection] = {c.id: c for c in collections}
+        self._products_by_source = {
+            p.source_id: p for p in self._products.values() if p.source_id is not None
+        }
+        self._skus_by_source = {
+            s.source_id: s for s in self._skus.values() if s.source_id is not None
+        }
+        self._membership_cache: dict[tuple[str | None, str | None], frozenset[str]] = {}
+
+    # -- lookups ---------------------------------------------------------------
+    def product(self, product_id: str) -> Product | None:
+        return self._products.get(product_id)
+
+    def sku(self, sku_id: str) -> Sku | None:
+        return self._skus.get(sku_id)
+
+    def collection(self, collection_id: str) -> Collection | None:
+        return self._collections.get(collection_id)
+
+    def product_by_source_id(self, source_id: str) -> Product | None:
+        return self._products_by_source.get(source_id)
+
+    def sku_by_source_id(self, source_id: str) -> Sku | None:
+        return self._skus_by_source.get(source_id)
+
+    @property
+    def products(self) -> Mapping[str, Product]:
+        return MappingProxyType(self._products)
+
+    @property
+    def skus(self) -> Mapping[str, Sku]:
+        return MappingProxyType(self._skus)
+
+    @property
+    def collections(self) -> Mapping[str, Collection]:
+        return MappingProxyType(self._collections)
+
+    # -- derived -----------------------------------------------------------------
+    def resolve_item(
+        self,
+        *,
+        product_id: str | None = None,
+        sku_id: str | None = None,
+        source_id: str | None = None,
+        related_object: str | None = None,
+    ) -> tuple[Product | None, Sku | None]:
+        """The catalogue entries an order item refers to (either may be None).
+
+        `sku_id` wins over `product_id`; a SKU brings its parent product. A
+        `source_id` is looked up among SKUs when `related_object == "sku"`, else
+        among products.
+        """
+        sku: Sku | None = None
+        product: Product | None = None
+        if sku_id is not None:
+            sku = self._skus.get(sku_id)
+        elif source_id is not None and related_object == "sku":
+            sku = self._skus_by_source.get(source_id)
+        if sku is not None and sku.product_id is not None:
+            product = self._products.get(sku.product_id)
+        if product is None:
+            if product_id is not None:
+                product = self._products.get(product_id)
+            elif source_id is not None and related_object != "sku":
+                product = self._products_by_source.get(source_id)
+        return product, sku
+
+    def unit_target(self, unit_type: str) -> tuple[Product, Sku | None]:
+        """The product (and SKU) a UNIT discount adds; unknown ids become bare products."""
+        sku = self._skus.get(unit_type)
+        if sku is not None:
+            parent = self._products.get(sku.product_id) if sku.product_id else None
+            return (parent or Product(id=sku.product_id or "")), sku
+        product = self._products.get(unit_type)
+        if product is not None:
+            return product, None
+        if unit_type == SHIPPING_PRODUCT.id:
+            return SHIPPING_PRODUCT, None
+        return Product(id=unit_type), None
+
+    def collections_of(self, product_id: str | None, sku_id: str | None) -> frozenset[str]:
+        """Ids of the collections holding this product/SKU (a SKU is in its product's)."""
+        key = (product_id, sku_id)
+        found = self._membership_cache.get(key)
+        if found is None:
+            found = frozenset(
+                c.id
+                for c in self._collections.values()
+                if c.all_products
+                or (product_id is not None and product_id in c.product_ids)
+                or (sku_id is not None and sku_id in c.sku_ids)
+            )
+            self._membership_cache[key] = found
+        return found
+
+
+@dataclass(frozen=True, slots=True)
+class CampaignInfo:
+    id: str
+    name: str | None = None
+    active: bool = True
+    start_date: datetime | None = None
+    expiration_date: datetime | None = None
+    #: {"interval": "P2D", "duration": "PT1H"}: active for `duration` at the start
+    #: of every `interval`, counted from start_date (or 1970-01-01T00:00Z).
+    validity_timeframe: Mapping[str, str] | None = None
+    #: 0 = Sunday .. 6 = Saturday, in the timezone of PricingContext.now.
+    validity_day_of_week: tuple[int, ...] | list[int] | None = None
+    created_index: int = 0
+    categories: tuple[Mapping[str, Any], ...] | list[Mapping[str, Any]] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TierSpec:
+    id: str
+    campaign: CampaignInfo
+    discount: Mapping[str, Any]
+    name: str | None = None
+    banner: str | None = None
+    hierarchy: int = 1
+    rules: Mapping[str, Any] | None = None
+    applicable_to: Mapping[str, Any] | None = None
+    metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+
+
+@dataclass(frozen=True, slots=True)
+class CustomerContext:
+    id: str | None = None
+    source_id: str | None = None
+    name: str | None = None
+    email: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    segment_ids: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class PricingContext:
+    now: datetime
+    redemption_metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
+    audience_only: bool = False
+    expand: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        if self.now.tzinfo is None:
+            raise ValueError("PricingContext.now must be timezone-aware")

@@ -1,0 +1,115 @@
+"""Wire shapes that are not the order: the tier's discount, its campaign, the tier.
+
+- The discount is echoed with `type` and `effect` first (the effect filled in
+  when the tier relied on the default); UNIT discounts gain
+  `sku {id, source_id, sku}` and `product {id, source_id, name}` after
+  `unit_type`, for each unit of ADD_MANY_ITEMS too (as in the service's
+  examples).
+- The campaign is `{id, start_date, expiration_date, active, categories?,
+  object}`; `categories` only with `expand` holding "category" and a non-empty
+  list.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..clock import format_instant
+from .types import CampaignInfo, Catalogue, TierSpec
+
+__all__ = ["campaign_wire", "discount_wire", "promotion_tier_wire"]
+
+
+def _unit_refs(out: dict[str, Any], unit_type: str, catalogue: Catalogue) -> None:
+    product, sku = catalogue.unit_target(unit_type)
+    if sku is not None:
+        ref: dict[str, Any] = {"id": sku.id}
+        if sku.source_id is not None:
+            ref["source_id"] = sku.source_id
+        if sku.sku is not None:
+            ref["sku"] = sku.sku
+        out["sku"] = ref
+    if product.id:
+        pref: dict[str, Any] = {"id": product.id}
+        if product.source_id is not None:
+            pref["source_id"] = product.source_id
+        if product.name is not None:
+            pref["name"] = product.name
+        out["product"] = pref
+
+
+def _unit_wire(
+    raw: Mapping[str, Any], catalogue: Catalogue, head: dict[str, Any]
+) -> dict[str, Any]:
+    out = head
+    for key, value in raw.items():
+        if key in ("type", "effect", "product", "sku", "units"):
+            continue
+        out[key] = value
+    unit_type = raw.get("unit_type")
+    if isinstance(unit_type, str):
+        _unit_refs(out, unit_type, catalogue)
+    return out
+
+
+def discount_wire(discount: Mapping[str, Any], effect: str, catalogue: Catalogue) -> dict[str, Any]:
+    kind = discount.get("type")
+    head: dict[str, Any] = {"type": kind, "effect": effect}
+    if kind != "UNIT":
+        for key, value in discount.items():
+            if key not in ("type", "effect"):
+                head[key] = value
+        return head
+    if effect != "ADD_MANY_ITEMS":
+        return _unit_wire(discount, catalogue, head)
+    head["units"] = [
+        _unit_wire(u, catalogue, {"effect": u.get("effect") or "ADD_MISSING_ITEMS"})
+        for u in discount.get("units") or ()
+    ]
+    for key, value in discount.items():
+        if key not in ("type", "effect", "units"):
+            head[key] = value
+    return head
+
+
+def campaign_wire(campaign: CampaignInfo, expand: frozenset[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "id": campaign.id,
+        "start_date": format_instant(campaign.start_date) if campaign.start_date else None,
+        "expiration_date": (
+            format_instant(campaign.expiration_date) if campaign.expiration_date else None
+        ),
+        "active": campaign.active,
+    }
+    if "category" in expand and campaign.categories:
+        out["categories"] = [dict(c) for c in campaign.categories]
+    out["object"] = "campaign"
+    return out
+
+
+def promotion_tier_wire(tier: TierSpec, outcome: Any, tracking_id: str) -> dict[str, Any]:
+    """The `promotions[]` entry of a validation response for a valid outcome.
+
+    `outcome` is a `TierOutcome` of this tier; keys follow the service's example.
+    """
+    out: dict[str, Any] = {
+        "valid": outcome.valid,
+        "applicable_to": outcome.applicable_to,
+        "inapplicable_to": outcome.inapplicable_to,
+        "tracking_id": tracking_id,
+        "order": outcome.order,
+        "id": tier.id,
+        "name": tier.name,
+    }
+    if tier.banner is not None:
+        out["banner"] = tier.banner
+    out["discount"] = outcome.discount
+    out["campaign"] = outcome.campaign
+    out["hierarchy"] = tier.hierarchy
+    if outcome.discount_amount is not None:
+        out["discount_amount"] = outcome.discount_amount
+        out["applied_discount_amount"] = outcome.applied_discount_amount
+    out["metadata"] = dict(tier.metadata)
+    out["object"] = "promotion_tier"
+    return out
