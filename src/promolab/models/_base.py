@@ -1,0 +1,125 @@
+"""Base classes shared by every wire model.
+
+The service's JSON distinguishes three states of an optional field: present with a value,
+present as ``null`` and absent. Pydantic only has ``None``, so each model declares which of
+its ``None`` fields are *absent* on the wire (``__omit_if_none__``); every other ``None``
+field is sent as ``null``. The policy lives here, once, so that ``model_dump(mode="json")``
+and ``model_dump_json()`` produce the wire JSON without callers remembering
+``exclude_none`` (which would also drop the nulls the interface requires).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, ClassVar, NoReturn
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    SerializationInfo,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
+from pydantic_core import InitErrorDetails, PydanticCustomError
+
+__all__ = ["RequestModel", "WireModel", "fail", "require_exactly_one_of", "require_one_of"]
+
+Loc = str | int | tuple[str | int, ...]
+
+
+class WireModel(BaseModel):
+    """A resource or response body as the service sends it.
+
+    Extra fields are kept, not rejected: a real deployment returns more than the interface
+    shows (customer summaries, formulas, ...), and the typed client must not break on
+    them; keeping them also makes documented examples round-trip byte for byte.
+    """
+
+    model_config = ConfigDict(extra="allow", populate_by_name=True)
+
+    #: Fields that are *absent* from the wire JSON when their value is None. Any other
+    #: field whose value is None is serialised as ``null``.
+    __omit_if_none__: ClassVar[frozenset[str]] = frozenset()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        # A typo in __omit_if_none__ would silently turn an "absent" field into a null:
+        # catch it when the class is defined, not in a client's parser.
+        unknown = cls.__omit_if_none__ - cls.model_fields.keys()
+        if unknown:
+            raise TypeError(
+                f"{cls.__name__}.__omit_if_none__ names unknown fields: {sorted(unknown)}"
+            )
+
+    # No return annotation on purpose: pydantic would use it as the serialisation schema
+    # and `model_json_schema(mode="serialization")` would lose every property.
+    @model_serializer(mode="wrap")
+    def _drop_absent_fields(  # type: ignore[no-untyped-def]
+        self, handler: SerializerFunctionWrapHandler, info: SerializationInfo
+    ):
+        data = handler(self)
+        omit = type(self).__omit_if_none__
+        if not omit or not isinstance(data, dict):
+            return data
+        fields = type(self).model_fields
+        for name in omit:
+            if getattr(self, name) is not None:
+                continue
+            key = name
+            if info.by_alias:
+                field = fields[name]
+                key = field.serialization_alias or field.alias or name
+            data.pop(key, None)
+        return data
+
+
+class RequestModel(WireModel):
+    """A request body the service accepts.
+
+    Unknown fields are rejected: a misspelt field in a request (``sourceid``) must fail
+    loudly as ``invalid_payload`` instead of being silently ignored by the simulator.
+    """
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+def fail(loc: Loc, message: str, value: Any = None, *, kind: str = "value_error") -> NoReturn:
+    """Raise a ValidationError located at ``loc`` (relative to the model being validated).
+
+    A plain ``ValueError`` raised in a model validator reports the model itself as the
+    location; cross-field rules ("``points`` is required when type is POINTS") must name
+    the field instead, so the HTTP layer can say which field is wrong. Pydantic re-roots
+    the location when the model is nested.
+    """
+    path = loc if isinstance(loc, tuple) else (loc,)
+    raise ValidationError.from_exception_data(
+        "WireModel",
+        [InitErrorDetails(type=PydanticCustomError(kind, message), loc=path, input=value)],
+    )
+
+
+def _present(model: BaseModel, names: Sequence[str]) -> list[str]:
+    return [name for name in names if getattr(model, name) is not None]
+
+
+def require_one_of(model: BaseModel, *names: str) -> None:
+    """At least one of ``names`` must be set (the error is located at the first name)."""
+    if not _present(model, names):
+        fail(names[0], f"at least one of {', '.join(names)} is required", kind="missing_one_of")
+
+
+def require_exactly_one_of(model: BaseModel, *names: str) -> None:
+    """Exactly one of ``names`` must be set (located at the first offending name)."""
+    present = _present(model, names)
+    if len(present) == 1:
+        return
+    if not present:
+        fail(names[0], f"exactly one of {', '.join(names)} is required", kind="exactly_one_of")
+    fail(
+        present[1],
+        f"exactly one of {', '.join(names)} may be set, got {', '.join(present)}",
+        getattr(model, present[1]),
+        kind="exactly_one_of",
+    )

@@ -1,0 +1,149 @@
+"""Scalar types and small shapes used across the resource families.
+
+Money and points are integers in the smallest unit everywhere (interface + design §5), so
+the integer types here are *strict*: a float such as ``10.5`` or even ``10.0`` is a caller
+bug (a price in major units), not something to round silently.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+from numbers import Integral
+from typing import Annotated, Any, Generic, Literal, Self, TypeVar
+
+from pydantic import AfterValidator, BeforeValidator, Field, PlainSerializer, Strict
+from pydantic_core import PydanticCustomError
+
+from ._base import WireModel
+
+__all__ = [
+    "INT32_MAX",
+    "INT64_MAX",
+    "INT64_MIN",
+    "IdRef",
+    "Int64",
+    "IsoDate",
+    "ListEnvelope",
+    "Metadata",
+    "Money",
+    "NonNegativeInt64",
+    "Timestamp",
+    "format_timestamp",
+]
+
+INT64_MIN = -(2**63)
+INT64_MAX = 2**63 - 1
+INT32_MAX = 2**31 - 1
+
+
+def _integer_only(what: str) -> Any:
+    def check(value: Any) -> Any:
+        # bool is an int subclass and 1.0 == 1; both are wrong types on the wire.
+        if isinstance(value, bool):
+            raise PydanticCustomError("int_type", "Input should be an integer, not a boolean")
+        if isinstance(value, float):
+            raise PydanticCustomError(
+                "int_type", f"non-integer {what}: {{value}}", {"value": value}
+            )
+        if not isinstance(value, int) and isinstance(value, Integral):
+            # numpy integers from the vectorised sweeps are integers too.
+            return int(value)
+        return value
+
+    return BeforeValidator(check)
+
+
+#: A JSON integer that fits a signed 64-bit integer.
+Int64 = Annotated[int, _integer_only("number"), Strict(), Field(ge=INT64_MIN, le=INT64_MAX)]
+#: A 64-bit count (quantities, stock, limits) that cannot be negative.
+NonNegativeInt64 = Annotated[int, _integer_only("number"), Strict(), Field(ge=0, le=INT64_MAX)]
+#: An amount of money in the smallest currency unit (cents): non-negative 64-bit integer.
+Money = Annotated[int, _integer_only("amount"), Strict(), Field(ge=0, le=INT64_MAX)]
+
+
+def _parse_timestamp(value: Any) -> Any:
+    # Only ISO 8601 text (or a datetime from Python code): pydantic's lax parser would also
+    # take unix numbers, which the service never sends.
+    if isinstance(value, datetime):
+        return value
+    if not isinstance(value, str):
+        raise PydanticCustomError("datetime_type", "Input should be an ISO 8601 date-time string")
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        raise PydanticCustomError(
+            "datetime_parsing",
+            "Input should be an ISO 8601 date-time, got '{value}'",
+            {"value": value},
+        ) from None
+
+
+def _to_utc_millis(value: datetime) -> datetime:
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise PydanticCustomError(
+            "timezone_aware", "Timestamp needs a UTC offset (for example Z or +02:00)"
+        )
+    # The wire carries milliseconds; truncating here keeps parse(dump(x)) == x.
+    utc = value.astimezone(UTC)
+    return utc.replace(microsecond=utc.microsecond // 1000 * 1000)
+
+
+def format_timestamp(value: datetime) -> str:
+    """Render like the service: ``2026-01-01T00:00:00.000Z`` (UTC, milliseconds, Z)."""
+    v = value.astimezone(UTC)
+    return (
+        f"{v.year:04d}-{v.month:02d}-{v.day:02d}T{v.hour:02d}:{v.minute:02d}:{v.second:02d}"
+        f".{v.microsecond // 1000:03d}Z"
+    )
+
+
+#: An aware instant; parsed from any ISO 8601 form with an offset, sent as UTC millis + Z.
+Timestamp = Annotated[
+    datetime,
+    BeforeValidator(_parse_timestamp),
+    AfterValidator(_to_utc_millis),
+    PlainSerializer(format_timestamp, return_type=str, when_used="json"),
+]
+
+
+def _parse_date(value: Any) -> Any:
+    if isinstance(value, date) and not isinstance(value, datetime):
+        return value
+    if not isinstance(value, str):
+        raise PydanticCustomError("date_type", "Input should be an ISO 8601 date string")
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise PydanticCustomError(
+            "date_parsing", "Input should be an ISO 8601 date, got '{value}'", {"value": value}
+        ) from None
+
+
+#: A calendar date (``2026-01-31``), as used by card transaction points.
+IsoDate = Annotated[date, BeforeValidator(_parse_date)]
+
+#: Free-form key/value attributes; the service defines no inner shape.
+Metadata = dict[str, Any]
+
+
+class IdRef(WireModel):
+    """A bare ``{id}`` reference to a product, SKU or collection."""
+
+    id: str = Field(min_length=1)
+
+
+ItemT = TypeVar("ItemT")
+
+
+class ListEnvelope(WireModel, Generic[ItemT]):
+    """The service's list wrapper ``{data, total, data_ref: "data", object: "list"}``."""
+
+    data: list[ItemT]
+    total: NonNegativeInt64
+    data_ref: Literal["data"] = "data"
+    object: Literal["list"] = "list"
+
+    @classmethod
+    def of(cls, items: list[ItemT]) -> Self:
+        """Build a complete (unpaged) list, where ``total`` is the number of items."""
+        return cls(data=list(items), total=len(items))

@@ -1,0 +1,48 @@
+"""Customers as the service shows them, and the customer references requests carry.
+
+Responses only promise ``id, name, email, source_id, metadata, object``; the summary,
+loyalty and referral blocks of a real deployment pass through as extra fields. The
+shown fields are always sent, ``null`` when unknown (a customer created from a bare
+``source_id`` has no name or email: the webhook example shows ``"email": null``).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, Self
+
+from pydantic import Field, model_validator
+
+from ._base import RequestModel, WireModel, require_one_of
+from .common import Metadata
+
+__all__ = ["Customer", "CustomerInput", "IdentifiedCustomerInput"]
+
+
+class Customer(WireModel):
+    id: str = Field(min_length=1)
+    name: str | None = None
+    email: str | None = None
+    source_id: str | None = None
+    metadata: Metadata = Field(default_factory=dict)
+    object: Literal["customer"] = "customer"
+
+
+class CustomerInput(RequestModel):
+    """A customer named in a request; the service creates it when it does not exist."""
+
+    __omit_if_none__ = frozenset({"id", "source_id", "name", "email", "metadata"})
+
+    id: str | None = Field(default=None, min_length=1)
+    source_id: str | None = Field(default=None, min_length=1)
+    name: str | None = None
+    email: str | None = None
+    metadata: Metadata | None = None
+
+
+class IdentifiedCustomerInput(CustomerInput):
+    """A customer reference that must say who: ``id``, ``source_id`` or both."""
+
+    @model_validator(mode="after")
+    def _has_identifier(self) -> Self:
+        require_one_of(self, "id", "source_id")
+        return self

@@ -1,0 +1,43 @@
+"""The error body every failing call answers with.
+
+Only ``code``, ``key`` and ``message`` are always there; the rest is omitted when not
+set, so the management 401 is exactly ``{"code":401,"key":"unauthorized",
+"message":"Unauthorized"}`` plus whatever the caller adds (the simulator adds
+``request_id`` to every error, design §5).
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from ._base import WireModel
+from .common import Int64
+
+__all__ = ["ErrorBody"]
+
+
+class ErrorBody(WireModel):
+    __omit_if_none__ = frozenset(
+        {
+            "details",
+            "request_id",
+            "resource_id",
+            "resource_type",
+            "related_object_ids",
+            "related_object_type",
+            "related_object_total",
+        }
+    )
+
+    #: The HTTP status repeated in the body.
+    code: Int64 = Field(ge=100, le=599)
+    key: str = Field(min_length=1)
+    message: str
+    details: str | None = None
+    request_id: str | None = None
+    resource_id: str | None = None
+    resource_type: str | None = None
+    #: Only on ``resource_in_use``: what still references the resource.
+    related_object_ids: list[str] | None = None
+    related_object_type: str | None = None
+    related_object_total: Int64 | None = Field(default=None, ge=0)

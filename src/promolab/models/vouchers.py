@@ -1,0 +1,132 @@
+"""Vouchers as embedded in a publication (and the gift block shared with webhooks).
+
+The interface shows a voucher with every key present and ``null`` for what is unset
+(category, gift, loyalty_card, dates, validity, additional_info), so those stay as
+``null``; only ``holder_id`` (absent for an unpublished code) is omitted when unknown.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+from urllib.parse import parse_qs, urlsplit
+
+from pydantic import AfterValidator, Field, StrictBool
+from pydantic_core import PydanticCustomError
+
+from ._base import WireModel
+from .common import Metadata, Money, NonNegativeInt64, Timestamp
+from .discounts import Discount
+
+__all__ = [
+    "Asset",
+    "Gift",
+    "GiftEffect",
+    "ListUrl",
+    "ValidityTimeframe",
+    "Voucher",
+    "VoucherAssets",
+    "VoucherPublishList",
+    "VoucherRedemptionList",
+    "VoucherType",
+]
+
+
+class VoucherType(StrEnum):
+    DISCOUNT_VOUCHER = "DISCOUNT_VOUCHER"
+    GIFT_VOUCHER = "GIFT_VOUCHER"
+    LOYALTY_CARD = "LOYALTY_CARD"
+
+
+class GiftEffect(StrEnum):
+    APPLY_TO_ORDER = "APPLY_TO_ORDER"
+    APPLY_TO_ITEMS = "APPLY_TO_ITEMS"
+
+
+class Gift(WireModel):
+    """Gift card credit: ``amount`` credited over its life, ``balance`` left to spend."""
+
+    __omit_if_none__ = frozenset({"effect"})
+
+    amount: Money
+    balance: Money
+    effect: GiftEffect | None = None
+
+
+class Asset(WireModel):
+    id: str
+    url: str
+
+
+class VoucherAssets(WireModel):
+    qr: Asset
+    barcode: Asset
+
+
+class ValidityTimeframe(WireModel):
+    """A recurring window: ISO 8601 durations (``PT1H`` every ``P2D``)."""
+
+    duration: str
+    interval: str
+
+
+def _relative_list_url(value: str) -> str:
+    # Interface: "relative path with page and limit query parameters".
+    parts = urlsplit(value)
+    query = parse_qs(parts.query)
+    if parts.scheme or parts.netloc or not parts.path.startswith("/"):
+        raise PydanticCustomError("list_url", "list url should be a relative path such as /v1/...")
+    if "page" not in query or "limit" not in query:
+        raise PydanticCustomError(
+            "list_url", "list url should carry page and limit query parameters"
+        )
+    return value
+
+
+#: ``/v1/vouchers/<code>/redemptions?page=1&limit=10``
+ListUrl = Annotated[str, AfterValidator(_relative_list_url)]
+
+
+class VoucherRedemptionList(WireModel):
+    quantity: NonNegativeInt64
+    redeemed_quantity: NonNegativeInt64
+    object: Literal["list"] = "list"
+    url: ListUrl
+
+
+class VoucherPublishList(WireModel):
+    object: Literal["list"] = "list"
+    count: NonNegativeInt64
+    url: ListUrl
+
+
+class Voucher(WireModel):
+    """A code; in a publication it is the code just given to the customer."""
+
+    __omit_if_none__ = frozenset({"holder_id"})
+
+    id: str
+    code: str = Field(min_length=1)
+    campaign: str | None = None
+    campaign_id: str | None = None
+    category: str | None = None
+    category_id: str | None = None
+    type: VoucherType
+    discount: Discount | None = None
+    gift: Gift | None = None
+    loyalty_card: dict[str, Any] | None = None
+    start_date: Timestamp | None = None
+    expiration_date: Timestamp | None = None
+    validity_timeframe: ValidityTimeframe | None = None
+    validity_day_of_week: list[Annotated[int, Field(strict=True, ge=0, le=6)]] | None = None
+    active: StrictBool
+    additional_info: str | None = None
+    metadata: Metadata
+    assets: VoucherAssets
+    is_referral_code: StrictBool
+    created_at: Timestamp
+    updated_at: Timestamp | None = None
+    holder_id: str | None = None
+    redemption: VoucherRedemptionList
+    publish: VoucherPublishList
+    object: Literal["voucher"] = "voucher"
