@@ -112,9 +112,8 @@ REJECTED: dict[str, tuple[type[BaseModel], tuple[Any, ...], str]] = {
         PublishRequest,
         ("campaign",),
         (
-            "campaign is a string (the interface's campaign is an object), and the customer "
-            "carries description/phone/address/birthday beyond the interface's id, "
-            "source_id, name, email"
+            "campaign is a string (the interface's campaign is an object); its customer's "
+            "phone/address/birthday/description are accepted as the real service's fields"
         ),
     ),
 }

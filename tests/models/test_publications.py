@@ -216,8 +216,8 @@ INVALID_REQUESTS: list[tuple[str, dict[str, Any], tuple[Any, ...]]] = [
     ("customer empty", {"voucher": "C", "customer": {}}, ("customer", "id")),
     (
         "customer unknown field",
-        {"voucher": "C", "customer": {"source_id": "a", "phone": "1"}},
-        ("customer", "phone"),
+        {"voucher": "C", "customer": {"source_id": "a", "Name": "Ann"}},
+        ("customer", "Name"),
     ),
     (
         "campaign without name or id",

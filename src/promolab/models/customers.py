@@ -8,6 +8,8 @@ shown fields are always sent, ``null`` when unknown (a customer created from a b
 
 from __future__ import annotations
 
+from typing import Any
+
 from typing import Literal, Self
 
 from pydantic import Field, model_validator
@@ -28,15 +30,28 @@ class Customer(WireModel):
 
 
 class CustomerInput(RequestModel):
-    """A customer named in a request; the service creates it when it does not exist."""
+    """A customer named in a request; the service creates it when it does not exist.
 
-    __omit_if_none__ = frozenset({"id", "source_id", "name", "email", "metadata"})
+    Besides the fields the interface shows, the real service's customer fields
+    (phone, address, birthday/birthdate, description) are accepted so that
+    requests written for a real deployment work unchanged; anything else is
+    refused, which catches typos such as ``Name``.
+    """
+
+    __omit_if_none__ = frozenset(
+        {"id", "source_id", "name", "email", "metadata", "phone", "address", "birthday", "birthdate", "description"}
+    )
 
     id: str | None = Field(default=None, min_length=1)
     source_id: str | None = Field(default=None, min_length=1)
     name: str | None = None
     email: str | None = None
     metadata: Metadata | None = None
+    phone: str | None = None
+    address: dict[str, Any] | None = None
+    birthday: str | None = None
+    birthdate: str | None = None
+    description: str | None = None
 
 
 class IdentifiedCustomerInput(CustomerInput):
