@@ -1,0 +1,54 @@
+"""Analysis: everything returns pandas objects analysts already know.
+
+- Orders: `orders_from_frame`, `orders_from_records`, `order_request`,
+  `as_requests` (line items in, validation requests out).
+- Frames: `validation_frame`, `publications_frame`, `transactions_frame`,
+  `deliveries_frame` (documented columns and dtypes: docs/analysis.md).
+- Comparison: `compare_tiers` (engine, with reasons), `best_tier`,
+  `pivot_tiers`, `discount_matrix`.
+- Sweeps: `sweep` (vectorized, `engine="pandas"|"dask"`) -> `SweepResult`,
+  `prepare_orders`.
+- Plots: `plot_discount_by_tier`, `plot_discount_distribution`.
+"""
+
+from .compare import COMPARE_COLUMNS, best_tier, compare_tiers, discount_matrix, pivot_tiers
+from .frames import (
+    DELIVERY_COLUMNS,
+    PUBLICATION_COLUMNS,
+    TRANSACTION_COLUMNS,
+    VALIDATION_COLUMNS,
+    deliveries_frame,
+    publications_frame,
+    transactions_frame,
+    validation_frame,
+)
+from .orders import as_requests, order_request, orders_from_frame, orders_from_records
+from .plots import plot_discount_by_tier, plot_discount_distribution
+from .sweep import SWEEP_COLUMNS, OrderBatch, SweepResult, prepare_orders, sweep
+
+__all__ = [
+    "COMPARE_COLUMNS",
+    "DELIVERY_COLUMNS",
+    "PUBLICATION_COLUMNS",
+    "SWEEP_COLUMNS",
+    "TRANSACTION_COLUMNS",
+    "VALIDATION_COLUMNS",
+    "OrderBatch",
+    "SweepResult",
+    "as_requests",
+    "best_tier",
+    "compare_tiers",
+    "deliveries_frame",
+    "discount_matrix",
+    "order_request",
+    "orders_from_frame",
+    "orders_from_records",
+    "pivot_tiers",
+    "plot_discount_by_tier",
+    "plot_discount_distribution",
+    "prepare_orders",
+    "publications_frame",
+    "sweep",
+    "transactions_frame",
+    "validation_frame",
+]

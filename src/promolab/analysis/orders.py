@@ -1,0 +1,279 @@
+"""Building validation orders from line items: a DataFrame, records, or plain Python.
+
+A *line-items frame* has one row per order line (docs/analysis.md, "Orders"):
+
+| column | required | meaning |
+|---|---|---|
+| `order_id` | yes | any hashable id; rows with the same id form one order |
+| `product_id` | one of the two | catalogue product id (`prod_…`) |
+| `sku_id` | one of the two | catalogue SKU id (`sku_…`); wins over `product_id` |
+| `quantity` | no (1) | units, an integer >= 1 |
+| `price` | no | unit price in cents; empty = the catalogue's |
+| `customer_source_id` | no | the customer; the value on the order's first line counts |
+
+Lines keep the frame's row order inside each order; orders come out in order of
+first appearance. Numbers may arrive as floats (a CSV column with blanks); they
+must hold whole values. Everything here is catalogue-free: the requests built
+are what a client sends to `validate_promotions`, against the simulator or the
+real service alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+__all__ = [
+    "CUSTOMER_COLUMN",
+    "ORDER_COLUMN",
+    "PRICE_COLUMN",
+    "PRODUCT_COLUMN",
+    "QUANTITY_COLUMN",
+    "SKU_COLUMN",
+    "LineColumns",
+    "as_requests",
+    "line_columns",
+    "order_request",
+    "orders_from_frame",
+    "orders_from_records",
+]
+
+ORDER_COLUMN = "order_id"
+PRODUCT_COLUMN = "product_id"
+SKU_COLUMN = "sku_id"
+QUANTITY_COLUMN = "quantity"
+PRICE_COLUMN = "price"
+CUSTOMER_COLUMN = "customer_source_id"
+
+#: Sentinel for "no price given" in the int64 price column.
+NO_PRICE = -1
+
+
+def _whole(values: Any, column: str, *, missing: int, minimum: int) -> np.ndarray:
+    """A numeric column as int64, NA -> `missing`; refuses fractions and values < minimum."""
+    series = pd.Series(values) if not isinstance(values, pd.Series) else values
+    if series.dtype.kind in "iu" and not isinstance(series.dtype, pd.api.extensions.ExtensionDtype):
+        out = series.to_numpy(dtype=np.int64, copy=False)
+        na = None
+    else:
+        numeric = pd.to_numeric(series, errors="coerce")
+        bad = numeric.isna() & series.notna()
+        if bad.any():
+            raise ValueError(f"column {column!r}: not a number: {series[bad].iloc[0]!r}")
+        floats = numeric.to_numpy(dtype=np.float64, na_value=np.nan)
+        na = np.isnan(floats)
+        filled = np.where(na, float(missing), floats)
+        if not np.all(filled == np.floor(filled)):
+            raise ValueError(f"column {column!r} must hold whole numbers (cents / units)")
+        if np.any(np.abs(filled) >= 2.0**53):
+            raise ValueError(f"column {column!r} holds a value too large to be exact")
+        out = filled.astype(np.int64)
+    given = out if na is None or not na.any() else out[~na]
+    if given.size and given.min() < minimum:
+        raise ValueError(f"column {column!r} must be >= {minimum}, got {int(given.min())}")
+    return out
+
+
+def _ids(series: pd.Series | None) -> tuple[np.ndarray, list[str | None]] | None:
+    """Codes and uniques of an optional id column (code -1 = empty)."""
+    if series is None:
+        return None
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    names: list[str | None] = []
+    for value in list(uniques):
+        text = str(value)
+        names.append(text if text else None)
+    return codes.astype(np.int64, copy=False), names
+
+
+@dataclass(frozen=True)
+class LineColumns:
+    """A line-items frame, normalised to arrays, lines grouped by order.
+
+    `starts[i]:starts[i+1]` are the lines of order `order_ids[i]`;
+    `product`/`sku` are codes into `product_names`/`sku_names` (-1 = empty),
+    None when the frame has no such column; `price` is -1 where no price was
+    given, None without a price column; `customer` holds per-order codes into
+    `customer_names` (-1 = none), None without a customer column.
+    """
+
+    order_ids: pd.Index
+    starts: np.ndarray
+    product: np.ndarray | None
+    product_names: list[str | None]
+    sku: np.ndarray | None
+    sku_names: list[str | None]
+    quantity: np.ndarray
+    price: np.ndarray | None
+    customer: np.ndarray | None
+    customer_names: list[str]
+
+    @property
+    def n_orders(self) -> int:
+        return len(self.order_ids)
+
+    def items(self, i: int) -> list[dict[str, Any]]:
+        """The request items of order `i` (position, not id)."""
+        out = []
+        for j in range(int(self.starts[i]), int(self.starts[i + 1])):
+            item: dict[str, Any] = {}
+            p = int(self.product[j]) if self.product is not None else -1
+            s = int(self.sku[j]) if self.sku is not None else -1
+            if p >= 0 and self.product_names[p] is not None:
+                item["product_id"] = self.product_names[p]
+            if s >= 0 and self.sku_names[s] is not None:
+                item["sku_id"] = self.sku_names[s]
+            item["quantity"] = int(self.quantity[j])
+            if self.price is not None and self.price[j] != NO_PRICE:
+                item["price"] = int(self.price[j])
+            out.append(item)
+        return out
+
+    def customer_of(self, i: int) -> str | None:
+        if self.customer is None or self.customer[i] < 0:
+            return None
+        return self.customer_names[int(self.customer[i])]
+
+
+def line_columns(frame: pd.DataFrame, *, order_column: str = ORDER_COLUMN) -> LineColumns:
+    """Normalise a line-items frame (see the module docstring); raises ValueError."""
+    if order_column not in frame.columns:
+        raise ValueError(f"the line-items frame needs an {order_column!r} column")
+    if PRODUCT_COLUMN not in frame.columns and SKU_COLUMN not in frame.columns:
+        raise ValueError(f"the line-items frame needs a {PRODUCT_COLUMN!r} or {SKU_COLUMN!r} column")
+    order_codes, uniques = pd.factorize(frame[order_column], use_na_sentinel=True)
+    if len(order_codes) and order_codes.min() < 0:
+        raise ValueError(f"column {order_column!r} has empty values")
+    order_codes = order_codes.astype(np.int64, copy=False)
+    n = len(uniques)
+    perm = None
+    if len(order_codes) > 1 and np.any(order_codes[1:] < order_codes[:-1]):
+        perm = np.argsort(order_codes, kind="stable")
+    counts = np.bincount(order_codes, minlength=n)
+    starts = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(counts, out=starts[1:])
+
+    def take(a: np.ndarray) -> np.ndarray:
+        return a if perm is None else a[perm]
+
+    size = len(frame)
+    products = _ids(frame[PRODUCT_COLUMN] if PRODUCT_COLUMN in frame.columns else None)
+    skus = _ids(frame[SKU_COLUMN] if SKU_COLUMN in frame.columns else None)
+    product, product_names = products if products is not None else (None, [])
+    sku, sku_names = skus if skus is not None else (None, [])
+    if product is None:
+        identified = sku >= 0  # type: ignore[operator]
+    elif sku is None:
+        identified = product >= 0
+    else:
+        identified = (product >= 0) | (sku >= 0)
+    if not identified.all():
+        row = int(np.flatnonzero(~identified)[0])
+        raise ValueError(f"line {row} (order {frame[order_column].iloc[row]!r}) has no product_id or sku_id")
+    quantity = (
+        _whole(frame[QUANTITY_COLUMN], QUANTITY_COLUMN, missing=1, minimum=1)
+        if QUANTITY_COLUMN in frame.columns
+        else np.ones(size, dtype=np.int64)
+    )
+    price = (
+        _whole(frame[PRICE_COLUMN], PRICE_COLUMN, missing=NO_PRICE, minimum=0)
+        if PRICE_COLUMN in frame.columns
+        else None
+    )
+    customer = None
+    customer_names: list[str] = []
+    if CUSTOMER_COLUMN in frame.columns:
+        firsts = frame[CUSTOMER_COLUMN].to_numpy(dtype=object)
+        firsts = take(firsts)[starts[:-1]] if n else firsts[:0]
+        codes, cust_uniques = pd.factorize(pd.Series(firsts, dtype=object), use_na_sentinel=True)
+        customer = codes.astype(np.int32)
+        customer_names = [str(c) for c in cust_uniques]
+    return LineColumns(
+        order_ids=pd.Index(uniques),
+        starts=starts,
+        product=take(product) if product is not None else None,
+        product_names=product_names,
+        sku=take(sku) if sku is not None else None,
+        sku_names=sku_names,
+        quantity=take(quantity),
+        price=take(price) if price is not None else None,
+        customer=customer,
+        customer_names=customer_names,
+    )
+
+
+def order_request(
+    items: Sequence[Mapping[str, Any]],
+    customer: str | Mapping[str, Any] | None = None,
+    *,
+    metadata: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A validation request: `{"customer": {...}?, "order": {"items": [...]}}`.
+
+    `customer` is a source_id or a customer object.
+    """
+    request: dict[str, Any] = {}
+    if customer is not None:
+        request["customer"] = {"source_id": customer} if isinstance(customer, str) else dict(customer)
+    request["order"] = {"items": [dict(item) for item in items]}
+    if metadata:
+        request["metadata"] = dict(metadata)
+    return request
+
+
+def _key(value: Any) -> Hashable:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def orders_from_frame(
+    frame: pd.DataFrame, *, order_column: str = ORDER_COLUMN
+) -> dict[Hashable, dict[str, Any]]:
+    """`{order_id: validation request}` from a line-items frame, in order of first appearance."""
+    cols = line_columns(frame, order_column=order_column)
+    out: dict[Hashable, dict[str, Any]] = {}
+    for i, order_id in enumerate(cols.order_ids):
+        out[_key(order_id)] = order_request(cols.items(i), cols.customer_of(i))
+    return out
+
+
+def orders_from_records(records: Iterable[Mapping[str, Any]]) -> dict[Hashable, dict[str, Any]]:
+    """Like `orders_from_frame`, from line-item records (dicts with the same keys)."""
+    return orders_from_frame(pd.DataFrame(list(records)))
+
+
+def _as_request(value: Any) -> dict[str, Any]:
+    if hasattr(value, "model_dump"):
+        value = value.model_dump(mode="json", exclude_none=True)
+    if not isinstance(value, Mapping):
+        raise TypeError(f"an order must be a mapping (order or validation request), got {type(value).__name__}")
+    if "order" in value or "customer" in value:
+        return dict(value)
+    if "items" in value:
+        return {"order": dict(value)}
+    raise ValueError(f"not an order or a validation request: {dict(value)!r}")
+
+
+def as_requests(orders: Any) -> list[tuple[Hashable, dict[str, Any]]]:
+    """Any order input as `[(order_id, validation request), ...]`.
+
+    Accepts a line-items DataFrame; a mapping `{order_id: order | request}`; a
+    list of orders/requests (ids: `order["id"]`/`order["source_id"]` when
+    present, else the position); a single order or request.
+    """
+    if isinstance(orders, pd.DataFrame):
+        return list(orders_from_frame(orders).items())
+    if isinstance(orders, Mapping) and not ("order" in orders or "items" in orders or "customer" in orders):
+        return [(_key(k), _as_request(v)) for k, v in orders.items()]
+    if isinstance(orders, Mapping) or hasattr(orders, "model_dump"):
+        orders = [orders]
+    out: list[tuple[Hashable, dict[str, Any]]] = []
+    for position, value in enumerate(orders):
+        request = _as_request(value)
+        order = request.get("order") or {}
+        order_id = order.get("id") or order.get("source_id") or position
+        out.append((order_id, request))
+    return out

@@ -1,0 +1,16 @@
+"""Vectorized sweeps: many orders x many tiers, equal to the engine to the cent.
+
+`sweep(sim, orders_df, tiers=None, engine="pandas"|"dask", ...)` returns a
+`SweepResult` (`.frame`, `.paths`, `.summary()`). Modules: `batch` (orders as
+columns), `rulemasks` (rules as masks), `vectorized` (discount kernels),
+`plan` (which path each tier takes, and why), `fallback` (the per-request
+engine path), `runner` (chunks into output arrays), `dask` (partitions),
+`summary`, `result`.
+"""
+
+from .api import prepare_orders, select_tiers, sweep
+from .batch import OrderBatch
+from .result import SWEEP_COLUMNS, SweepResult
+from .rulemasks import REASONS
+
+__all__ = ["REASONS", "SWEEP_COLUMNS", "OrderBatch", "SweepResult", "prepare_orders", "select_tiers", "sweep"]

@@ -1,0 +1,156 @@
+"""`sweep`: many orders x many tiers, vectorized where possible, exact everywhere."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from ...sim.clock import parse_instant
+from ...sim.pricing import CompiledTier, PricingContext, TierSpec, compile_tier
+from ...sim.promotions import PricingView, pricing_view
+from ..orders import line_columns
+from .batch import OrderBatch, build_batch
+from .customers import CustomerTable, customer_table
+from .plan import TierPlan, bind_tiers, plan_tiers
+from .result import SweepResult, build_frame
+from .runner import DEFAULT_CHUNK, Outputs, evaluate_range
+
+if TYPE_CHECKING:
+    from ...sim.simulator import Simulator
+
+__all__ = ["prepare_orders", "select_tiers", "sweep"]
+
+
+def select_tiers(view: PricingView, tiers: Any = None) -> list[CompiledTier]:
+    """The simulator's active tiers in response order, or the ones named.
+
+    `tiers` may mix tier ids with `TierSpec` / `CompiledTier` objects (what-if
+    tiers that are not in the simulator).
+    """
+    if tiers is None:
+        return list(view.tiers)
+    if isinstance(tiers, str | TierSpec | CompiledTier):
+        tiers = [tiers]
+    by_id = {t.id: t for t in view.tiers}
+    out: list[CompiledTier] = []
+    for item in tiers:
+        if isinstance(item, CompiledTier):
+            out.append(item)
+        elif isinstance(item, TierSpec):
+            out.append(compile_tier(item))
+        elif item in by_id:
+            out.append(by_id[item])
+        else:
+            raise ValueError(f"unknown or inactive tier {item!r}; active: {', '.join(by_id)}")
+    ids = [t.id for t in out]
+    if len(set(ids)) != len(ids):
+        raise ValueError("tiers must be distinct")
+    return out
+
+
+def prepare_orders(sim: Simulator, orders: pd.DataFrame, customers: Any = None) -> OrderBatch:
+    """A line-items frame as an `OrderBatch` (reuse it across sweeps of the same orders)."""
+    view = pricing_view(sim)
+    return _prepare(view, orders, customer_table(sim, view, customers))
+
+
+def _prepare(view: PricingView, orders: pd.DataFrame, table: CustomerTable) -> OrderBatch:
+    cols = line_columns(orders)
+    codes, contexts, labels = table.resolve(cols.order_ids, cols.customer, cols.customer_names)
+    return build_batch(cols, view.catalogue, codes, contexts, labels)
+
+
+def _paths_frame(plans: Sequence[TierPlan], paths: Sequence[str]) -> pd.DataFrame:
+    return pd.DataFrame({
+        "tier_id": pd.array([p.tier_id for p in plans], dtype="string"),
+        "campaign_id": pd.array([p.campaign_id for p in plans], dtype="string"),
+        "kind": pd.array([p.kind for p in plans], dtype="string"),
+        "effect": pd.array([p.effect for p in plans], dtype="string"),
+        "path": pd.Categorical(list(paths), categories=["vectorized", "hybrid", "fallback"]),
+        "reason": pd.array([p.reason for p in plans], dtype="string"),
+    })
+
+
+def _progress(total: int, enabled: bool, desc: str) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, unit="order", unit_scale=True, desc=desc, disable=not enabled, leave=False)
+
+
+def sweep(
+    sim: Simulator,
+    orders: Any,
+    tiers: Any = None,
+    *,
+    engine: str = "pandas",
+    customers: Any = None,
+    progress: bool = True,
+    client: Any = None,
+    npartitions: int | None = None,
+    at: str | datetime | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    chunk_size: int = DEFAULT_CHUNK,
+) -> SweepResult:
+    """Evaluate every order against every tier, to the cent.
+
+    `orders`: a line-items DataFrame (see `promolab.analysis.orders`), an
+    `OrderBatch` from `prepare_orders`, or (engine="dask") a dask DataFrame
+    whose partitions each hold whole orders. `tiers`: ids / TierSpec /
+    CompiledTier (default: every active tier, in response order).
+    `customers`: see `sweep.customers`. `at`: the pricing instant (default the
+    simulator's clock). `metadata`: the request's top-level metadata (seen by
+    `redemption.metadata` rules). `engine`: "pandas" (one thread) or "dask"
+    (partitions by order on the local threaded scheduler, or on `client`, a
+    `distributed.Client`).
+
+    Returns a `SweepResult`; `.frame` has one row per (order, tier) and is
+    identical whatever the engine.
+    """
+    if engine not in ("pandas", "dask"):
+        raise ValueError("engine must be 'pandas' or 'dask'")
+    view = pricing_view(sim)
+    chosen = select_tiers(view, tiers)
+    now = parse_instant(at) if at is not None else sim.now
+    meta = dict(metadata or {})
+    ctx = PricingContext(now=now, redemption_metadata=meta)
+    table = customer_table(sim, view, customers)
+    tier_ids = tuple(t.id for t in chosen)
+    campaign_ids = tuple(t.spec.campaign.id for t in chosen)
+
+    if engine == "dask" and not isinstance(orders, pd.DataFrame | OrderBatch):
+        from .dask import sweep_dask_frame
+
+        order_ids, out, plans, paths = sweep_dask_frame(
+            orders, view.catalogue, chosen, table, now, meta, client=client, progress=progress,
+            chunk_size=chunk_size,
+        )
+    else:
+        batch = orders if isinstance(orders, OrderBatch) else _prepare(view, orders, table)
+        plans = plan_tiers(chosen, batch.keys, view.catalogue)
+        bound = bind_tiers(plans, chosen, batch.keys, view.catalogue, batch.customers, now, meta)
+        paths = [b.path for b in bound]
+        out = Outputs.allocate(batch.n_orders, len(chosen))
+        with _progress(batch.n_orders, progress, f"sweep ({engine})") as bar:
+            if engine == "pandas":
+                evaluate_range(bound, batch, 0, batch.n_orders, out, view.catalogue, ctx,
+                               chunk_size=chunk_size, on_chunk=bar.update)
+            else:
+                from .dask import sweep_dask_batch
+
+                sweep_dask_batch(bound, batch, out, view.catalogue, ctx, chosen, table, meta,
+                                 client=client, npartitions=npartitions, chunk_size=chunk_size,
+                                 on_partition=bar.update)
+        order_ids = batch.order_ids
+    frame = build_frame(order_ids, tier_ids, out)
+    return SweepResult(
+        frame=frame,
+        paths=_paths_frame(plans, paths),
+        at=now,
+        engine=engine,
+        n_orders=len(order_ids),
+        tier_ids=tier_ids,
+        campaign_ids=campaign_ids,
+    )

@@ -1,0 +1,246 @@
+"""Many orders as columns: the input of the sweep kernels.
+
+An `OrderBatch` holds the line items of N orders as flat arrays (lines of one
+order contiguous, in the frame's row order) plus a *key table*: every distinct
+(product_id, sku_id) pair of the batch resolved ONCE through the engine's own
+`normalize_order`, so catalogue lookups, collection membership and metadata are
+per key (a few dozen), never per line. A `Chunk` is a slice of orders with the
+derived per-line and per-order arrays the kernels share (resolved prices,
+amounts, order amounts).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...sim.pricing import Catalogue, CustomerContext, Line, PricingInputError, normalize_order
+from ..orders import NO_PRICE, LineColumns
+
+__all__ = ["Chunk", "KeyTable", "OrderBatch", "build_batch"]
+
+
+@dataclass(frozen=True)
+class KeyTable:
+    """Distinct (product_id, sku_id) pairs, resolved against the catalogue."""
+
+    product_ids: tuple[str | None, ...]
+    sku_ids: tuple[str | None, ...]
+    #: The engine's Line for a one-unit item of this key (identity, collections, metadata).
+    lines: tuple[Line, ...]
+    #: Catalogue unit price (SKU's, else product's), -1 when none.
+    price: np.ndarray
+    #: Whether the catalogue knows the product/SKU.
+    known: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.lines)
+
+
+def resolve_keys(
+    catalogue: Catalogue, product_ids: Sequence[str | None], sku_ids: Sequence[str | None]
+) -> KeyTable:
+    lines: list[Line] = []
+    prices = np.full(len(product_ids), -1, dtype=np.int64)
+    known = np.zeros(len(product_ids), dtype=bool)
+    for k, (pid, sid) in enumerate(zip(product_ids, sku_ids)):
+        item: dict[str, Any] = {"quantity": 1, "price": 0}
+        if pid is not None:
+            item["product_id"] = pid
+        if sid is not None:
+            item["sku_id"] = sid
+        try:
+            line = normalize_order(catalogue, {"items": [item]}).lines[0]
+        except PricingInputError as exc:
+            raise ValueError(f"item product_id={pid!r} sku_id={sid!r}: {exc.message}") from None
+        lines.append(line)
+        product, sku = catalogue.resolve_item(product_id=pid, sku_id=sid)
+        if sku is not None and sku.price is not None:
+            prices[k] = sku.price
+        elif product is not None and product.price is not None:
+            prices[k] = product.price
+        known[k] = sku is not None if sid is not None else product is not None
+    return KeyTable(tuple(product_ids), tuple(sku_ids), tuple(lines), prices, known)
+
+
+@dataclass(frozen=True)
+class OrderBatch:
+    """N orders' lines as flat arrays; `starts[i]:starts[i+1]` are order i's lines."""
+
+    order_ids: pd.Index
+    starts: np.ndarray
+    key: np.ndarray
+    quantity: np.ndarray
+    #: Unit price given with the line, -1 where none (None: no price column).
+    price: np.ndarray | None
+    keys: KeyTable
+    #: Per-order customer code into `customers` (-1 = no customer); None = nobody.
+    customer: np.ndarray | None
+    customers: tuple[CustomerContext | None, ...] = ()
+    customer_labels: tuple[str, ...] = ()
+
+    @property
+    def n_orders(self) -> int:
+        return len(self.order_ids)
+
+    @property
+    def n_lines(self) -> int:
+        return int(self.starts[-1])
+
+    def slice(self, a: int, b: int) -> OrderBatch:
+        """Orders a..b-1 as a batch sharing the key table (array views, no copy)."""
+        s0, s1 = int(self.starts[a]), int(self.starts[b])
+        return OrderBatch(
+            order_ids=self.order_ids[a:b],
+            starts=self.starts[a : b + 1] - s0,
+            key=self.key[s0:s1],
+            quantity=self.quantity[s0:s1],
+            price=self.price[s0:s1] if self.price is not None else None,
+            keys=self.keys,
+            customer=self.customer[a:b] if self.customer is not None else None,
+            customers=self.customers,
+            customer_labels=self.customer_labels,
+        )
+
+    def items(self, i: int) -> list[dict[str, Any]]:
+        """Order i's items as the request a client would send (for the engine path)."""
+        out = []
+        keys = self.keys
+        for j in range(int(self.starts[i]), int(self.starts[i + 1])):
+            k = int(self.key[j])
+            item: dict[str, Any] = {}
+            if keys.product_ids[k] is not None:
+                item["product_id"] = keys.product_ids[k]
+            if keys.sku_ids[k] is not None:
+                item["sku_id"] = keys.sku_ids[k]
+            item["quantity"] = int(self.quantity[j])
+            if self.price is not None and self.price[j] != NO_PRICE:
+                item["price"] = int(self.price[j])
+            out.append(item)
+        return out
+
+    def customer_context(self, i: int) -> CustomerContext | None:
+        if self.customer is None:
+            return None
+        code = int(self.customer[i])
+        return self.customers[code] if code >= 0 else None
+
+
+def _key_codes(cols: LineColumns) -> tuple[np.ndarray, list[str | None], list[str | None]]:
+    """Combine product and SKU codes into one key code per line."""
+    if cols.sku is None:
+        assert cols.product is not None
+        return cols.product.astype(np.int32), list(cols.product_names), [None] * len(cols.product_names)
+    if cols.product is None:
+        return cols.sku.astype(np.int32), [None] * len(cols.sku_names), list(cols.sku_names)
+    width = len(cols.sku_names) + 1
+    combined = (cols.product + 1) * width + (cols.sku + 1)
+    codes, uniques = pd.factorize(combined)
+    pids: list[str | None] = []
+    sids: list[str | None] = []
+    for value in uniques.tolist():
+        p, s = divmod(int(value), width)
+        pids.append(cols.product_names[p - 1] if p > 0 else None)
+        sids.append(cols.sku_names[s - 1] if s > 0 else None)
+    return codes.astype(np.int32), pids, sids
+
+
+def build_batch(
+    cols: LineColumns,
+    catalogue: Catalogue,
+    customer: np.ndarray | None = None,
+    customers: Sequence[CustomerContext | None] = (),
+    customer_labels: Sequence[str] = (),
+) -> OrderBatch:
+    """An `OrderBatch` from normalised line columns; raises ValueError on an item
+    the engine would refuse (unknown product without a price, SKU/product mismatch)."""
+    key, pids, sids = _key_codes(cols)
+    keys = resolve_keys(catalogue, pids, sids)
+    no_price = (keys.price < 0) & ~keys.known
+    if no_price.any():
+        missing = no_price[key]
+        if cols.price is not None:
+            missing &= cols.price == NO_PRICE
+        if missing.any():
+            j = int(np.flatnonzero(missing)[0])
+            order = int(np.searchsorted(cols.starts, j, side="right") - 1)
+            k = int(key[j])
+            raise ValueError(
+                f"order {cols.order_ids[order]!r}: {pids[k] or sids[k]} is not in the catalogue "
+                "and the line has no price"
+            )
+    return OrderBatch(
+        order_ids=cols.order_ids,
+        starts=cols.starts,
+        key=key,
+        quantity=cols.quantity,
+        price=cols.price,
+        keys=keys,
+        customer=customer,
+        customers=tuple(customers),
+        customer_labels=tuple(customer_labels),
+    )
+
+
+class Chunk:
+    """Orders a..b of a batch with the derived arrays every tier kernel reads.
+
+    Per line: `key`, `quantity`, `price` (resolved, -1 none), `has_price`,
+    `amount` (price * quantity, 0 without a price), `order` (chunk-local order
+    index). Per order: `amount` (sum of line amounts: the order amount, as no
+    order-level amount is given), `total_quantity`, `n_lines`, `customer`.
+    """
+
+    __slots__ = (
+        "batch", "a", "b", "n", "starts", "key", "quantity", "price", "has_price",
+        "line_amount", "order", "amount", "total_quantity", "n_lines", "customer", "exact",
+    )
+
+    def __init__(self, batch: OrderBatch, a: int, b: int) -> None:
+        self.batch = batch
+        self.a, self.b, self.n = a, b, b - a
+        s0, s1 = int(batch.starts[a]), int(batch.starts[b])
+        self.starts = batch.starts[a:b] - s0
+        self.key = batch.key[s0:s1]
+        self.quantity = batch.quantity[s0:s1]
+        keyprice = batch.keys.price[self.key]
+        if batch.price is None:
+            self.price = keyprice
+        else:
+            given = batch.price[s0:s1]
+            self.price = np.where(given >= 0, given, keyprice)
+        self.has_price = self.price >= 0
+        self.line_amount = self.price * self.quantity
+        if not self.has_price.all():
+            self.line_amount[~self.has_price] = 0
+        counts = np.diff(batch.starts[a : b + 1])
+        self.n_lines = counts
+        self.order = np.repeat(np.arange(self.n, dtype=np.int64), counts)
+        if self.n:
+            self.amount = np.add.reduceat(self.line_amount, self.starts)
+            self.total_quantity = np.add.reduceat(self.quantity, self.starts)
+        else:
+            self.amount = np.zeros(0, dtype=np.int64)
+            self.total_quantity = np.zeros(0, dtype=np.int64)
+        #: float64 segment sums are exact below 2**53 (see segment_sum)
+        self.exact = bool(self.n == 0 or (int(self.amount.max()) < 2**52 and int(self.total_quantity.max()) < 2**52))
+        self.customer = batch.customer[a:b] if batch.customer is not None else None
+
+    def segment_sum(self, values: np.ndarray) -> np.ndarray:
+        """Per-order sums of a per-line int array, exact: bincount adds in float64,
+        exact for integers below 2**53, and the chunk guard keeps every order's
+        amount (the largest sum taken) below that."""
+        return np.bincount(self.order, weights=values, minlength=self.n).astype(np.int64)
+
+    def segment_count(self, mask: np.ndarray) -> np.ndarray:
+        return np.bincount(self.order[mask], minlength=self.n)
+
+    def segment_any(self, mask: np.ndarray) -> np.ndarray:
+        return self.segment_count(mask) > 0
+
+    def segment_all(self, mask: np.ndarray) -> np.ndarray:
+        return self.segment_count(mask) == self.n_lines

@@ -1,0 +1,207 @@
+"""`engine="dask"`: the same kernels, partitioned by order.
+
+- pandas input (or an `OrderBatch`): the batch is cut into order ranges. On
+  the local threaded scheduler (the default) every partition writes its rows
+  straight into the shared output arrays (disjoint strided slices; numpy
+  releases the GIL in the kernels), so nothing is copied or pickled. With a
+  `distributed.Client`, each partition ships its batch slice and the tiers'
+  plain specs to a worker, which re-plans, evaluates and returns its arrays.
+- dask DataFrame input: every partition must hold whole orders (e.g. written
+  by order, or `ddf.shuffle(on="order_id")` keeping line order). Each
+  partition is normalised, planned and evaluated where it lives; the driver
+  concatenates the results (an order id seen in two partitions is an error).
+
+Either way the result equals the pandas engine's, row for row.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...sim.pricing import Catalogue, CompiledTier, PricingContext, TierSpec, compile_tier
+from ..orders import line_columns
+from .batch import KeyTable, OrderBatch, build_batch, resolve_keys
+from .customers import CustomerTable
+from .plan import TierPlan, bind_tiers, plan_tiers
+from .runner import Outputs, evaluate_range
+
+__all__ = ["default_partitions", "sweep_dask_batch", "sweep_dask_frame"]
+
+
+def default_partitions(n_orders: int, workers: int | None = None) -> int:
+    workers = workers or os.cpu_count() or 1
+    wanted = max(2 * workers, math.ceil(n_orders / 250_000))
+    return max(1, min(wanted, max(1, n_orders // 1_000), 512))
+
+
+@dataclass(frozen=True)
+class _Payload:
+    """Plain data a worker needs to re-plan and evaluate (no closures)."""
+
+    catalogue: Catalogue
+    specs: tuple[TierSpec, ...]
+    now: datetime
+    metadata: Mapping[str, Any]
+    chunk_size: int
+    customers: CustomerTable | None = None
+
+
+def _compile(payload: _Payload) -> list[CompiledTier]:
+    return [compile_tier(s) for s in payload.specs]
+
+
+def _run_batch(payload: _Payload, batch: OrderBatch) -> tuple[Outputs, list[str]]:
+    tiers = _compile(payload)
+    plans = plan_tiers(tiers, batch.keys, payload.catalogue)
+    bound = bind_tiers(plans, tiers, batch.keys, payload.catalogue, batch.customers, payload.now, payload.metadata)
+    out = Outputs.allocate(batch.n_orders, len(tiers))
+    ctx = PricingContext(now=payload.now, redemption_metadata=payload.metadata)
+    evaluate_range(bound, batch, 0, batch.n_orders, out, payload.catalogue, ctx, chunk_size=payload.chunk_size)
+    return out, [b.path for b in bound]
+
+
+def _run_frame(payload: _Payload, part: pd.DataFrame) -> tuple[pd.Index, Outputs, list[str]]:
+    cols = line_columns(part)
+    assert payload.customers is not None
+    codes, contexts, labels = payload.customers.resolve(cols.order_ids, cols.customer, cols.customer_names)
+    batch = build_batch(cols, payload.catalogue, codes, contexts, labels)
+    out, paths = _run_batch(payload, batch)
+    return batch.order_ids, out, paths
+
+
+def _local_callbacks(on_done: Callable[[Any], None]) -> Any:
+    from dask.callbacks import Callback
+
+    class _Progress(Callback):  # type: ignore[misc]
+        def _posttask(self, key: Any, result: Any, dsk: Any, state: Any, worker_id: Any) -> None:
+            on_done(key)
+
+    return _Progress()
+
+
+def sweep_dask_batch(
+    bound: Sequence[Any],
+    batch: OrderBatch,
+    out: Outputs,
+    catalogue: Catalogue,
+    ctx: PricingContext,
+    tiers: Sequence[CompiledTier],
+    table: CustomerTable,
+    metadata: Mapping[str, Any],
+    *,
+    client: Any = None,
+    npartitions: int | None = None,
+    chunk_size: int,
+    on_partition: Callable[[int], None] | None = None,
+) -> None:
+    n = batch.n_orders
+    parts = npartitions or default_partitions(n)
+    edges = np.linspace(0, n, max(1, min(parts, max(n, 1))) + 1).astype(np.int64)
+    ranges = [(int(a), int(b)) for a, b in zip(edges[:-1], edges[1:]) if b > a]
+    notify = on_partition or (lambda k: None)
+    if client is None:
+        import dask.threaded
+
+        dsk = {
+            ("promolab-sweep", i): (functools.partial(
+                evaluate_range, bound, batch, a, b, out, catalogue, ctx, chunk_size=chunk_size),)
+            for i, (a, b) in enumerate(ranges)
+        }
+        sizes = {("promolab-sweep", i): b - a for i, (a, b) in enumerate(ranges)}
+        with _local_callbacks(lambda key: notify(sizes.get(key, 0))):
+            dask.threaded.get(dsk, list(dsk), num_workers=os.cpu_count())
+        return
+    from distributed import as_completed
+
+    payload = _Payload(catalogue, tuple(t.spec for t in tiers), ctx.now, dict(metadata), chunk_size)
+    futures = []
+    spans = {}
+    for a, b in ranges:
+        fut = client.submit(_run_batch, payload, batch.slice(a, b), pure=False)
+        futures.append(fut)
+        spans[fut.key] = (a, b)
+    for fut in as_completed(futures):
+        a, b = spans[fut.key]
+        part, _ = fut.result()
+        rows = slice(a * out.n_tiers, b * out.n_tiers)
+        out.valid[rows] = part.valid
+        out.discount[rows] = part.discount
+        out.na[rows] = part.na
+        out.total[rows] = part.total
+        out.reason[rows] = part.reason
+        notify(b - a)
+        fut.release()
+
+
+def _catalogue_keys(catalogue: Catalogue) -> KeyTable:
+    pids: list[str | None] = [p for p in catalogue.products]
+    sids: list[str | None] = [None] * len(pids)
+    for sku in catalogue.skus.values():
+        pids.append(sku.product_id)
+        sids.append(sku.id)
+    return resolve_keys(catalogue, pids, sids)
+
+
+def sweep_dask_frame(
+    frame: Any,
+    catalogue: Catalogue,
+    tiers: Sequence[CompiledTier],
+    table: CustomerTable,
+    now: datetime,
+    metadata: Mapping[str, Any],
+    *,
+    client: Any = None,
+    progress: bool = True,
+    chunk_size: int,
+) -> tuple[pd.Index, Outputs, list[TierPlan], list[str]]:
+    import dask
+
+    from .api import _progress
+
+    payload = _Payload(catalogue, tuple(t.spec for t in tiers), now, dict(metadata), chunk_size, table)
+    tasks = [dask.delayed(_run_frame, pure=True)(payload, part) for part in frame.to_delayed()]
+    results: list[tuple[pd.Index, Outputs, list[str]]] = []
+    with _progress(len(tasks), progress, "sweep (dask partitions)") as bar:
+        bar.unit = "partition"
+        if client is None:
+            names = {t.key for t in tasks}
+            with _local_callbacks(lambda key: bar.update(1) if key in names else None):
+                results = list(dask.compute(*tasks, scheduler="threads"))
+        else:
+            from distributed import as_completed
+
+            futures = client.compute(tasks)
+            position = {f.key: i for i, f in enumerate(futures)}
+            slots: list[Any] = [None] * len(futures)
+            for fut in as_completed(futures):
+                slots[position[fut.key]] = fut.result()
+                bar.update(1)
+            results = slots
+    plans = plan_tiers(list(tiers), _catalogue_keys(catalogue), catalogue)
+    order_ids = pd.Index([]) if not results else results[0][0].append([r[0] for r in results[1:]])
+    if not order_ids.is_unique:
+        dup = order_ids[order_ids.duplicated()][0]
+        raise ValueError(f"order {dup!r} is split across partitions; partition the lines by order id")
+    t = len(tiers)
+    out = Outputs(
+        len(order_ids), t,
+        valid=np.concatenate([r[1].valid for r in results]) if results else np.zeros(0, bool),
+        discount=np.concatenate([r[1].discount for r in results]) if results else np.zeros(0, np.int64),
+        na=np.concatenate([r[1].na for r in results]) if results else np.zeros(0, bool),
+        total=np.concatenate([r[1].total for r in results]) if results else np.zeros(0, np.int64),
+        reason=np.concatenate([r[1].reason for r in results]) if results else np.zeros(0, np.int8),
+    )
+    rank = {"vectorized": 0, "hybrid": 1, "fallback": 2}
+    paths = [p.path for p in plans]
+    for r in results:  # a partition may have left the vectorized path (report the worst)
+        paths = [max(p, q, key=rank.__getitem__) for p, q in zip(paths, r[2])]
+    return order_ids, out, plans, paths

@@ -1,0 +1,76 @@
+"""The per-request engine path: `price_normalized` on one order at a time.
+
+Used for the orders of `hybrid` tiers that pass the rule masks, for every
+order of `fallback` tiers, and for a chunk whose amounts are too large for
+int64 products (`vectorized.Overflow`). Orders are normalised once per chunk
+and shared by all the tiers that need them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import numpy as np
+
+from ...sim.pricing import CompiledTier, NormalizedOrder, PricingContext, normalize_order, price_normalized
+from .batch import Chunk
+from .rulemasks import REASON_CODE
+
+__all__ = ["EngineOrders", "engine_path"]
+
+
+class EngineOrders:
+    """Normalised orders of one chunk, built on first use."""
+
+    def __init__(self, chunk: Chunk) -> None:
+        self.chunk = chunk
+        self._cache: dict[int, NormalizedOrder] = {}
+
+    def get(self, i: int, catalogue: object) -> NormalizedOrder:
+        found = self._cache.get(i)
+        if found is None:
+            batch = self.chunk.batch
+            j = self.chunk.a + i
+            customer = batch.customer_context(j)
+            found = normalize_order(
+                catalogue,  # type: ignore[arg-type]
+                {"items": batch.items(j)},
+                customer.id if customer is not None else None,
+            )
+            self._cache[i] = found
+        return found
+
+
+def engine_path(
+    tier: CompiledTier,
+    orders: EngineOrders,
+    candidates: Iterable[int],
+    catalogue: object,
+    ctx: PricingContext,
+    valid: np.ndarray,
+    discount: np.ndarray,
+    na: np.ndarray,
+    total: np.ndarray,
+    reason: np.ndarray,
+) -> None:
+    """Price `candidates` (chunk positions) with the engine, writing the outputs in place."""
+    batch = orders.chunk.batch
+    a = orders.chunk.a
+    for i in candidates:
+        order = orders.get(i, catalogue)
+        outcome = price_normalized(
+            catalogue, tier, order, batch.customer_context(a + i), ctx  # type: ignore[arg-type]
+        )
+        if outcome.valid:
+            valid[i] = True
+            reason[i] = 0
+            assert outcome.order is not None
+            total[i] = outcome.order["total_amount"]
+            if outcome.discount_amount is None:
+                discount[i] = 0
+                na[i] = True
+            else:
+                discount[i] = outcome.discount_amount
+        else:
+            valid[i] = False
+            reason[i] = REASON_CODE.get(outcome.reason_key or "", REASON_CODE["order_rules_violated"])

@@ -1,0 +1,83 @@
+"""`SweepResult`: the long frame, the path each tier took, and the summary."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+import numpy as np
+import pandas as pd
+
+from .rulemasks import REASONS
+from .runner import Outputs
+from .summary import campaign_summary, tier_summary
+
+__all__ = ["SWEEP_COLUMNS", "SweepResult", "build_frame"]
+
+#: Columns of `SweepResult.frame`, in order (dtypes: docs/analysis.md).
+SWEEP_COLUMNS = ("order_id", "tier_id", "valid", "discount_amount", "total_amount", "reason_key")
+
+
+def build_frame(order_ids: pd.Index, tier_ids: Sequence[str], out: Outputs) -> pd.DataFrame:
+    """The long frame over the output arrays, without copying them.
+
+    Rows are order-major: row = order position * T + tier position.
+    """
+    n, t = len(order_ids), len(tier_ids)
+    order_codes = np.repeat(np.arange(n, dtype=np.int32 if n < 2**31 else np.int64), t)
+    tier_codes = np.tile(np.arange(t, dtype=np.int8 if t < 127 else np.int32), n)
+    out.reason -= 1  # 0 (valid) -> -1 (NA); k -> k - 1 (index into REASONS)
+    frame = pd.DataFrame(
+        {
+            "order_id": pd.Categorical.from_codes(order_codes, categories=order_ids, validate=False),
+            "tier_id": pd.Categorical.from_codes(tier_codes, categories=pd.Index(list(tier_ids)), validate=False),
+            "valid": out.valid,
+            "discount_amount": pd.arrays.IntegerArray(out.discount, out.na),
+            "total_amount": pd.arrays.IntegerArray(out.total, np.zeros(n * t, dtype=bool)),
+            "reason_key": pd.Categorical.from_codes(out.reason, categories=pd.Index(list(REASONS)), validate=False),
+        },
+        copy=False,
+    )
+    return frame
+
+
+@dataclass
+class SweepResult:
+    """What `sweep` returns.
+
+    - `frame`: one row per (order, tier), columns `SWEEP_COLUMNS`;
+    - `paths`: one row per tier: `tier_id`, `campaign_id`, `kind`, `effect`,
+      `path` (vectorized / hybrid / fallback) and `reason`;
+    - `summary()` / `summary("campaign")`: cost, share of orders affected,
+      average discount (see `summary.py`).
+    """
+
+    frame: pd.DataFrame
+    paths: pd.DataFrame
+    at: datetime
+    engine: str
+    n_orders: int
+    tier_ids: tuple[str, ...]
+    campaign_ids: tuple[str, ...]
+
+    def _matrices(self) -> tuple[np.ndarray, np.ndarray]:
+        t = len(self.tier_ids)
+        valid = self.frame["valid"].to_numpy().reshape(self.n_orders, t)
+        discount = np.asarray(self.frame["discount_amount"].array._data).reshape(self.n_orders, t)
+        return valid, discount
+
+    def summary(self, by: str = "tier", *, rule: str = "first") -> pd.DataFrame:
+        """Per tier (default) or per campaign (`by="campaign"`, `rule="first"|"best"`)."""
+        valid, discount = self._matrices()
+        if by == "tier":
+            return tier_summary(valid, discount, self.tier_ids, self.campaign_ids, list(self.paths["path"]))
+        if by == "campaign":
+            return campaign_summary(valid, discount, self.campaign_ids, rule)
+        raise ValueError("by must be 'tier' or 'campaign'")
+
+    def __repr__(self) -> str:
+        counts = self.paths["path"].value_counts().to_dict()
+        shown = ", ".join(f"{k}={v}" for k, v in counts.items() if v)
+        return (f"<SweepResult {self.n_orders} orders x {len(self.tier_ids)} tiers at "
+                f"{self.at.isoformat()} engine={self.engine} paths: {shown}>")
