@@ -132,9 +132,20 @@ class Simulator:
             raise KeyError(f"unknown operation {name!r}; known: {', '.join(sorted(REGISTRY))}")
         with self._lock:
             result = op.func(self, **args)
-            if op.write and self._journal is not None:
-                self._journal.record(self.clock.iso(), name, args)
+            if op.write:
+                if self._journal is not None:
+                    self._journal.record(self.clock.iso(), name, args)
+                self._run_after_write()
             return result
+
+    def _run_after_write(self) -> None:
+        """Work that must follow a completed write at once (first webhook
+        attempts): processors flagged `after_writes` run what is due now."""
+        for proc in PROCESSORS:
+            if getattr(proc, "after_writes", False):
+                when = proc.next_due(self)
+                if when is not None and when <= self.clock.now:
+                    proc.run_due(self, self.clock.now)
 
     def get_incentive(self, incentive_id: str) -> models.Incentive:
         return self.apply("get_incentive", incentive_id=incentive_id)  # type: ignore[no-any-return]

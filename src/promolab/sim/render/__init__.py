@@ -7,6 +7,28 @@ shape of a resource is defined by the wire models and nowhere else.
 
 from ._time import iso
 from .customers import render_customer
+from .events import render_event_result
 from .loyalty import render_card_transaction, render_incentive, render_reward
+from .publications import render_publication
+from .vouchers import (
+    render_balance,
+    render_simple_campaign,
+    render_simple_voucher,
+    render_voucher,
+    render_voucher_transaction,
+)
 
-__all__ = ["iso", "render_customer", "render_card_transaction", "render_incentive", "render_reward"]
+__all__ = [
+    "iso",
+    "render_balance",
+    "render_card_transaction",
+    "render_customer",
+    "render_event_result",
+    "render_incentive",
+    "render_publication",
+    "render_reward",
+    "render_simple_campaign",
+    "render_simple_voucher",
+    "render_voucher",
+    "render_voucher_transaction",
+]

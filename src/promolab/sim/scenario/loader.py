@@ -73,8 +73,14 @@ def read_scenario(source: str | Path | Mapping[str, Any]) -> tuple[dict[str, Any
         raise ScenarioError(origin, "", f"cannot read file ({exc.strerror or exc})") from None
     try:
         document = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-    except (yaml.YAMLError, json.JSONDecodeError) as exc:
-        raise ScenarioError(origin, "", f"not valid {'JSON' if path.suffix == '.json' else 'YAML'}: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ScenarioError(origin, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}") from None
+    except yaml.YAMLError as exc:
+        # The mark is where the parser gave up; without one, fall back to the text.
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) if mark is not None else None
+        raise ScenarioError(origin, where, f"not valid YAML: {problem or exc}") from None
     if document is None:
         document = {}
     if not isinstance(document, dict):
@@ -106,6 +112,8 @@ class _Builder:
         self.now = now
         self.state = State()
         self._path = ""
+        #: Every code so far: a code pool of 100k must not rescan all vouchers.
+        self._codes: set[str] = set()
 
     # -- helpers ---------------------------------------------------------
     @contextmanager
@@ -268,7 +276,7 @@ class _Builder:
 
     def _voucher(self, campaign_id: str, c: schema.CampaignSpec, v: schema.VoucherSpec) -> None:
         st = self.state
-        if v.code in {x.code for x in st.vouchers.values()}:
+        if v.code in self._codes:
             raise self.fail(f"duplicate voucher code {v.code!r}", "code")
         vid = self.new_id("voucher", v.id, st.vouchers)
         holder = self.resolve("customer", st.customers, v.holder, "holder") if v.holder else None
@@ -293,9 +301,10 @@ class _Builder:
             redemption_quantity=v.redemption_quantity, publish_count=1 if holder else 0,
             created_at=self.now,
         )
+        self._codes.add(v.code)
 
     def _generate_codes(self, campaign_id: str, pool: Any) -> list[str]:
-        existing = {x.code for x in self.state.vouchers.values()}
+        existing = set(self._codes)
         codes: list[str] = []
         n = 0
         while len(codes) < pool.count:

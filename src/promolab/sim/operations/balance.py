@@ -1,0 +1,49 @@
+"""Adding balance to a gift voucher (POST /v1/vouchers/{code}/balance).
+
+400 `invalid_add_balance_params` for an amount <= 0 (the real service also
+subtracts with a negative amount; this simulator only adds), 400
+`invalid_voucher` for a code that is not a gift voucher (loyalty cards
+included: their points live in loyalty v2 cards here), 404 for an unknown code.
+Writes a CREDITS_ADDITION transaction and emits
+EVENTS.CUSTOMER.VOUCHER.GIFT.BALANCE_ADDED (see `promolab.sim.gift`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ... import models
+from ..errors import InvalidPayload, NotFound
+from ..gift import check_gift_credit, credit_gift_balance
+from ..inputs import parse
+from . import operation
+
+if TYPE_CHECKING:
+    from ..simulator import Simulator
+
+
+@operation("add_gift_balance", write=True)
+def add_gift_balance(sim: Simulator, *, code: str, request: Any) -> models.BalanceResult:
+    if not isinstance(request, Mapping):
+        raise InvalidPayload("Payload should be an object")
+    body = parse(models.AddBalanceRequest, request)
+    vid = sim.indexes.voucher_by_code.get(code)
+    if vid is None:
+        raise NotFound("voucher", code)
+    voucher = sim.state.vouchers[vid]
+    check_gift_credit(voucher, body.amount)
+    credit_gift_balance(sim, voucher, body.amount, source_id=body.source_id, reason=body.reason)
+    gift = voucher.gift
+    assert gift is not None
+    return models.BalanceResult.model_validate(
+        {
+            "amount": body.amount,
+            "total": gift.amount,
+            "balance": gift.balance,
+            "type": "gift_voucher",
+            "operation_type": "MANUAL",
+            "object": "balance",
+            "related_object": {"type": "voucher", "id": voucher.id},
+        }
+    )

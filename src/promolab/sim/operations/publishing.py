@@ -1,0 +1,71 @@
+"""Publishing a code to a customer (endpoint 5, POST /client/v1/publish).
+
+Rules: `promolab.sim.publishing`. This operation adds the request side:
+the body is parsed with `PublishRequest` (400 `invalid_payload` naming the
+field; a body with neither `voucher` nor `campaign` is 400
+`missing_vouchers`, as the real service answers), the campaign may be named
+by id or name, and the customer is created from its `source_id` when unknown
+— but only once every rule has passed, so a refused request changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from ... import models
+from ..errors import BadRequest, InvalidPayload
+from ..inputs import parse
+from ..publishing import (
+    apply_publication,
+    create_customer,
+    find_campaign,
+    find_customer,
+    select_publication,
+)
+from ..render import render_publication
+from . import operation
+
+if TYPE_CHECKING:
+    from ..simulator import Simulator
+
+
+@operation("publish", write=True)
+def publish(sim: Simulator, *, request: Any, join_once: bool = False) -> models.Publication:
+    if not isinstance(request, Mapping):
+        raise InvalidPayload("Payload should be an object")
+    if request.get("voucher") is None and request.get("campaign") is None:
+        raise BadRequest("Either Campaign or Voucher is required", key="missing_vouchers", message="Missing vouchers")
+    body = parse(models.PublishRequest, request)
+    customer_ref = body.customer.model_dump(exclude_none=True)
+    customer = find_customer(sim, customer_ref)
+    campaign_id: str | None = None
+    if body.campaign is not None:
+        campaign_id = find_campaign(sim, campaign_id=body.campaign.id, name=body.campaign.name).id
+    selection = select_publication(
+        sim,
+        customer_id=customer.id if customer is not None else None,
+        campaign_id=campaign_id,
+        voucher_code=body.voucher,
+        source_id=body.source_id,
+        join_once=join_once,
+    )
+    if customer is None:
+        customer = create_customer(sim, customer_ref)
+        selection = select_publication(  # same answer, now with the customer's id in the fingerprint
+            sim,
+            customer_id=customer.id,
+            campaign_id=campaign_id,
+            voucher_code=body.voucher,
+            source_id=body.source_id,
+            join_once=join_once,
+        )
+    publication = apply_publication(
+        sim,
+        selection,
+        customer,
+        channel=body.channel or "API",
+        metadata=body.metadata,
+        source_id=body.source_id,
+    )
+    return render_publication(sim, publication)

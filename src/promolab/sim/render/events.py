@@ -1,0 +1,24 @@
+"""Tracked events -> the custom event result (`object: "event"`)."""
+
+from __future__ import annotations
+
+from ... import models
+from ..records import Customer, TrackedEvent
+from .customers import render_customer
+
+__all__ = ["render_event_result"]
+
+
+def render_event_result(record: TrackedEvent, customer: Customer) -> models.CustomEventResult:
+    """As the interface shows it: `referral` and `loyalty` are null (what the
+    event did is in the state: card transactions, conversions)."""
+    return models.CustomEventResult.model_validate(
+        {
+            "object": "event",
+            "type": record.name,
+            "customer": render_customer(customer),
+            "referral": None,
+            "loyalty": None,
+            "metadata": record.metadata,
+        }
+    )

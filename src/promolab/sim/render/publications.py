@@ -1,0 +1,40 @@
+"""Publication records -> the Publication wire object."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ... import models
+from ..records import Publication
+from ._time import iso
+from .customers import render_customer
+from .vouchers import render_voucher
+
+if TYPE_CHECKING:
+    from ..simulator import Simulator
+
+__all__ = ["render_publication"]
+
+
+def render_publication(sim: Simulator, record: Publication) -> models.Publication:
+    """The publication with its customer and the voucher as they are now
+    (`publish.count` and `holder_id` reflect every publication so far)."""
+    st = sim.state
+    voucher = st.vouchers[record.voucher_id]
+    campaign = st.campaigns.get(voucher.campaign_id) if voucher.campaign_id is not None else None
+    return models.Publication.model_validate(
+        {
+            "id": record.id,
+            "object": "publication",
+            "created_at": iso(record.created_at),
+            "customer_id": record.customer_id,
+            "tracking_id": record.tracking_id,
+            "metadata": record.metadata,
+            "channel": record.channel,
+            "source_id": record.source_id,
+            "result": "SUCCESS",
+            "customer": render_customer(st.customers[record.customer_id]),
+            "voucher": render_voucher(voucher, campaign, seed=sim.seed),
+            "vouchers_id": [voucher.id],
+        }
+    )

@@ -1,0 +1,183 @@
+"""Voucher records -> the voucher of a publication, and the gift-card shapes
+of the balance webhook (simple campaign, simple voucher, balance, transaction).
+
+List urls are relative (`/v1/vouchers/<code>/redemptions?page=1&limit=10`).
+Asset ids and urls are derived from the voucher id and the seed (no id is
+drawn from the generator), so rendering a voucher twice gives the same bytes
+and reading never changes the state.
+
+`redemption.quantity` is the code's redemption limit; the wire model has no
+null, so an unlimited code shows 0 (see docs/publications-events-webhooks.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+from urllib.parse import quote
+
+from ... import models
+from ..records import Campaign, Voucher, VoucherTransaction
+from ._time import iso
+
+__all__ = [
+    "ASSETS_BASE_URL",
+    "render_balance",
+    "render_simple_campaign",
+    "render_simple_voucher",
+    "render_voucher",
+    "render_voucher_transaction",
+    "voucher_created_at",
+]
+
+ASSETS_BASE_URL = "https://assets.promolab.local/v1/assets"
+
+
+def _asset(seed: int, kind: str, voucher_id: str) -> dict[str, str]:
+    digest = hashlib.blake2b(f"{seed}:{kind}:{voucher_id}".encode(), digest_size=24).hexdigest()
+    asset_id = f"U2FsdGVkX1{digest}"
+    return {"id": asset_id, "url": f"{ASSETS_BASE_URL}/{kind}/{asset_id}"}
+
+
+def voucher_created_at(voucher: Voucher, campaign: Campaign | None) -> Any:
+    return voucher.created_at or (campaign.created_at if campaign is not None else None)
+
+
+def render_voucher(voucher: Voucher, campaign: Campaign | None, *, seed: int) -> models.Voucher:
+    """The full voucher object embedded in a publication."""
+    code = quote(voucher.code, safe="")
+    gift = voucher.gift
+    body: dict[str, Any] = {
+        "id": voucher.id,
+        "code": voucher.code,
+        "campaign": campaign.name if campaign is not None else None,
+        "campaign_id": voucher.campaign_id,
+        "category": campaign.category if campaign is not None else None,
+        "category_id": campaign.category_id if campaign is not None else None,
+        "type": voucher.type,
+        "discount": voucher.discount,
+        "gift": None if gift is None else {"amount": gift.amount, "balance": gift.balance, "effect": gift.effect},
+        "loyalty_card": None,
+        "start_date": iso(voucher.start_date),
+        "expiration_date": iso(voucher.expiration_date),
+        "validity_timeframe": (
+            campaign.validity_timeframe.model_dump() if campaign is not None and campaign.validity_timeframe else None
+        ),
+        "validity_day_of_week": campaign.validity_day_of_week if campaign is not None else None,
+        "active": voucher.active,
+        "additional_info": voucher.additional_info,
+        "metadata": voucher.metadata,
+        "assets": {"qr": _asset(seed, "qr", voucher.id), "barcode": _asset(seed, "barcode", voucher.id)},
+        "is_referral_code": voucher.is_referral_code,
+        "created_at": iso(voucher_created_at(voucher, campaign)),
+        "updated_at": iso(voucher.updated_at),
+        "holder_id": voucher.holder_id,
+        "redemption": {
+            "quantity": voucher.redemption_quantity if voucher.redemption_quantity is not None else 0,
+            "redeemed_quantity": voucher.redeemed_quantity,
+            "object": "list",
+            "url": f"/v1/vouchers/{code}/redemptions?page=1&limit=10",
+        },
+        "publish": {
+            "object": "list",
+            "count": voucher.publish_count,
+            "url": f"/v1/vouchers/{code}/publications?page=1&limit=10",
+        },
+        "object": "voucher",
+    }
+    return models.Voucher.model_validate(body)
+
+
+def render_simple_campaign(campaign: Campaign) -> dict[str, Any]:
+    """`data.campaign` of the gift balance webhook (SimpleCampaign)."""
+    voucher: dict[str, Any] = {
+        "type": "GIFT_VOUCHER" if campaign.type == "GIFT_VOUCHERS" else "DISCOUNT_VOUCHER",
+        "redemption": {"quantity": None, "redeemed_quantity": 0},
+        "code_config": {},
+    }
+    if campaign.type == "GIFT_VOUCHERS":
+        voucher["gift"] = {"amount": campaign.gift_amount or 0, "effect": "APPLY_TO_ORDER"}
+    elif campaign.discount is not None:
+        voucher["discount"] = campaign.discount
+    body = {
+        "id": campaign.id,
+        "name": campaign.name,
+        "campaign_type": campaign.type,
+        "type": "STATIC",
+        "is_referral_code": campaign.type == "REFERRAL_PROGRAM",
+        "voucher": voucher,
+        "auto_join": False,
+        "join_once": campaign.join_once,
+        "active": campaign.active,
+        "category_id": campaign.category_id,
+        "category": campaign.category,
+        "metadata": campaign.metadata,
+        "start_date": iso(campaign.start_date),
+        "expiration_date": iso(campaign.expiration_date),
+        "created_at": iso(campaign.created_at),
+        "object": "campaign",
+    }
+    if body["created_at"] is None:
+        del body["created_at"]
+    return body
+
+
+def render_simple_voucher(voucher: Voucher, campaign: Campaign | None, *, fallback_created_at: Any) -> dict[str, Any]:
+    """`data.voucher` of the gift balance webhook (SimpleVoucher)."""
+    gift = voucher.gift
+    body: dict[str, Any] = {
+        "id": voucher.id,
+        "code": voucher.code,
+        "gift": None if gift is None else {"amount": gift.amount, "balance": gift.balance, "effect": gift.effect},
+        "type": voucher.type,
+        "campaign": campaign.name if campaign is not None else None,
+        "campaign_id": voucher.campaign_id,
+        "is_referral_code": voucher.is_referral_code,
+        "holder_id": voucher.holder_id,
+        "category_id": campaign.category_id if campaign is not None else None,
+        "active": voucher.active,
+        "created_at": iso(voucher_created_at(voucher, campaign) or fallback_created_at),
+        "updated_at": iso(voucher.updated_at),
+        "redemption": {
+            "quantity": voucher.redemption_quantity,
+            "redeemed_quantity": voucher.redeemed_quantity,
+            "redeemed_amount": voucher.redeemed_amount,
+        },
+        "start_date": iso(voucher.start_date),
+        "expiration_date": iso(voucher.expiration_date),
+        "metadata": voucher.metadata,
+        "object": "voucher",
+    }
+    return body
+
+
+def render_balance(voucher: Voucher, added: int, *, operation_type: str | None = None) -> dict[str, Any]:
+    """A gift balance snapshot after adding `added`."""
+    gift = voucher.gift
+    assert gift is not None
+    body: dict[str, Any] = {
+        "type": "gift_voucher",
+        "total": gift.amount,
+        "amount": added,
+        "object": "balance",
+        "balance": gift.balance,
+        "related_object": {"id": voucher.id, "type": "voucher"},
+    }
+    if operation_type is not None:
+        body["operation_type"] = operation_type
+    return body
+
+
+def render_voucher_transaction(record: VoucherTransaction) -> dict[str, Any]:
+    return {
+        "id": record.id,
+        "source_id": record.source_id,
+        "voucher_id": record.voucher_id,
+        "campaign_id": record.campaign_id or "",
+        "source": record.source,
+        "reason": record.reason,
+        "type": record.type,
+        "details": record.details,
+        "related_transaction_id": record.related_transaction_id,
+        "created_at": iso(record.created_at),
+    }
