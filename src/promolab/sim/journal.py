@@ -86,10 +86,11 @@ def apply_entry(sim: Any, entry: dict[str, Any]) -> Any:
         if not isinstance(seconds, int | float) or isinstance(seconds, bool) or seconds < 0:
             raise ValueError("advance needs args.seconds >= 0")
         # The clock may already stand at this line's `at` (which is after the
-        # advance); only the remainder is still to go.
+        # advance); only the remainder is still to go. Advance even by zero:
+        # an `advance(0)` runs work due now (a purchase with no delay), and a
+        # restart from the journal must run it too.
         target = parse_instant(entry["at"]) if "at" in entry else sim.now + timedelta(seconds=seconds)
-        if target > sim.now:
-            sim.advance(target - sim.now)
+        sim.advance(max(target - sim.now, timedelta(0)))
         return None
     return sim.apply(entry["op"], **entry["args"])
 

@@ -1,0 +1,49 @@
+"""Event replay: apply a sequence of operations on the simulated clock and
+get a timeline DataFrame back (docs/replay.md).
+
+    from promolab import Simulator
+    from promolab.replay import replay
+
+    sim = Simulator.from_scenario("data/scenarios/demo.yaml")
+    result = replay(sim, "data/events/demo_day.jsonl")
+    result.timeline            # one row per line: time, op, outcome, status, summary, counts
+    result.balance_table()     # card and gift balances after every line
+    result.deliveries          # webhook delivery attempts, with the line that made each
+
+The format is the simulator's journal: record a session with `record(sim)`
+(or `sim.record_to(...)`) and replay it on a fresh simulator to get the same
+state back.
+"""
+
+from .events import (
+    ALIASES,
+    FORMAT_KEYS,
+    BadLine,
+    Event,
+    EventFormatError,
+    check_events,
+    iter_events,
+    known_operations,
+    read_events,
+)
+from .runner import LineError, ReplayError, ReplayResult, record, replay
+from .timeline import BALANCE_COLUMNS, TIMELINE_COLUMNS
+
+__all__ = [
+    "replay",
+    "record",
+    "read_events",
+    "iter_events",
+    "check_events",
+    "known_operations",
+    "ReplayResult",
+    "ReplayError",
+    "LineError",
+    "Event",
+    "BadLine",
+    "EventFormatError",
+    "ALIASES",
+    "FORMAT_KEYS",
+    "TIMELINE_COLUMNS",
+    "BALANCE_COLUMNS",
+]

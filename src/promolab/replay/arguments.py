@@ -1,0 +1,229 @@
+"""What an operation accepts: names (with aliases) and argument checks.
+
+The registry (`promolab.sim.operations.REGISTRY`) is the list of operations;
+each operation's signature is the list of its arguments. A line is checked
+against both before it is applied: argument names (unknown, missing) and the
+JSON types the signature's annotations declare (`str`, `bool`, `int`,
+`float`, `dict[...]`, `list[...]`, `None` and unions of them; anything else,
+e.g. `Any`, is left to the operation, which refuses a bad value with 400
+before changing anything). `advance` is not in the registry: the runner moves
+the clock itself; its arguments are defined here.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..sim.operations import REGISTRY, load_all
+
+__all__ = [
+    "ADVANCE",
+    "ALIASES",
+    "ADVANCE_UNITS",
+    "MAX_ADVANCE_SECONDS",
+    "known_operations",
+    "canonical_op",
+    "check_args",
+    "canonical_advance",
+    "json_type",
+]
+
+#: The clock is not an operation of the registry: the runner moves it itself.
+ADVANCE = "advance"
+
+#: Friendly names accepted in files, normalised to the registry's names.
+#: Names are also matched case-insensitively, with `-` and spaces read as `_`.
+ALIASES: dict[str, str] = {
+    "custom_event": "track_event",
+    "event": "track_event",
+    "track": "track_event",
+    "purchase": "purchase_reward",
+    "buy_reward": "purchase_reward",
+    "add_balance": "add_gift_balance",
+    "gift_balance": "add_gift_balance",
+    "clock": ADVANCE,
+    "wait": ADVANCE,
+    "validate_promotions": "validate",
+    "validation": "validate",
+    "publication": "publish",
+}
+
+#: Units an `advance` line may use, in seconds.
+ADVANCE_UNITS = {"seconds": 1.0, "minutes": 60.0, "hours": 3600.0, "days": 86400.0}
+#: The longest single advance: 100 years (the clock must stay a datetime).
+MAX_ADVANCE_SECONDS = 100 * 365.25 * 86400
+
+
+@dataclass(frozen=True, slots=True)
+class _ArgSpec:
+    names: frozenset[str]
+    required: tuple[str, ...]
+    checks: dict[str, tuple[str, Callable[[Any], bool]]] = field(default_factory=dict)
+    open: bool = False  # the operation takes **kwargs
+
+
+#: op name -> (the function the spec was read from, its spec).
+_SPECS: dict[str, tuple[object, _ArgSpec]] = {}
+
+
+def known_operations() -> list[str]:
+    """Every operation a line may name (canonical names, sorted)."""
+    load_all()
+    return sorted({*REGISTRY, ADVANCE})
+
+
+def canonical_op(name: str) -> str | None:
+    """The registry name for `name` (or an alias of it), None when unknown."""
+    if name in REGISTRY or name == ADVANCE:
+        return name
+    folded = name.strip().lower().replace("-", "_").replace(" ", "_")
+    folded = ALIASES.get(folded, folded)
+    if folded in REGISTRY or folded == ADVANCE:
+        return folded
+    return None
+
+
+def _spec(op: str) -> _ArgSpec:
+    func: object = None if op == ADVANCE else REGISTRY[op].func
+    cached = _SPECS.get(op)
+    if cached is not None and cached[0] is func:
+        return cached[1]
+    spec = _ArgSpec(frozenset(ADVANCE_UNITS), ()) if func is None else _signature_spec(REGISTRY[op].func)
+    _SPECS[op] = (func, spec)
+    return spec
+
+
+def _signature_spec(func: Callable[..., Any]) -> _ArgSpec:
+    params = list(inspect.signature(func).parameters.values())[1:]  # drop `sim`
+    names, required, checks, is_open = set(), [], {}, False
+    for p in params:
+        if p.kind is inspect.Parameter.VAR_KEYWORD:
+            is_open = True
+            continue
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            continue
+        names.add(p.name)
+        if p.default is inspect.Parameter.empty:
+            required.append(p.name)
+        check = _annotation_check(p.annotation)
+        if check is not None:
+            checks[p.name] = check
+    return _ArgSpec(frozenset(names), tuple(required), checks, is_open)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    if not isinstance(v, int | float) or isinstance(v, bool):
+        return False
+    try:
+        return math.isfinite(v)
+    except OverflowError:  # an int too large for a float
+        return False
+
+
+_BASE_CHECKS: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "str": ("a string", lambda v: isinstance(v, str)),
+    "bool": ("true or false", lambda v: isinstance(v, bool)),
+    "int": ("an integer", _is_int),
+    "float": ("a number", _is_number),
+    "dict": ("an object", lambda v: isinstance(v, dict)),
+    "Mapping": ("an object", lambda v: isinstance(v, dict)),
+    "list": ("an array", lambda v: isinstance(v, list)),
+    "Sequence": ("an array", lambda v: isinstance(v, list)),
+    "None": ("null", lambda v: v is None),
+}
+
+
+def _split_union(text: str) -> list[str]:
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch == "[":
+            depth += 1
+        elif ch == "]":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            parts.append(text[start:i].strip())
+            start = i + 1
+    parts.append(text[start:].strip())
+    return parts
+
+
+def _annotation_check(annotation: Any) -> tuple[str, Callable[[Any], bool]] | None:
+    """A JSON-level type check derived from an operation's annotation.
+
+    Annotations are strings (`from __future__ import annotations`); only the
+    plain shapes are understood (str, bool, int, float, dict[...], list[...],
+    None and unions of them). Anything else (`Any`, a model) checks nothing:
+    the operation itself refuses a bad value with 400 before changing state.
+    """
+    if annotation is inspect.Parameter.empty:
+        return None
+    text = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", repr(annotation))
+    alternatives = []
+    for part in _split_union(text):
+        base = part.split("[", 1)[0].strip().rsplit(".", 1)[-1]
+        check = _BASE_CHECKS.get(base)
+        if check is None:
+            return None
+        alternatives.append(check)
+    if len(alternatives) == 1:
+        return alternatives[0]
+    label = " or ".join(dict.fromkeys(name for name, _ in alternatives))
+    funcs = tuple(f for _, f in alternatives)
+    return label, lambda v: any(f(v) for f in funcs)
+
+
+def json_type(value: Any) -> str:
+    """How a value reads in JSON terms, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
+def check_args(op: str, args: dict[str, Any]) -> tuple[str, str] | None:
+    """(error key, message) when `args` do not fit operation `op`, else None."""
+    spec = _spec(op)
+    if not spec.open and not spec.names.issuperset(args):
+        unknown = [name for name in args if name not in spec.names]
+        if unknown:
+            accepted = ", ".join(sorted(spec.names)) or "none"
+            return "unknown_argument", f"unknown argument {', '.join(sorted(unknown))}; accepted: {accepted}"
+    missing = [name for name in spec.required if name not in args]
+    if missing:
+        return "missing_argument", f"missing argument {', '.join(missing)}"
+    if op == ADVANCE:
+        for name, value in args.items():
+            if not _is_number(value) or value < 0:
+                return "invalid_argument", f"args.{name} must be a number >= 0 (got {value!r})"
+        if sum(value * ADVANCE_UNITS[name] for name, value in args.items()) > MAX_ADVANCE_SECONDS:
+            return "invalid_argument", "an advance is at most 100 years"
+        return None
+    for name, (label, check) in spec.checks.items():
+        if name in args and not check(args[name]):
+            return "invalid_argument", f"args.{name} must be {label} (got {json_type(args[name])})"
+    return None
+
+
+def canonical_advance(args: dict[str, Any]) -> dict[str, Any]:
+    """`{"hours": 1, "minutes": 30}` -> `{"seconds": 5400}` (checked args)."""
+    if not args or list(args) == ["seconds"]:
+        return args
+    seconds = sum(float(value) * ADVANCE_UNITS[name] for name, value in args.items())
+    return {"seconds": int(seconds) if seconds.is_integer() else seconds}

@@ -1,0 +1,267 @@
+"""Reading and checking event sequences (the journal format, docs/replay.md).
+
+One JSON object a line: `{"at": <ISO 8601>, "op": <operation>, "args": {...}}`
+with an optional `"note"`. Every line is checked here, *before* anything is
+applied: valid JSON, known keys, a known operation (friendly aliases are
+normalised to the registry's names), argument names the operation accepts,
+argument types its signature declares, and a parseable, timezone-aware `at`.
+What cannot be checked without the simulator (that `at` is not before its
+clock) is checked by the runner, still before the line is applied.
+
+A line that fails is a `BadLine` carrying its line number and an error key;
+`read_events` raises it as `EventFormatError`, `iter_events` yields it so a
+replay with `on_error="skip"` can record it and go on.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import IO, Any
+
+from ..sim.clock import parse_instant
+from ..sim.operations import load_all
+from .arguments import (
+    ADVANCE,
+    ALIASES,
+    canonical_advance,
+    canonical_op,
+    check_args,
+    json_type,
+    known_operations,
+)
+
+__all__ = [
+    "Event",
+    "BadLine",
+    "EventFormatError",
+    "EventSource",
+    "ADVANCE",
+    "ALIASES",
+    "FORMAT_KEYS",
+    "canonical_op",
+    "known_operations",
+    "check_entry",
+    "iter_events",
+    "read_events",
+    "check_events",
+]
+
+#: Error keys of malformed lines (refusals carry the simulator's own keys).
+FORMAT_KEYS = (
+    "invalid_json",
+    "invalid_line",
+    "unknown_operation",
+    "unknown_argument",
+    "missing_argument",
+    "invalid_argument",
+    "invalid_time",
+    "time_in_past",
+)
+
+_LINE_KEYS = frozenset({"at", "op", "args", "note"})
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One checked line: a canonical operation with its arguments."""
+
+    line: int
+    op: str
+    args: dict[str, Any]
+    #: When the operation happens (aware UTC); None = at the current clock.
+    at: datetime | None = None
+    note: str | None = None
+
+    def to_json(self) -> str:
+        """The canonical line (journal form) for this event."""
+        from ..sim.clock import format_instant
+
+        entry: dict[str, Any] = {}
+        if self.at is not None:
+            entry["at"] = format_instant(self.at)
+        entry["op"] = self.op
+        entry["args"] = self.args
+        if self.note is not None:
+            entry["note"] = self.note
+        return json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class BadLine:
+    """A line that cannot become an operation call; nothing of it is applied."""
+
+    line: int
+    key: str
+    message: str
+    #: What could be read of the line (for the timeline), when anything.
+    op: str | None = None
+    at: datetime | None = None
+    note: str | None = None
+
+    def error(self) -> EventFormatError:
+        return EventFormatError(self.line, self.key, self.message)
+
+
+#: What `replay`/`read_events` accept: a path, JSON Lines text (a str starting
+#: with "{"), an open text file, or an iterable of lines / dicts / `Event`s.
+EventSource = str | Path | IO[str] | Iterable[str | dict[str, Any] | Event]
+
+
+class EventFormatError(ValueError):
+    """A malformed line: `.line` (1-based), `.key` (one of `FORMAT_KEYS`), `.message`."""
+
+    def __init__(self, line: int, key: str, message: str) -> None:
+        super().__init__(f"line {line}: {message}")
+        self.line = line
+        self.key = key
+        self.message = message
+
+
+# -- one line ----------------------------------------------------------------
+
+
+def check_entry(entry: Any, line: int) -> Event | BadLine:
+    """Check one parsed line (a dict) and return the `Event` or the `BadLine`."""
+    if not isinstance(entry, dict):
+        return BadLine(line, "invalid_line", f"expected an object with at, op, args (got {json_type(entry)})")
+    note = entry.get("note")
+    note = note if isinstance(note, str) else None
+    unknown = entry.keys() - _LINE_KEYS
+    if unknown:
+        return BadLine(line, "invalid_line",
+                       f"unknown keys {sorted(map(str, unknown))}; a line has at, op, args, note", note=note)
+    if "note" in entry and not isinstance(entry["note"], str | None):
+        return BadLine(line, "invalid_line", "note must be a string")
+    raw_op = entry.get("op")
+    op = canonical_op(raw_op) if isinstance(raw_op, str) and raw_op else None
+    at: datetime | None = None
+    raw_at = entry.get("at")
+    if raw_at is not None:
+        if not isinstance(raw_at, str):
+            return BadLine(line, "invalid_time", f"at must be an ISO 8601 string (got {json_type(raw_at)})",
+                           op=op, note=note)
+        try:
+            at = _instant(raw_at)
+        except ValueError as exc:
+            reason = str(exc) if "timezone" in str(exc) else "not an ISO 8601 instant"
+            return BadLine(line, "invalid_time", f"at {raw_at!r}: {reason}", op=op, note=note)
+    if not isinstance(raw_op, str) or not raw_op:
+        return BadLine(line, "invalid_line", "missing op (the operation's name)", at=at, note=note)
+    if op is None:
+        return BadLine(line, "unknown_operation",
+                       f"unknown operation {raw_op!r}; known: {', '.join(known_operations())}", at=at, note=note)
+    args = entry.get("args", {})
+    if args is None:
+        args = {}
+    if not isinstance(args, dict):
+        return BadLine(line, "invalid_line", f"args must be an object (got {json_type(args)})",
+                       op=op, at=at, note=note)
+    problem = check_args(op, args)
+    if problem is not None:
+        key, message = problem
+        return BadLine(line, key, f"{op}: {message}", op=op, at=at, note=note)
+    if op == ADVANCE:
+        args = canonical_advance(args)
+        if at is None and "seconds" not in args:
+            return BadLine(line, "missing_argument",
+                           "advance: give args.seconds (or minutes/hours/days), or an `at` to move the clock to",
+                           op=op, note=note)
+    return Event(line, op, args, at, note)
+
+
+@lru_cache(maxsize=4096)
+def _instant(text: str) -> datetime:
+    """`parse_instant`, cached: lines of a journal share their `at` in runs."""
+    return parse_instant(text)
+
+
+# -- sources -------------------------------------------------------------------
+
+
+def _numbered(source: EventSource) -> Iterator[tuple[int, Any]]:
+    """(line number, raw line or object) for every item of the source."""
+    if isinstance(source, str) and source.lstrip().startswith("{"):
+        source = io.StringIO(source)
+    if isinstance(source, str | Path):
+        # utf-8-sig: a byte-order mark some editors write is not part of line 1
+        with open(source, encoding="utf-8-sig", newline="") as handle:
+            yield from _numbered_text(handle)
+        return
+    if isinstance(source, io.IOBase) or hasattr(source, "readline"):
+        yield from _numbered_text(source)  # type: ignore[arg-type]
+        return
+    for number, item in enumerate(source, start=1):
+        yield number, item
+
+
+def _numbered_text(handle: Iterable[str]) -> Iterator[tuple[int, str]]:
+    # Lines end at "\n" only: U+2028 and friends may sit raw inside JSON strings.
+    for number, text in enumerate(handle, start=1):
+        yield number, text.rstrip("\r\n")
+
+
+def iter_events(source: EventSource) -> Iterator[Event | BadLine]:
+    """Check the source line by line, yielding an `Event` or a `BadLine` for
+    each non-blank line (blank lines are ignored; line numbers still count
+    them, as an editor does)."""
+    load_all()
+    for number, item in _numbered(source):
+        if isinstance(item, Event):
+            yield _recheck(item)
+            continue
+        if isinstance(item, str):
+            if not item.strip():
+                continue
+            try:
+                entry = json.loads(item)
+            except json.JSONDecodeError as exc:
+                yield BadLine(number, "invalid_json", f"not valid JSON ({exc.msg} at column {exc.colno})")
+                continue
+        else:
+            entry = item
+        yield check_entry(entry, number)
+
+
+def _recheck(event: Event) -> Event | BadLine:
+    """An `Event` built by hand gets the checks a parsed line gets."""
+    op = canonical_op(event.op)
+    if op is None:
+        return BadLine(event.line, "unknown_operation", f"unknown operation {event.op!r}", at=event.at,
+                       note=event.note)
+    if not isinstance(event.args, dict):
+        return BadLine(event.line, "invalid_line", "args must be an object", op=op, at=event.at, note=event.note)
+    problem = check_args(op, event.args)
+    if problem is None and op == ADVANCE:
+        args = canonical_advance(event.args)
+        if event.at is None and "seconds" not in args:
+            problem = ("missing_argument", "give args.seconds, or an `at` to move the clock to")
+        elif args is not event.args or op != event.op:
+            return Event(event.line, op, args, event.at, event.note)
+    if problem is not None:
+        return BadLine(event.line, problem[0], f"{op}: {problem[1]}", op=op, at=event.at, note=event.note)
+    if op != event.op:
+        return Event(event.line, op, event.args, event.at, event.note)
+    return event
+
+
+def read_events(source: EventSource) -> list[Event]:
+    """Every event of the source, checked; raises `EventFormatError` (with
+    `.line`) at the first malformed line."""
+    events = []
+    for item in iter_events(source):
+        if isinstance(item, BadLine):
+            raise item.error()
+        events.append(item)
+    return events
+
+
+def check_events(source: EventSource) -> list[BadLine]:
+    """Every malformed line of the source (empty when the file is clean).
+    Static checks only: `at` against the simulator's clock is the runner's."""
+    return [item for item in iter_events(source) if isinstance(item, BadLine)]

@@ -1,0 +1,375 @@
+"""The timeline: one row per replayed line, and the balances beside it.
+
+Columns and dtypes are fixed (docs/replay.md, "Timeline"):
+
+    line            int64            line number in the source (1-based)
+    time            datetime64[us, UTC]  simulated time after the line (clock unchanged for a malformed line)
+    op              category         canonical operation (categories: every known operation); NA if unreadable
+    outcome         category         "ok", or the error key (refusal or malformed line)
+    status          Int64            HTTP-equivalent status: 200/202/204 on success, the
+                                     refusal's status (500: internal error); NA if malformed
+    result          string           short summary of what the operation returned; NA on failure
+    tiers           Int64            validate: number of applicable tiers; NA for other operations
+    best_tier       string           validate: id of the tier with the largest total discount
+    best_discount   Int64            validate: that discount, in cents
+    publications    int64            counts after the line: publications,
+    events          int64              tracked custom events,
+    conversions     int64              referral conversions,
+    pending_purchases int64            reward purchases still PENDING,
+    deliveries      int64              webhook delivery attempts logged,
+    pending_deliveries int64           sendouts waiting for a retry
+    message         string           why the line failed; NA on success
+    note            string           the line's "note", if any
+
+Balances are a tidy companion frame (`balances_frame`), one row per account
+whose balance changed at a line, plus the opening balance of every account at
+line 0; `balance_table` pivots it wide (one column per account, forward
+filled). Tidy, because a scenario may hold thousands of cards: the timeline
+must not grow a column per card, and a replay must not copy every balance
+after every line.
+
+Key state is followed incrementally, so a line costs O(what it touched): new
+card transactions name the cards that moved (the card ledger is the only
+writer of balances), new voucher transactions, new vouchers and the `code`
+of `add_gift_balance` name the gift vouchers, and PENDING purchases are
+re-checked only when the clock moved (they settle only on the clock).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from itertools import islice
+from typing import TYPE_CHECKING, Any
+
+from .events import ADVANCE, known_operations
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..sim.simulator import Simulator
+
+__all__ = [
+    "TIMELINE_COLUMNS",
+    "BALANCE_COLUMNS",
+    "SUCCESS_STATUS",
+    "TimelineBuilder",
+    "summarize",
+    "duration",
+    "balance_table",
+]
+
+TIMELINE_COLUMNS = [
+    "line", "time", "op", "outcome", "status", "result", "tiers", "best_tier", "best_discount",
+    "publications", "events", "conversions", "pending_purchases", "deliveries", "pending_deliveries",
+    "message", "note",
+]
+_COUNTS = ("publications", "events", "conversions", "pending_purchases", "deliveries", "pending_deliveries")
+BALANCE_COLUMNS = ["line", "time", "kind", "account", "owner", "balance", "change"]
+BALANCE_KINDS = ["card", "gift"]
+
+#: Status of a successful line, as the HTTP face answers it (default 200).
+SUCCESS_STATUS: dict[str, int] = {"purchase_reward": 202, "delete_webhook": 204}
+
+
+def _get(obj: Any, *path: str) -> Any:
+    """Read `a.b.c` from a wire model or a JSON dict alike (None if absent)."""
+    for name in path:
+        if obj is None:
+            return None
+        obj = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+    return obj
+
+
+def _text(value: Any) -> str:
+    return str(getattr(value, "value", value))
+
+
+def duration(delta: timedelta | float) -> str:
+    """`1d 2h 3m 4s` (fractions of a second as `0.5s`)."""
+    seconds = delta.total_seconds() if isinstance(delta, timedelta) else float(delta)
+    seconds_int = int(seconds)
+    if seconds_int != seconds:
+        return f"{seconds:g}s"
+    days, rest = divmod(seconds_int, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{n}{u}" for n, u in ((days, "d"), (hours, "h"), (minutes, "m"), (secs, "s")) if n]
+    return " ".join(parts) or "0s"
+
+
+def summarize(op: str, args: dict[str, Any], result: Any) -> tuple[str, int | None, str | None, int | None]:
+    """(summary, tiers, best_tier, best_discount) for a successful line."""
+    if op == "validate":
+        promotions = _get(result, "promotions") or []
+        best_id, best = None, None
+        for tier in promotions:
+            amount = _get(tier, "order", "total_discount_amount")
+            if amount is None:
+                amount = _get(tier, "discount_amount") or 0
+            if best is None or amount > best:
+                best_id, best = _get(tier, "id"), amount
+        if not promotions:
+            return "no tier applies", 0, None, None
+        return f"{len(promotions)} tiers; best {best_id} -{best}", len(promotions), best_id, best
+    if op == "publish":
+        code = _get(result, "voucher", "code")
+        who = _get(result, "tracking_id") or _get(result, "customer_id")
+        return f"{code} -> {who}", None, None, None
+    if op == "track_event":
+        who = _get(result, "customer", "source_id") or _get(result, "customer", "id")
+        return f"{_get(result, 'type') or args.get('request', {}).get('event')} by {who}", None, None, None
+    if op == "purchase_reward":
+        status = _get(result, "status")
+        tx = _get(result, "transaction")
+        if tx is None:
+            return _text(status), None, None, None
+        return f"{_text(status)} {_get(tx, 'id')} {_text(_get(tx, 'status'))}", None, None, None
+    if op == "add_gift_balance":
+        return (f"{args.get('code')} +{_get(result, 'amount')} -> balance {_get(result, 'balance')}",
+                None, None, None)
+    if op == "delete_reward":
+        return f"{_get(result, 'id')} {_text(_get(result, 'status'))}", None, None, None
+    if op == "delete_webhook":
+        return f"{args.get('webhook_id')} deleted", None, None, None
+    if op == ADVANCE:
+        return f"clock +{duration(float(args.get('seconds', 0)))}", None, None, None
+    if op == "get_incentive":
+        return f"{_get(result, 'id')} {_text(_get(result, 'status'))}", None, None, None
+    return type(result).__name__ if result is not None else "ok", None, None, None
+
+
+def _tail(mapping: dict[str, Any], count: int) -> Iterator[Any]:
+    """The last `count` values of an insertion-ordered dict, newest first."""
+    return islice(reversed(mapping.values()), count)
+
+
+class TimelineBuilder:
+    """Accumulates timeline rows and balance changes while a replay runs.
+
+    Rows are kept as tuples and turned into typed columns once, at the end:
+    a line costs a few `len()` calls, one tuple and what it touched."""
+
+    def __init__(self, sim: Simulator) -> None:
+        self.sim = sim
+        st = sim.state
+        self._state = st
+        self._n_tx = len(st.card_transactions)
+        self._pending = {t.id for t in st.card_transactions.values() if t.status == "PENDING"}
+        self._n_vtx = len(st.voucher_transactions)
+        self._n_vouchers = len(st.vouchers)
+        self.delivery_start = len(st.webhook_deliveries)
+        self._n_deliveries = self.delivery_start
+        #: Replay line of every delivery attempt logged during the replay.
+        self.delivery_lines: list[int] = []
+        self._cards: dict[str, int] = {}
+        self._gifts: dict[str, int] = {}
+        self._rows: list[tuple[Any, ...]] = []
+        self._bal: list[tuple[Any, ...]] = []
+        now = sim.now
+        for card in st.cards.values():
+            self._cards[card.id] = card.balance
+            self._bal.append((0, now, "card", card.id, card.member_id, card.balance, None))
+        for voucher in st.vouchers.values():
+            if voucher.gift is not None:
+                self._gifts[voucher.id] = voucher.gift.balance
+                self._bal.append((0, now, "gift", voucher.code, voucher.holder_id, voucher.gift.balance, None))
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    # -- per line ------------------------------------------------------------
+    def add(
+        self,
+        line: int,
+        op: str | None,
+        outcome: str,
+        status: int | None,
+        result: str | None = None,
+        validation: tuple[int | None, str | None, int | None] = (None, None, None),
+        message: str | None = None,
+        note: str | None = None,
+        clock_moved: bool = False,
+        gift_code: str | None = None,
+    ) -> None:
+        """One row; the key state is read after the line (cheaply).
+        `validation` is (tiers, best_tier, best_discount) of a validate line."""
+        sim = self.sim
+        st = sim.state
+        if st is not self._state:  # pragma: no cover - a restore during a replay
+            raise RuntimeError("the simulator's state was replaced during the replay")
+        now = sim.clock.now
+        cards: set[str] | None = None
+        gifts: set[str] | None = None
+        # card transactions: new ones, and PENDING ones settled by the clock
+        n_tx = len(st.card_transactions)
+        if n_tx != self._n_tx:
+            cards = set()
+            for tx in _tail(st.card_transactions, n_tx - self._n_tx):
+                cards.add(tx.card_id)
+                if tx.status == "PENDING":
+                    self._pending.add(tx.id)
+            self._n_tx = n_tx
+        if clock_moved and self._pending:
+            txs = st.card_transactions
+            settled = [t for t in self._pending if txs[t].status != "PENDING"]
+            if settled:
+                cards = cards if cards is not None else set()
+                for tx_id in settled:
+                    self._pending.discard(tx_id)
+                    cards.add(txs[tx_id].card_id)
+        # gift vouchers: new voucher transactions, new vouchers, the line's code
+        n_vtx = len(st.voucher_transactions)
+        if n_vtx != self._n_vtx:
+            gifts = {vt.voucher_id for vt in _tail(st.voucher_transactions, n_vtx - self._n_vtx)}
+            self._n_vtx = n_vtx
+        n_vouchers = len(st.vouchers)
+        if n_vouchers != self._n_vouchers:
+            gifts = gifts if gifts is not None else set()
+            gifts.update(v.id for v in _tail(st.vouchers, n_vouchers - self._n_vouchers) if v.gift is not None)
+            self._n_vouchers = n_vouchers
+        if gift_code is not None:
+            voucher_id = sim.indexes.voucher_by_code.get(gift_code)
+            if voucher_id is not None:
+                gifts = gifts if gifts is not None else set()
+                gifts.add(voucher_id)
+        if cards:
+            self._cards_changed(line, now, cards)
+        if gifts:
+            self._gifts_changed(line, now, gifts)
+        n_deliveries = len(st.webhook_deliveries)
+        if n_deliveries != self._n_deliveries:
+            self.delivery_lines.extend([line] * (n_deliveries - self._n_deliveries))
+            self._n_deliveries = n_deliveries
+        self._rows.append((
+            line, now, op, outcome, status, result, *validation,
+            len(st.publications), len(st.events), len(st.referral_conversions), len(self._pending),
+            n_deliveries, len(st.pending_deliveries), message, note,
+        ))
+
+    def _cards_changed(self, line: int, now: datetime, cards: set[str]) -> None:
+        all_cards = self.sim.state.cards
+        for card_id in sorted(cards):
+            card = all_cards.get(card_id)
+            if card is not None:
+                old = self._cards.get(card_id)
+                if old != card.balance:
+                    self._cards[card_id] = card.balance
+                    self._bal.append((line, now, "card", card.id, card.member_id, card.balance,
+                                      None if old is None else card.balance - old))
+
+    def _gifts_changed(self, line: int, now: datetime, gifts: set[str]) -> None:
+        vouchers = self.sim.state.vouchers
+        for voucher_id in sorted(gifts):
+            voucher = vouchers.get(voucher_id)
+            if voucher is not None and voucher.gift is not None:
+                old = self._gifts.get(voucher_id)
+                if old != voucher.gift.balance:
+                    self._gifts[voucher_id] = voucher.gift.balance
+                    self._bal.append((line, now, "gift", voucher.code, voucher.holder_id, voucher.gift.balance,
+                                      None if old is None else voucher.gift.balance - old))
+
+    # -- frames --------------------------------------------------------------
+    def reconcile(self) -> None:
+        """Check the followed balances against the state (O(accounts), once).
+
+        A difference means a balance moved without a card/voucher transaction
+        the tracker could see; the final value is recorded at the last line so
+        the balance table ends right, and a warning names the accounts."""
+        st = self.sim.state
+        line = self._rows[-1][0] if self._rows else 0
+        now = self.sim.now
+        drift = [c.id for c in st.cards.values() if self._cards.get(c.id) != c.balance]
+        drift += [v.code for v in st.vouchers.values()
+                  if v.gift is not None and v.id in self._gifts and self._gifts[v.id] != v.gift.balance]
+        self._cards_changed(line, now, {c.id for c in st.cards.values() if self._cards.get(c.id) != c.balance})
+        self._gifts_changed(line, now, {v.id for v in st.vouchers.values()
+                                        if v.gift is not None and self._gifts.get(v.id) != v.gift.balance})
+        if drift:
+            warnings.warn(
+                f"replay timeline: balances moved without a visible transaction: {', '.join(drift[:10])}",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+
+    def timeline(self) -> pd.DataFrame:
+        import pandas as pd
+
+        cols = dict(zip(TIMELINE_COLUMNS, map(list, zip(*self._rows)), strict=True)) if self._rows else {
+            name: [] for name in TIMELINE_COLUMNS}
+        outcomes = ["ok", *sorted({o for o in cols["outcome"] if o != "ok"})]
+        data: dict[str, Any] = {
+            "line": pd.array(cols["line"], dtype="int64"),
+            "time": _times(cols["time"]),
+            "op": pd.Categorical(cols["op"], categories=known_operations()),
+            "outcome": pd.Categorical(cols["outcome"], categories=outcomes),
+            "status": pd.array(cols["status"], dtype="Int64"),
+            "result": pd.array(cols["result"], dtype="string"),
+            "tiers": pd.array(cols["tiers"], dtype="Int64"),
+            "best_tier": pd.array(cols["best_tier"], dtype="string"),
+            "best_discount": pd.array(cols["best_discount"], dtype="Int64"),
+        }
+        for name in _COUNTS:
+            data[name] = pd.array(cols[name], dtype="int64")
+        data["message"] = pd.array(cols["message"], dtype="string")
+        data["note"] = pd.array(cols["note"], dtype="string")
+        return pd.DataFrame(data, columns=TIMELINE_COLUMNS)
+
+    def balances(self) -> pd.DataFrame:
+        import pandas as pd
+
+        cols = dict(zip(BALANCE_COLUMNS, map(list, zip(*self._bal)), strict=True)) if self._bal else {
+            name: [] for name in BALANCE_COLUMNS}
+        return pd.DataFrame({
+            "line": pd.array(cols["line"], dtype="int64"),
+            "time": _times(cols["time"]),
+            "kind": pd.Categorical(cols["kind"], categories=BALANCE_KINDS),
+            "account": pd.array(cols["account"], dtype="string"),
+            "owner": pd.array(cols["owner"], dtype="string"),
+            "balance": pd.array(cols["balance"], dtype="Int64"),
+            "change": pd.array(cols["change"], dtype="Int64"),
+        }, columns=BALANCE_COLUMNS)
+
+    def deliveries(self) -> pd.DataFrame:
+        """The delivery log of the attempts made during the replay, with the
+        replay `line` that made each (its time step or its operation)."""
+        import pandas as pd
+
+        from ..sim.frames import deliveries_frame
+
+        frame = deliveries_frame(self.sim).iloc[self.delivery_start:].reset_index(drop=True)
+        lines = self.delivery_lines[: len(frame)]
+        frame.insert(0, "line", pd.array(lines + [None] * (len(frame) - len(lines)), dtype="Int64"))
+        return frame
+
+
+def _times(values: list[datetime]) -> Any:
+    import pandas as pd
+
+    if not values:
+        return _empty_times()
+    return pd.Series(pd.to_datetime(values, utc=True)).astype("datetime64[us, UTC]").array
+
+
+def _empty_times() -> Any:
+    import pandas as pd
+
+    return pd.Series([], dtype="datetime64[us, UTC]")
+
+
+def balance_table(balances: pd.DataFrame, lines: Any, *, kind: str | None = None) -> pd.DataFrame:
+    """Wide balances: one row per line (0 = opening, then every timeline
+    line), one column per account, forward filled."""
+    import pandas as pd
+
+    frame = balances if kind is None else balances[balances["kind"] == kind]
+    index = pd.Index([0, *[int(x) for x in lines]], name="line").unique()
+    if frame.empty:
+        return pd.DataFrame(index=index)
+    last = frame.drop_duplicates(["line", "account"], keep="last")
+    wide = last.pivot(index="line", columns="account", values="balance")
+    accounts = list(dict.fromkeys(frame["account"].tolist()))
+    wide = wide.reindex(index=index, columns=accounts).ffill().astype("Int64")
+    wide.columns.name = "account"
+    return wide
