@@ -59,14 +59,16 @@ def card_transactions_frame(sim: Simulator) -> pd.DataFrame:
             "member_id": t.member_id, "card_id": t.card_id, "card_definition_id": t.card_definition_id,
             "type": t.type, "status": t.status, "points": t.points,
             "reward_id": t.details.get("reward_id"), "reason": t.details.get("reason"),
-            "rejection_reason": rejection.get("reason"),
+            "rejection_reason": rejection.get("reason"), "rejection_details": rejection.get("details"),
+            "due_at": t.due_at, "reward_assignment_id": t.reward_assignment_id,
         })
     return typed_frame(
         rows,
         columns=["id", "created_at", "updated_at", "program_id", "member_id", "card_id", "card_definition_id",
-                 "type", "status", "points", "reward_id", "reason", "rejection_reason"],
+                 "type", "status", "points", "reward_id", "reason", "rejection_reason", "rejection_details",
+                 "due_at", "reward_assignment_id"],
         ints=("points",),
-        times=("created_at", "updated_at"),
+        times=("created_at", "updated_at", "due_at"),
         categories={"type": TRANSACTION_TYPES, "status": TRANSACTION_STATUSES},
     )
 

@@ -1,0 +1,36 @@
+"""Small helpers shared by the loyalty tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from promolab import Simulator
+from promolab.sim.errors import SimError
+
+PROGRAM = "lprg_coffee_club"
+
+
+def buy(sim: Simulator, member: str, reward: str, program: str = PROGRAM) -> Any:
+    return sim.purchase_reward(program, member, reward)
+
+
+def refused(sim: Simulator, member: str, reward: str, program: str = PROGRAM, body: Any = None) -> SimError:
+    """Run a purchase that must fail, and check that it changed nothing."""
+    before = sim.dump_json()
+    with pytest.raises(SimError) as info:
+        if body is None:
+            sim.purchase_reward(program, member, reward)
+        else:
+            sim.apply("purchase_reward", program_id=program, member_id=member, request=body)
+    assert sim.dump_json() == before
+    return info.value
+
+
+def balance(sim: Simulator, card_id: str) -> int:
+    return sim.state.cards[card_id].balance
+
+
+def stock(sim: Simulator, assignment_id: str) -> int | None:
+    return sim.state.reward_assignments[assignment_id].stock
