@@ -33,7 +33,8 @@ __all__ = ["App"]
 
 log = logging.getLogger("promolab.http")
 
-_UNAUTHORIZED = SimError("Missing or invalid credentials", key="unauthorized", message="Unauthorized", status=401)
+# No `details`: the interface's 401 is exactly {code, message, key} (+ request_id).
+_UNAUTHORIZED = SimError("", key="unauthorized", message="Unauthorized", status=401)
 
 
 class App:
@@ -96,6 +97,7 @@ class App:
                 headers=request.headers,
             )
             status, payload = route.handler(call)
+            body_bytes = _encode(payload)
         except SimError as exc:
             return self._fail(exc, extra_headers)
         except Exception:  # a bug: answer in shape, keep the trace
@@ -104,7 +106,7 @@ class App:
                 "The simulator failed on this request; this is a bug in promolab",
                 key="internal_error", message="Internal server error", status=500,
             ), extra_headers)
-        return HttpResponse(status, _encode(payload), extra_headers, None if payload is None else "application/json")
+        return HttpResponse(status, body_bytes, extra_headers, None if payload is None else "application/json")
 
     def _body(self, route: Route, request: HttpRequest) -> Any:
         if request.method in ("GET", "DELETE", "HEAD") or (not request.body and route.request_model is None):
@@ -112,7 +114,9 @@ class App:
         limit = self.sim.state.settings.max_body_bytes
         if len(request.body) > limit:
             raise SimError(
-                f"Request body of {len(request.body)} bytes exceeds the limit of {limit} bytes",
+                # No byte count: a server stops reading at the limit, so only
+                # "more than the limit" is known the same way on every way in.
+                f"Request body exceeds the limit of {limit} bytes",
                 key="request_too_large", message="Payload too large", status=413,
             )
         if not request.body:
@@ -124,9 +128,14 @@ class App:
                 key="unsupported_media_type", message="Unsupported media type", status=415,
             )
         try:
-            return json.loads(request.body)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise SimError(f"Invalid JSON: {exc}", key="invalid_payload", message="Invalid payload") from None
+            data = json.loads(request.body, parse_constant=_refuse_constant)
+        except RecursionError:
+            raise _invalid_json(f"nested deeper than {MAX_JSON_DEPTH} levels") from None
+        except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, NaN, a 5000-digit integer
+            reason = "a number has too many digits" if "integer string conversion" in str(exc) else str(exc)
+            raise _invalid_json(reason) from None
+        _check_json(data)
+        return data
 
     def timeout_response(self, seconds: float) -> HttpResponse:
         return self._fail(SimError(
@@ -145,6 +154,54 @@ class App:
         return 200, _Raw(self._openapi_bytes)
 
 
+#: Deepest nesting of arrays/objects a request body may have. Real requests
+#: need a handful of levels (order -> items -> product -> metadata -> ...);
+#: without a bound a deep body exhausts the JSON decoder's recursion (a 500)
+#: or, a little shallower, is applied and then cannot be serialised back.
+MAX_JSON_DEPTH = 64
+
+
+def _invalid_json(reason: str) -> SimError:
+    return SimError(f"Invalid JSON: {reason}", key="invalid_payload", message="Invalid payload")
+
+
+def _refuse_constant(name: str) -> Any:
+    # Python's decoder accepts NaN/Infinity; JSON (RFC 8259) does not, and a
+    # NaN stored in the state makes the state dump invalid JSON.
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _check_json(data: Any) -> None:
+    """Refuse what JSON parses but the simulator cannot keep: nesting past
+    MAX_JSON_DEPTH, and strings (values or keys) with lone surrogates
+    (`"\\ud800"`), which are not Unicode text and cannot be written to the
+    journal or the state dump. Iterative, so no recursion limit is hit."""
+    stack: list[tuple[Any, int]] = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, str):
+            if _has_surrogate(value):
+                raise _invalid_json("a string holds a lone UTF-16 surrogate (not valid Unicode text)")
+        elif isinstance(value, dict | list):
+            if depth > MAX_JSON_DEPTH:
+                raise _invalid_json(f"nested deeper than {MAX_JSON_DEPTH} levels")
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    if _has_surrogate(key):
+                        raise _invalid_json("a key holds a lone UTF-16 surrogate (not valid Unicode text)")
+                    stack.append((item, depth + 1))
+            else:
+                stack.extend((item, depth + 1) for item in value)
+
+
 class _Raw:
     __slots__ = ("data",)
 
@@ -156,7 +213,8 @@ def _encode(payload: Any) -> bytes:
     if payload is None:
         return b""
     if isinstance(payload, BaseModel):
-        return payload.model_dump_json(by_alias=True).encode()
+        # = model_dump_json(by_alias=True).encode(), without the str round trip
+        return payload.__pydantic_serializer__.to_json(payload, by_alias=True)
     if isinstance(payload, _Raw):
         return payload.data
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()

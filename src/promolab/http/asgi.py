@@ -45,14 +45,16 @@ class AsgiApp:
             return
         limit = self.app.sim.state.settings.max_body_bytes
         chunks: list[bytes] = []
-        size = 0
+        kept = 0
         more = True
         while more:
             message = await receive()
             chunk = message.get("body", b"")
-            size += len(chunk)
-            if size <= limit + 1:
+            # Keep chunks until the limit is passed (so an oversized body still
+            # reads as oversized and gets its 413), then drain without keeping.
+            if kept <= limit:
                 chunks.append(chunk)
+                kept += len(chunk)
             more = message.get("more_body", False)
         request = HttpRequest(
             method=scope["method"],

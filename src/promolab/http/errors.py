@@ -13,7 +13,7 @@ __all__ = ["error_response", "error_body"]
 
 def error_body(status: int, key: str, message: str, details: str | None, request_id: str, **extra: Any) -> dict[str, Any]:
     body: dict[str, Any] = {"code": status, "key": key, "message": message}
-    if details is not None:
+    if details:  # an empty `details` is omitted, like a missing one
         body["details"] = details
     body["request_id"] = request_id
     body.update({k: v for k, v in extra.items() if v is not None})

@@ -18,7 +18,7 @@ INCENTIVE_ID = re.compile(r"^linc_[a-f0-9]+$")
 
 @operation("get_incentive", write=False)
 def get_incentive(sim: Simulator, *, incentive_id: str) -> models.Incentive:
-    if not INCENTIVE_ID.match(incentive_id):
+    if not INCENTIVE_ID.fullmatch(incentive_id):  # `$` alone would accept a trailing newline
         raise InvalidPayload(
             f"Property .id should match pattern ^linc_[a-f0-9]+$ (got {incentive_id!r})",
             resource_id=incentive_id,

@@ -10,10 +10,17 @@ with its path instead of a silently ignored key.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, SecretStr, SerializationInfo
+from pydantic import (
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    SecretStr,
+    SerializationInfo,
+)
 
 from ..clock import format_instant
 
@@ -25,7 +32,8 @@ class Record(BaseModel):
 
 
 #: Timestamps are stored as aware datetimes and written in the wire format.
-Instant = Annotated[datetime, PlainSerializer(format_instant, return_type=str, when_used="json")]
+#: A naive timestamp is refused (with its path) rather than guessed.
+Instant = Annotated[AwareDatetime, PlainSerializer(format_instant, return_type=str, when_used="json")]
 #: Integer minor units; floats are refused so no amount is ever fractional.
 Money = Annotated[int, Field(ge=0, le=2**63 - 1, strict=True)]
 Points = Annotated[int, Field(ge=0, le=2**63 - 1, strict=True)]
