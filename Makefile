@@ -27,7 +27,7 @@ test-unit: $(STAMP)
 
 ## A longer contract-fuzzing run against the served simulator.
 fuzz-long: $(STAMP)
-	PROMOLAB_FUZZ_EXAMPLES=500 $(BIN)/python -m pytest tests/reliability/test_contract_fuzz.py
+	PROMOLAB_FUZZ_EXAMPLES=500 PROMOLAB_FUZZ_RANDOM=1 $(BIN)/python -m pytest tests/reliability/test_contract_fuzz.py -p no:cacheprovider
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done

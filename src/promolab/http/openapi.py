@@ -38,6 +38,64 @@ _ERROR_DESCRIPTIONS = {
 }
 
 
+def _present(*names: str) -> dict[str, Any]:
+    """JSON Schema for "these properties are there and not null"."""
+    return {"required": list(names), "properties": {n: {"not": {"type": "null"}} for n in names}}
+
+
+#: Cross-field rules of the request models that live in pydantic validators
+#: (`require_one_of`, ...) and so are missing from the generated JSON Schema.
+#: Without them the document accepts bodies the simulator refuses as
+#: `invalid_payload` (found by tests/reliability/test_contract_fuzz.py).
+_CROSS_FIELD_RULES: dict[str, dict[str, Any]] = {
+    # models.customers.IdentifiedCustomerInput: id or source_id
+    "PublishCustomer": {"anyOf": [_present("id"), _present("source_id")]},
+    "EventCustomer": {"anyOf": [_present("id"), _present("source_id")]},
+    # models.publications: a campaign by name or id; voucher or campaign
+    "PublishCampaign": {"anyOf": [_present("name"), _present("id")]},
+    "PublishRequest": {"anyOf": [_present("voucher"), _present("campaign")]},
+    # models.orders.OrderItemInput: product_id, sku_id, or source_id + related_object
+    "OrderItemInput": {"anyOf": [_present("product_id"), _present("sku_id"), _present("source_id", "related_object")]},
+}
+
+
+#: pydantic writes a `Field(ge=..., le=...)` that follows a BeforeValidator in
+#: an `Annotated` type (models.common.Int64, Money, ...) under its own names;
+#: JSON Schema validators ignore `ge`/`le`, so the document would allow
+#: amounts the simulator refuses. Renamed to the JSON Schema keywords.
+_BOUND_KEYWORDS = {"ge": "minimum", "le": "maximum", "gt": "exclusiveMinimum", "lt": "exclusiveMaximum"}
+
+
+def _standard_bounds(node: Any) -> Any:
+    if isinstance(node, list):
+        return [_standard_bounds(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    variants = node.get("anyOf")
+    numeric = node.get("type") in ("integer", "number") or (
+        isinstance(variants, list) and bool(variants)
+        and all(isinstance(v, dict) and v.get("type") in ("integer", "number") for v in variants)
+    )
+    return {
+        (_BOUND_KEYWORDS[key] if numeric and key in _BOUND_KEYWORDS else key): _standard_bounds(value)
+        for key, value in node.items()
+    }
+
+
+#: Properties whose parser accepts more than their generated schema says.
+_PROPERTY_OVERRIDES: dict[tuple[str, str], dict[str, Any]] = {
+    # models.orders.Quantity: an integer >= 1 or its decimal string ("1"), as
+    # the real service's own examples send it.
+    ("OrderItemInput", "quantity"): {
+        "anyOf": [
+            {"type": "integer", "minimum": 1, "maximum": 2**63 - 1},
+            {"type": "string", "pattern": "^0*[1-9][0-9]{0,17}$"},
+        ],
+        "title": "Quantity",
+    },
+}
+
+
 def build_openapi(routes: list[Route]) -> dict[str, Any]:
     public = [r for r in routes if not r.control]
     pairs: list[tuple[type[BaseModel], Any]] = [(models.ErrorBody, "serialization")]
@@ -47,7 +105,13 @@ def build_openapi(routes: list[Route]) -> dict[str, Any]:
         if isinstance(r.response_model, type) and issubclass(r.response_model, BaseModel):
             pairs.append((r.response_model, "serialization"))
     keyed, defs = models_json_schema(pairs, ref_template="#/components/schemas/{model}")
-    schemas = defs.get("$defs", {})
+    schemas = _standard_bounds(defs.get("$defs", {}))
+    for name, rule in _CROSS_FIELD_RULES.items():
+        if name in schemas:
+            schemas[name] = {**schemas[name], **rule}
+    for (name, prop), override in _PROPERTY_OVERRIDES.items():
+        if prop in schemas.get(name, {}).get("properties", {}):
+            schemas[name]["properties"][prop] = override
     paths: dict[str, dict[str, Any]] = {}
     for r in public:
         op: dict[str, Any] = {
@@ -113,6 +177,12 @@ def _parameters(route: Route) -> list[dict[str, Any]]:
             params.append({
                 "name": name, "in": "query", "required": False, "description": description,
                 "style": "deepObject", "explode": True, "schema": {"type": "object"},
+            })
+        elif kind == "boolean":
+            # http/query.py's query_bool: true/false, or 1/0.
+            params.append({
+                "name": name, "in": "query", "required": False, "description": description,
+                "schema": {"anyOf": [{"type": "boolean"}, {"type": "integer", "enum": [0, 1]}]},
             })
         else:
             params.append({"name": name, "in": "query", "required": False, "description": description, "schema": {"type": kind}})

@@ -22,10 +22,12 @@ def query_bool(query: list[tuple[str, str]], name: str) -> bool:
     values = [v for k, v in query if k == name]
     if not values:
         return False
+    # `true`/`false` (any case) or `1`/`0`, as the served document says; an
+    # empty value (`?join_once=`) is refused like `maybe`, not read as false.
     value = values[-1].strip().lower()
     if value in ("true", "1"):
         return True
-    if value in ("false", "0", ""):
+    if value in ("false", "0"):
         return False
     raise InvalidQueryParams(f"Query parameter {name} should be boolean (true or false), got {values[-1]!r}")
 

@@ -1,0 +1,587 @@
+"""The bad-input catalogue: malformed requests across every endpoint.
+
+Each case is one request that must be refused. It asserts
+- the documented status AND key (design §5's table; 413/415 from the HTTP face),
+- the error body shape: exactly the interface's ErrorBody fields, `code` equal
+  to the status, a `request_id`, no traceback,
+- and that the state dump is byte-identical before and after (`sim.dump_json()`
+  in-process; `GET /_sim/state` bytes against the served simulator).
+
+Families (built by functions below, so the count grows with the endpoints):
+invalid JSON, non-standard JSON (NaN, 5000-digit numbers, nesting, lone
+surrogates), wrong content type, huge bodies, wrong types, missing fields,
+forbidden extra fields, oversized strings, out-of-range integers, unknown
+enum values, unicode edge cases (NUL, RTL marks, emoji, lone surrogates),
+path ids breaking their pattern, unknown query values, unknown routes,
+wrong methods, bad credentials.
+
+All cases run in-process (fast); the ones marked `served` also run against a
+`promolab serve` subprocess. Both print a summary line and write the figures
+to test-output/reliability-results.json for the report.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+import pytest
+
+from promolab import Simulator, models
+from promolab.http.app import MAX_JSON_DEPTH, App
+from promolab.http.messages import HttpRequest
+from relsupport import (
+    APP_HEADERS,
+    DEMO,
+    LOYALTY_HEADERS,
+    MANAGEMENT_HEADERS,
+    Server,
+    demo_document,
+    record_result,
+    summary_line,
+)
+
+REQUEST_ID = re.compile(r"^v-[0-9a-f]{20}$")
+ERROR_FIELDS = set(models.ErrorBody.model_fields)
+MAX_BODY = 1024 * 1024  # Settings.max_body_bytes default; checked below
+
+PURCHASE = "/v2/loyalties/programs/lprg_coffee_club/members/lmbr_alice/rewards/purchases"
+PUBLISH = "/client/v1/publish"
+VALIDATE = "/v1/promotions/validation"
+EVENTS = "/v1/events"
+BALANCE = "/v1/vouchers/GIFT-ALICE-50/balance"
+ADVANCE = "/_sim/clock/advance"
+INCENTIVE = "/v2/loyalties/incentives/"
+REWARD = "/v2/loyalties/rewards/"
+WEBHOOK = "/management/v1/projects/proj_kestrel/webhooks/"
+
+AUTH = {"app": APP_HEADERS, "loyalty": LOYALTY_HEADERS, "management": MANAGEMENT_HEADERS, "none": {}}
+
+#: The POST endpoints with a JSON body: path, auth, and a body that would succeed.
+BODY_ENDPOINTS: dict[str, tuple[str, str, dict[str, Any]]] = {
+    "purchase": (PURCHASE, "loyalty", {"reward_id": "lrew_mug"}),
+    "publish": (PUBLISH, "app", {"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}}),
+    "validate": (VALIDATE, "app", {"customer": {"source_id": "alice"},
+                                   "order": {"items": [{"product_id": "prod_mug", "quantity": 1}]}}),
+    "events": (EVENTS, "app", {"event": "review_written", "customer": {"source_id": "alice"}, "metadata": {"rating": 5}}),
+    "balance": (BALANCE, "app", {"amount": 1000}),
+    "advance": (ADVANCE, "management", {"seconds": 3600}),
+}
+
+INT64_MAX = 2**63 - 1
+LONG = "x" * 10_000
+NUL = "\u0000"
+RTL = "\u202e\u200f"
+EMOJI = "\U0001f600\U0001f9d1\u200d\U0001f4bb"
+
+
+@dataclass
+class Bad:
+    id: str
+    method: str
+    path: str
+    status: int
+    key: str
+    body: Any = None  # bytes are sent as-is; anything else (not None) as JSON
+    auth: str = "app"
+    content_type: str | None = "application/json"
+    query: str = ""
+    served: bool = False
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def raw_body(self) -> bytes:
+        if self.body is None:
+            return b""
+        if isinstance(self.body, bytes):
+            return self.body
+        return json.dumps(self.body).encode()
+
+    def all_headers(self) -> dict[str, str]:
+        headers = {**AUTH[self.auth], **self.headers}
+        if self.content_type is not None and self.body is not None:
+            headers["Content-Type"] = self.content_type
+        return headers
+
+
+def _json_family() -> list[Bad]:
+    """Broken and non-standard JSON, on every body endpoint: 400 invalid_payload."""
+    raw = {
+        "truncated": b'{"a": ',
+        "single-quotes": b"{'a': 1}",
+        "trailing-comma": b'{"a": 1,}',
+        "not-utf8": b"\xff\xfe\xfa",
+        "garbage": b"hello",
+        "nan": b'{"a": NaN}',
+        "infinity": b'{"a": Infinity}',
+        "minus-infinity": b'{"a": -Infinity}',
+        "5001-digit-number": b'{"a": 1' + b"0" * 5000 + b"}",
+        "nested-100k": b"[" * 100_000 + b"]" * 100_000,
+        f"nested-{MAX_JSON_DEPTH + 1}": b'{"a":' * (MAX_JSON_DEPTH + 1) + b"1" + b"}" * (MAX_JSON_DEPTH + 1),
+        "lone-surrogate-escaped": b'{"a": "\\ud800"}',
+        "lone-surrogate-raw-bytes": b'{"a": "\xed\xa0\x80"}',
+        "lone-surrogate-in-key": b'{"\\udfff": 1}',
+    }
+    cases = []
+    for name, (path, auth, _good) in BODY_ENDPOINTS.items():
+        for label, body in raw.items():
+            served = label in ("truncated", "nan", "nested-100k", "lone-surrogate-escaped", "5001-digit-number")
+            cases.append(Bad(f"{name}:json:{label}", "POST", path, 400, "invalid_payload", body, auth=auth, served=served))
+    return cases
+
+
+def _shape_family() -> list[Bad]:
+    """Bodies that parse but are not objects: 400 invalid_payload."""
+    cases = []
+    for name, (path, auth, _good) in BODY_ENDPOINTS.items():
+        for label, body in {"array": [1, 2], "string": "reward", "number": 42, "true": True}.items():
+            cases.append(Bad(f"{name}:shape:{label}", "POST", path, 400, "invalid_payload", body, auth=auth,
+                             served=label == "array"))
+    return cases
+
+
+def _content_type_family() -> list[Bad]:
+    cases = []
+    for name, (path, auth, good) in BODY_ENDPOINTS.items():
+        for label, content_type in {
+            "text-plain": "text/plain",
+            "form": "application/x-www-form-urlencoded",
+            "multipart": "multipart/form-data; boundary=x",
+            "xml": "application/xml",
+        }.items():
+            cases.append(Bad(f"{name}:content-type:{label}", "POST", path, 415, "unsupported_media_type", good,
+                             auth=auth, content_type=content_type, served=label == "text-plain"))
+    return cases
+
+
+def _huge_family() -> list[Bad]:
+    """A body past Settings.max_body_bytes: 413 request_too_large, even when it is valid JSON."""
+    cases = []
+    for name, (path, auth, good) in BODY_ENDPOINTS.items():
+        padded = json.dumps({**good, "pad": ""}).encode()
+        padded = padded[:-2] + b"x" * (MAX_BODY + 1 - len(padded)) + b'"}'
+        assert len(padded) == MAX_BODY + 1
+        cases.append(Bad(f"{name}:huge:limit+1", "POST", path, 413, "request_too_large", padded, auth=auth, served=True))
+        cases.append(Bad(f"{name}:huge:3MiB-not-json", "POST", path, 413, "request_too_large", b"x" * (3 * MAX_BODY),
+                         auth=auth, served=name == "publish"))
+    return cases
+
+
+def _purchase_family() -> list[Bad]:
+    p = PURCHASE
+    bad = [
+        ("missing-reward-id", {}, 400, "invalid_payload"),
+        ("reward-id-number", {"reward_id": 123}, 400, "invalid_payload"),
+        ("reward-id-null", {"reward_id": None}, 400, "invalid_payload"),
+        ("reward-id-empty", {"reward_id": ""}, 400, "invalid_payload"),
+        ("reward-id-list", {"reward_id": ["lrew_mug"]}, 400, "invalid_payload"),
+        ("reward-id-object", {"reward_id": {"id": "lrew_mug"}}, 400, "invalid_payload"),
+        ("extra-field-quantity", {"reward_id": "lrew_mug", "quantity": 1}, 400, "invalid_payload"),
+        ("extra-field-points", {"reward_id": "lrew_mug", "points": 0}, 400, "invalid_payload"),
+        ("reward-id-10k", {"reward_id": LONG}, 404, "not_found"),
+        ("reward-id-nul", {"reward_id": "lrew_mug" + NUL}, 404, "not_found"),
+        ("reward-id-rtl", {"reward_id": RTL + "lrew_mug"}, 404, "not_found"),
+        ("reward-id-emoji", {"reward_id": EMOJI}, 404, "not_found"),
+        ("unknown-reward", {"reward_id": "lrew_nope"}, 404, "not_found"),
+    ]
+    cases = [Bad(f"purchase:{label}", "POST", p, status, key, body, auth="loyalty",
+                 served=label in ("extra-field-quantity", "reward-id-10k", "reward-id-nul"))
+             for label, body, status, key in bad]
+    good = {"reward_id": "lrew_mug"}
+    for label, program, member in [
+        ("unknown-program", "lprg_nope", "lmbr_alice"),
+        ("unknown-member", "lprg_coffee_club", "lmbr_nope"),
+        ("program-10k", "p" * 10_000, "lmbr_alice"),
+        ("member-emoji", "lprg_coffee_club", "%F0%9F%98%80"),
+        ("member-encoded-slash", "lprg_coffee_club", "lmbr_alice%2Fx"),
+        ("member-encoded-nul", "lprg_coffee_club", "lmbr_alice%00"),
+        ("member-of-other-program", "lprg_legacy", "lmbr_alice"),
+    ]:
+        path = f"/v2/loyalties/programs/{program}/members/{member}/rewards/purchases"
+        cases.append(Bad(f"purchase:path:{label}", "POST", path, 404, "not_found", good, auth="loyalty",
+                         served=label in ("unknown-member", "member-encoded-nul")))
+    return cases
+
+
+def _incentive_family() -> list[Bad]:
+    pattern = [
+        ("uppercase-hex", "linc_0A11CE01"),
+        ("no-hex", "linc_"),
+        ("wrong-prefix", "LINC_0a11ce01"),
+        ("not-hex", "linc_xyz"),
+        ("other-resource", "lrew_mug"),
+        ("encoded-space", "linc_0a11ce01%20"),
+        ("encoded-nul", "linc_0a11ce01%00"),
+        ("emoji", "linc_%F0%9F%98%80"),
+        ("rtl-mark", "%E2%80%AElinc_0a11ce01"),
+        ("encoded-slash", "linc_0a11%2Fce01"),
+        ("10k-not-hex", "linc_" + "z" * 10_000),
+    ]
+    cases = [Bad(f"incentive:pattern:{label}", "GET", INCENTIVE + ident, 400, "invalid_payload", auth="loyalty",
+                 served=label in ("uppercase-hex", "encoded-nul", "emoji"))
+             for label, ident in pattern]
+    cases += [
+        Bad("incentive:unknown", "GET", INCENTIVE + "linc_ffff", 404, "not_found", auth="loyalty", served=True),
+        Bad("incentive:10k-hex", "GET", INCENTIVE + "linc_" + "a" * 10_000, 404, "not_found", auth="loyalty"),
+    ]
+    return cases
+
+
+def _reward_and_webhook_family() -> list[Bad]:
+    cases = []
+    for label, ident in [("unknown", "lrew_nope"), ("10k", "r" * 10_000), ("emoji", "%F0%9F%98%80"),
+                         ("nul", "lrew_mug%00"), ("rtl", "%E2%80%AElrew_mug"), ("encoded-slash", "lrew%2Fmug")]:
+        cases.append(Bad(f"reward:delete:{label}", "DELETE", REWARD + ident, 404, "not_found", auth="loyalty",
+                         served=label in ("unknown", "nul")))
+    cases.append(Bad("reward:delete:assigned", "DELETE", REWARD + "lrew_mug", 400, "resource_in_use", auth="loyalty",
+                     served=True))
+    for label, path in [
+        ("unknown-webhook", WEBHOOK + "wh_nope"),
+        ("unknown-project", "/management/v1/projects/proj_nope/webhooks/wh_crm"),
+        ("webhook-10k", WEBHOOK + "w" * 10_000),
+        ("webhook-emoji", WEBHOOK + "%F0%9F%98%80"),
+        ("webhook-nul", WEBHOOK + "wh_crm%00"),
+    ]:
+        cases.append(Bad(f"webhook:delete:{label}", "DELETE", path, 404, "not_found", auth="management",
+                         served=label == "unknown-webhook"))
+    return cases
+
+
+def _publish_family() -> list[Bad]:
+    c = {"source_id": "erin"}
+    bad: list[tuple[str, Any, int, str]] = [
+        ("missing-customer", {"voucher": "WELCOME-OPEN-1"}, 400, "invalid_payload"),
+        ("customer-string", {"voucher": "WELCOME-OPEN-1", "customer": "erin"}, 400, "invalid_payload"),
+        ("customer-empty", {"voucher": "WELCOME-OPEN-1", "customer": {}}, 400, "invalid_payload"),
+        ("customer-id-null", {"voucher": "WELCOME-OPEN-1", "customer": {"id": None, "source_id": None}}, 400,
+         "invalid_payload"),
+        ("customer-source-id-number", {"voucher": "WELCOME-OPEN-1", "customer": {"source_id": 7}}, 400,
+         "invalid_payload"),
+        ("customer-unknown-field", {"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin", "Name": "E"}},
+         400, "invalid_payload"),
+        ("customer-address-string", {"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "e", "address": "x"}},
+         400, "invalid_payload"),
+        ("neither-voucher-nor-campaign", {"customer": c}, 400, "missing_vouchers"),
+        ("voucher-number", {"voucher": 12345, "customer": c}, 400, "invalid_payload"),
+        ("voucher-empty", {"voucher": "", "customer": c}, 400, "invalid_payload"),
+        ("voucher-list", {"voucher": ["WELCOME-OPEN-1"], "customer": c}, 400, "invalid_payload"),
+        ("campaign-string", {"campaign": "camp_newsletter", "customer": c}, 400, "invalid_payload"),
+        ("campaign-empty", {"campaign": {}, "customer": c}, 400, "invalid_payload"),
+        ("campaign-unknown-field", {"campaign": {"id": "camp_newsletter", "type": "X"}, "customer": c}, 400,
+         "invalid_payload"),
+        ("metadata-list", {"voucher": "WELCOME-OPEN-1", "customer": c, "metadata": [1]}, 400, "invalid_payload"),
+        ("metadata-string", {"voucher": "WELCOME-OPEN-1", "customer": c, "metadata": "m"}, 400, "invalid_payload"),
+        ("channel-number", {"voucher": "WELCOME-OPEN-1", "customer": c, "channel": 5}, 400, "invalid_payload"),
+        ("channel-empty", {"voucher": "WELCOME-OPEN-1", "customer": c, "channel": ""}, 400, "invalid_payload"),
+        ("source-id-empty", {"voucher": "WELCOME-OPEN-1", "customer": c, "source_id": ""}, 400, "invalid_payload"),
+        ("source-id-number", {"voucher": "WELCOME-OPEN-1", "customer": c, "source_id": 1}, 400, "invalid_payload"),
+        ("extra-field", {"voucher": "WELCOME-OPEN-1", "customer": c, "vouchers": 2}, 400, "invalid_payload"),
+        ("unknown-voucher", {"voucher": "NOPE-123", "customer": c}, 404, "not_found"),
+        ("voucher-10k", {"voucher": LONG, "customer": c}, 404, "not_found"),
+        ("voucher-nul", {"voucher": "WELCOME-OPEN-1" + NUL, "customer": c}, 404, "not_found"),
+        ("voucher-emoji", {"voucher": EMOJI, "customer": c}, 404, "not_found"),
+        ("voucher-rtl", {"voucher": RTL + "WELCOME-OPEN-1", "customer": c}, 404, "not_found"),
+        ("unknown-campaign", {"campaign": {"id": "camp_nope"}, "customer": c}, 404, "not_found"),
+        ("already-published", {"voucher": "WELCOME-ALICE", "customer": {"source_id": "bob"}}, 400,
+         "voucher_already_published"),
+        ("10k-customer-unknown-voucher", {"voucher": "NOPE", "customer": {"source_id": LONG, "name": LONG}}, 404,
+         "not_found"),
+    ]
+    cases = [Bad(f"publish:{label}", "POST", PUBLISH, status, key, body,
+                 served=label in ("customer-empty", "neither-voucher-nor-campaign", "voucher-10k", "extra-field"))
+             for label, body, status, key in bad]
+    good = {"voucher": "WELCOME-OPEN-1", "customer": c}
+    for label, query in [("maybe", "join_once=maybe"), ("empty", "join_once="), ("two", "join_once=2"),
+                         ("yes", "join_once=yes"), ("nul", "join_once=%00"), ("emoji", "join_once=%F0%9F%98%80")]:
+        cases.append(Bad(f"publish:query:join_once-{label}", "POST", PUBLISH, 400, "invalid_query_params", good,
+                         query=query, served=label in ("maybe", "empty")))
+    return cases
+
+
+def _validate_family() -> list[Bad]:
+    item = {"product_id": "prod_mug", "quantity": 1}
+    bad: list[tuple[str, Any, int, str]] = [
+        ("order-string", {"order": "big"}, 400, "invalid_payload"),
+        ("order-amount-negative", {"order": {"amount": -1}}, 400, "invalid_payload"),
+        ("order-amount-2^63", {"order": {"amount": 2**63}}, 400, "invalid_payload"),
+        ("order-amount--2^63-1", {"order": {"amount": -(2**63) - 1}}, 400, "invalid_payload"),
+        ("order-amount-string", {"order": {"amount": "100"}}, 400, "invalid_payload"),
+        ("order-amount-float", {"order": {"amount": 10.5}}, 400, "invalid_payload"),
+        ("order-amount-integral-float", {"order": {"amount": 10.0}}, 400, "invalid_payload"),
+        ("order-amount-bool", {"order": {"amount": True}}, 400, "invalid_payload"),
+        ("order-amount-1e400", b'{"order": {"amount": 1e400}}', 400, "invalid_payload"),
+        ("items-object", {"order": {"items": {"product_id": "prod_mug"}}}, 400, "invalid_payload"),
+        ("item-quantity-zero", {"order": {"items": [{**item, "quantity": 0}]}}, 400, "invalid_payload"),
+        ("item-quantity-negative", {"order": {"items": [{**item, "quantity": -1}]}}, 400, "invalid_payload"),
+        ("item-quantity-2^63", {"order": {"items": [{**item, "quantity": 2**63}]}}, 400, "invalid_payload"),
+        # a digit string ("1") is accepted on purpose (models.orders.Quantity), not other strings
+        ("item-quantity-word", {"order": {"items": [{**item, "quantity": "one"}]}}, 400, "invalid_payload"),
+        ("item-quantity-string-zero", {"order": {"items": [{**item, "quantity": "0"}]}}, 400, "invalid_payload"),
+        ("item-quantity-string-signed", {"order": {"items": [{**item, "quantity": "+1"}]}}, 400, "invalid_payload"),
+        ("item-quantity-fraction", {"order": {"items": [{**item, "quantity": 1.5}]}}, 400, "invalid_payload"),
+        ("item-missing-quantity", {"order": {"items": [{"product_id": "prod_mug"}]}}, 400, "invalid_payload"),
+        ("item-no-identifier", {"order": {"items": [{"quantity": 1, "price": 100}]}}, 400, "invalid_payload"),
+        ("item-source-id-without-related", {"order": {"items": [{"source_id": "mug", "quantity": 1}]}}, 400,
+         "invalid_payload"),
+        ("item-related-object-unknown-enum",
+         {"order": {"items": [{"source_id": "mug", "related_object": "bundle", "quantity": 1}]}}, 400,
+         "invalid_payload"),
+        ("item-price-negative", {"order": {"items": [{**item, "price": -100}]}}, 400, "invalid_payload"),
+        ("item-price-2^63", {"order": {"items": [{**item, "price": 2**63}]}}, 400, "invalid_payload"),
+        ("item-unknown-field", {"order": {"items": [{**item, "colour": "red"}]}}, 400, "invalid_payload"),
+        ("item-product-override-string", {"order": {"items": [{**item, "product": {"override": "yes"}}]}}, 400,
+         "invalid_payload"),
+        ("item-unknown-product-no-price", {"order": {"items": [{"product_id": "prod_nope", "quantity": 1}]}}, 400,
+         "invalid_payload"),
+        ("customer-string", {"customer": "alice"}, 400, "invalid_payload"),
+        ("customer-unknown-field", {"customer": {"source_id": "alice", "tier": "gold"}}, 400, "invalid_payload"),
+        ("metadata-list", {"metadata": ["a"]}, 400, "invalid_payload"),
+        ("options-expand-string", {"options": {"expand": "category"}}, 400, "invalid_payload"),
+        ("options-unknown", {"options": {"limit": 5}}, 400, "invalid_payload"),
+        ("extra-top-level", {"order": {"items": [item]}, "session": {"key": "LOCK"}}, 400, "invalid_payload"),
+    ]
+    cases = [Bad(f"validate:{label}", "POST", VALIDATE, status, key, body,
+                 served=label in ("order-amount-2^63", "item-quantity-zero", "item-related-object-unknown-enum"))
+             for label, body, status, key in bad]
+    good = {"order": {"items": [item]}}
+    for label, query in [
+        ("audience-maybe", "audienceRulesOnly=maybe"),
+        ("audience-empty", "audienceRulesOnly="),
+        ("audience-2", "audienceRulesOnly=2"),
+        ("filters-not-json", "filters=%7Bnot-json"),
+        ("filters-array", "filters=%5B1%2C2%5D"),
+        ("filters-unclosed-bracket", "filters%5Bpromotion_id=camp_vip"),
+        ("filters-garbage-after-bracket", "filters%5Bpromotion_id%5Dx=camp_vip"),
+    ]:
+        cases.append(Bad(f"validate:query:{label}", "POST", VALIDATE, 400, "invalid_query_params", good, query=query,
+                         served=label in ("audience-maybe", "filters-not-json")))
+    return cases
+
+
+def _events_family() -> list[Bad]:
+    c = {"source_id": "alice"}
+    bad: list[tuple[str, Any, int, str]] = [
+        ("missing-event", {"customer": c}, 400, "invalid_payload"),
+        ("event-empty", {"event": "", "customer": c}, 400, "invalid_payload"),
+        ("event-301-chars", {"event": "e" * 301, "customer": c}, 400, "invalid_payload"),
+        ("event-10k-chars", {"event": LONG, "customer": c}, 400, "invalid_payload"),
+        ("event-300-chars-undefined", {"event": "e" * 300, "customer": c}, 400, "invalid_payload"),
+        ("event-number", {"event": 7, "customer": c}, 400, "invalid_payload"),
+        ("event-null", {"event": None, "customer": c}, 400, "invalid_payload"),
+        ("event-undefined", {"event": "order_cancelled", "customer": c}, 400, "invalid_payload"),
+        ("event-nul", {"event": "order_placed" + NUL, "customer": c, "metadata": {"amount": 1}}, 400,
+         "invalid_payload"),
+        ("event-rtl", {"event": RTL + "review_written", "customer": c, "metadata": {"rating": 5}}, 400,
+         "invalid_payload"),
+        ("event-emoji", {"event": EMOJI, "customer": c}, 400, "invalid_payload"),
+        ("event-case", {"event": "ORDER_PLACED", "customer": c, "metadata": {"amount": 1}}, 400, "invalid_payload"),
+        ("missing-customer", {"event": "newsletter_signup"}, 400, "invalid_payload"),
+        ("customer-empty", {"event": "newsletter_signup", "customer": {}}, 400, "invalid_payload"),
+        ("customer-list", {"event": "newsletter_signup", "customer": [c]}, 400, "invalid_payload"),
+        ("metadata-list", {"event": "newsletter_signup", "customer": c, "metadata": []}, 400, "invalid_payload"),
+        ("referral-missing-code", {"event": "first_order_placed", "customer": c, "referral": {},
+                                   "metadata": {"amount": 1}}, 400, "invalid_payload"),
+        ("referral-code-number", {"event": "first_order_placed", "customer": c, "referral": {"code": 1},
+                                  "metadata": {"amount": 1}}, 400, "invalid_payload"),
+        ("loyalty-missing-code", {"event": "review_written", "customer": c, "loyalty": {},
+                                  "metadata": {"rating": 5}}, 400, "invalid_payload"),
+        ("loyalty-unknown-field", {"event": "review_written", "customer": c, "loyalty": {"id": "x"},
+                                   "metadata": {"rating": 5}}, 400, "invalid_payload"),
+        ("extra-field", {"event": "newsletter_signup", "customer": c, "source": "web"}, 400, "invalid_payload"),
+        ("meta-required-missing", {"event": "order_placed", "customer": c, "metadata": {}}, 400,
+         "metadata_validation_failed"),
+        ("meta-amount-string", {"event": "order_placed", "customer": c, "metadata": {"amount": "12"}}, 400,
+         "metadata_validation_failed"),
+        ("meta-amount-negative", {"event": "order_placed", "customer": c, "metadata": {"amount": -1}}, 400,
+         "metadata_validation_failed"),
+        ("meta-amount-bool", {"event": "order_placed", "customer": c, "metadata": {"amount": True}}, 400,
+         "metadata_validation_failed"),
+        ("meta-channel-unknown-enum", {"event": "order_placed", "customer": c,
+                                       "metadata": {"amount": 10, "channel": "fax"}}, 400,
+         "metadata_validation_failed"),
+        ("meta-rating-above-max", {"event": "review_written", "customer": c, "metadata": {"rating": 6}}, 400,
+         "metadata_validation_failed"),
+        ("meta-rating-below-min", {"event": "review_written", "customer": c, "metadata": {"rating": 0}}, 400,
+         "metadata_validation_failed"),
+        ("meta-product-id-number", {"event": "review_written", "customer": c,
+                                    "metadata": {"rating": 4, "product_id": 5}}, 400, "metadata_validation_failed"),
+    ]
+    return [Bad(f"events:{label}", "POST", EVENTS, status, key, body,
+                served=label in ("event-301-chars", "event-undefined", "meta-channel-unknown-enum", "event-nul"))
+            for label, body, status, key in bad]
+
+
+def _balance_family() -> list[Bad]:
+    bad: list[tuple[str, str, Any, int, str]] = [
+        ("amount-zero", BALANCE, {"amount": 0}, 400, "invalid_add_balance_params"),
+        ("amount-negative", BALANCE, {"amount": -500}, 400, "invalid_add_balance_params"),
+        ("amount-min-int64", BALANCE, {"amount": -(2**63)}, 400, "invalid_add_balance_params"),
+        ("amount-2^63", BALANCE, {"amount": 2**63}, 400, "invalid_payload"),
+        ("amount-string", BALANCE, {"amount": "1000"}, 400, "invalid_payload"),
+        ("amount-float", BALANCE, {"amount": 10.5}, 400, "invalid_payload"),
+        ("amount-bool", BALANCE, {"amount": True}, 400, "invalid_payload"),
+        ("amount-null", BALANCE, {"amount": None}, 400, "invalid_payload"),
+        ("missing-amount", BALANCE, {"source_id": "x"}, 400, "invalid_payload"),
+        ("source-id-empty", BALANCE, {"amount": 100, "source_id": ""}, 400, "invalid_payload"),
+        ("reason-number", BALANCE, {"amount": 100, "reason": 5}, 400, "invalid_payload"),
+        ("extra-field", BALANCE, {"amount": 100, "currency": "EUR"}, 400, "invalid_payload"),
+        ("unknown-code", "/v1/vouchers/NOPE/balance", {"amount": 100}, 404, "not_found"),
+        ("code-10k", f"/v1/vouchers/{'G' * 10_000}/balance", {"amount": 100}, 404, "not_found"),
+        ("code-emoji", "/v1/vouchers/%F0%9F%98%80/balance", {"amount": 100}, 404, "not_found"),
+        ("code-nul", "/v1/vouchers/GIFT-ALICE-50%00/balance", {"amount": 100}, 404, "not_found"),
+        ("not-a-gift-voucher", "/v1/vouchers/WELCOME-OPEN-1/balance", {"amount": 100}, 400, "invalid_voucher"),
+    ]
+    return [Bad(f"balance:{label}", "POST", path, status, key, body,
+                served=label in ("amount-zero", "amount-2^63", "code-nul", "not-a-gift-voucher"))
+            for label, path, body, status, key in bad]
+
+
+def _control_family() -> list[Bad]:
+    m = "management"
+    cases = [
+        Bad("control:advance:negative", "POST", ADVANCE, 400, "invalid_payload", {"seconds": -1}, auth=m, served=True),
+        Bad("control:advance:string", "POST", ADVANCE, 400, "invalid_payload", {"seconds": "soon"}, auth=m),
+        Bad("control:advance:missing", "POST", ADVANCE, 400, "invalid_payload", {}, auth=m),
+        Bad("control:advance:extra", "POST", ADVANCE, 400, "invalid_payload", {"seconds": 1, "minutes": 1}, auth=m),
+        Bad("control:advance:eleven-years", "POST", ADVANCE, 400, "invalid_payload", {"seconds": 11 * 366 * 86400},
+            auth=m),
+        Bad("control:advance:1e308", "POST", ADVANCE, 400, "invalid_payload", {"seconds": 1e308}, auth=m),
+        Bad("control:restore:array", "POST", "/_sim/restore", 400, "invalid_payload", [1], auth=m, served=True),
+        Bad("control:restore:empty", "POST", "/_sim/restore", 400, "invalid_payload", {}, auth=m),
+        Bad("control:restore:wrong-format", "POST", "/_sim/restore", 400, "invalid_payload", {"format": "x"}, auth=m),
+        Bad("control:member:unknown", "GET", "/_sim/loyalty/members/lmbr_nope", 404, "not_found", auth=m),
+    ]
+    return cases
+
+
+def _routing_and_auth_family() -> list[Bad]:
+    good_publish = BODY_ENDPOINTS["publish"][2]
+    return [
+        Bad("route:unknown", "GET", "/v1/nothing", 404, "not_found", served=True),
+        Bad("route:collection", "GET", "/v2/loyalties/incentives", 404, "not_found", auth="loyalty"),
+        Bad("route:trailing-slash", "POST", PUBLISH + "/", 404, "not_found", good_publish),
+        Bad("route:double-slash", "POST", "/client//v1/publish", 404, "not_found", good_publish),
+        Bad("method:put-incentive", "PUT", INCENTIVE + "linc_0a11ce01", 405, "method_not_allowed", auth="loyalty",
+            served=True),
+        Bad("method:get-publish", "GET", PUBLISH, 405, "method_not_allowed"),
+        Bad("method:delete-events", "DELETE", EVENTS, 405, "method_not_allowed"),
+        Bad("method:patch-webhook", "PATCH", WEBHOOK + "wh_crm", 405, "method_not_allowed", auth="management"),
+        Bad("auth:publish-no-credentials", "POST", PUBLISH, 401, "unauthorized", good_publish, auth="none",
+            served=True),
+        Bad("auth:publish-wrong-token", "POST", PUBLISH, 401, "unauthorized", good_publish, auth="none",
+            headers={"X-App-Id": "kestrel-app", "X-App-Token": "kestrel-app-token" + NUL}),
+        Bad("auth:purchase-without-bearer", "POST", PURCHASE, 401, "unauthorized", {"reward_id": "lrew_mug"}),
+        Bad("auth:purchase-bearer-lowercase-token", "POST", PURCHASE, 401, "unauthorized", {"reward_id": "lrew_mug"},
+            headers={"Authorization": "Bearer KESTREL-ACCESS-TOKEN"}),
+        Bad("auth:control-with-app-credentials", "POST", "/_sim/reset", 401, "unauthorized", None, served=True),
+        Bad("auth:state-with-loyalty-credentials", "GET", "/_sim/state", 401, "unauthorized", auth="loyalty"),
+        Bad("auth:webhook-with-app-credentials", "DELETE", WEBHOOK + "wh_crm", 401, "unauthorized", auth="loyalty"),
+    ]
+
+
+CASES: list[Bad] = [
+    *_json_family(),
+    *_shape_family(),
+    *_content_type_family(),
+    *_huge_family(),
+    *_purchase_family(),
+    *_incentive_family(),
+    *_reward_and_webhook_family(),
+    *_publish_family(),
+    *_validate_family(),
+    *_events_family(),
+    *_balance_family(),
+    *_control_family(),
+    *_routing_and_auth_family(),
+]
+SERVED = [c for c in CASES if c.served]
+assert len({c.id for c in CASES}) == len(CASES), "case ids must be unique"
+
+RESULTS: dict[str, Counter[str]] = {"in_process": Counter(), "served": Counter()}
+
+
+def check_error(status: int, content_type: str | None, body: bytes, case: Bad) -> dict[str, Any]:
+    assert status == case.status, f"{case.id}: got {status} {body[:300]!r}"
+    assert (content_type or "").split(";")[0] == "application/json", case.id
+    data = json.loads(body)
+    assert set(data) <= ERROR_FIELDS, f"{case.id}: fields outside ErrorBody: {set(data) - ERROR_FIELDS}"
+    models.ErrorBody.model_validate(data)
+    assert data["code"] == case.status and data["key"] == case.key, f"{case.id}: {data}"
+    assert isinstance(data["message"], str) and data["message"], case.id
+    assert REQUEST_ID.match(data.get("request_id", "")), f"{case.id}: {data}"
+    assert b"Traceback" not in body and b"File \"" not in body, case.id
+    return data
+
+
+# -- in-process ----------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def app() -> App:
+    sim = Simulator.from_scenario(copy.deepcopy(demo_document()))
+    assert sim.state.settings.max_body_bytes == MAX_BODY
+    return App(sim)
+
+
+def test_catalogue_size() -> None:
+    families = Counter(c.id.split(":")[0] for c in CASES)
+    print(f"\nbad-input catalogue: {len(CASES)} cases ({len(SERVED)} also served); by endpoint {dict(families)}")
+    assert len(CASES) >= 150
+    # every interface endpoint and the body-taking control route are covered
+    assert {"purchase", "incentive", "reward", "webhook", "publish", "validate", "events", "balance",
+            "control"} <= set(families)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.id)
+def test_bad_input_in_process(app: App, case: Bad) -> None:
+    before = app.sim.dump_json()
+    headers = {k.lower(): v for k, v in case.all_headers().items()}
+    path, _, _ = case.path.partition("?")
+    response = app.handle(HttpRequest(case.method, path, case.query, headers, case.raw_body()))
+    content_type = dict(response.header_list()).get("content-type")
+    check_error(response.status, content_type, response.body, case)
+    assert app.sim.dump_json() == before, f"{case.id}: the state changed"
+    RESULTS["in_process"][case.id.split(":")[0]] += 1
+
+
+# -- served --------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def served(module_server_factory: Any) -> Server:
+    return module_server_factory(DEMO)
+
+
+@pytest.fixture(scope="module")
+def served_http(served: Server) -> Any:
+    with served.http() as client:
+        yield client
+
+
+@pytest.mark.served
+@pytest.mark.parametrize("case", SERVED, ids=lambda c: c.id)
+def test_bad_input_served(served: Server, served_http: httpx.Client, case: Bad) -> None:
+    before = served.state_json(served_http)
+    url = httpx.URL(served.base_url + case.path + (f"?{case.query}" if case.query else ""))
+    request = served_http.build_request(case.method, url, headers=case.all_headers(), content=case.raw_body() or None)
+    response = served_http.send(request)
+    check_error(response.status_code, response.headers.get("content-type"), response.content, case)
+    assert served.state_json(served_http) == before, f"{case.id}: the served state changed"
+    RESULTS["served"][case.id.split(":")[0]] += 1
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _summary() -> Any:
+    yield
+    total_in, total_served = sum(RESULTS["in_process"].values()), sum(RESULTS["served"].values())
+    summary_line(f"bad inputs: {len(CASES)} malformed requests in the catalogue; refused with the documented "
+                 f"status+key and the state unchanged: {total_in}/{len(CASES)} in-process, "
+                 f"{total_served}/{len(SERVED)} served")
+    if total_in or total_served:
+        record_result("bad_inputs", {
+            "catalogue": len(CASES),
+            "in_process_passed": total_in,
+            "served_subset": len(SERVED),
+            "served_passed": total_served,
+            "by_endpoint": dict(sorted(Counter(c.id.split(":")[0] for c in CASES).items())),
+        })

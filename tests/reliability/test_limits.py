@@ -1,0 +1,357 @@
+"""Limits: body size (413), request timeout (504), rate limiting (429).
+
+- 413: a body past `Settings.max_body_bytes`, sent with a Content-Length or
+  chunked (no length), is answered 413 `request_too_large` in the error
+  shape by the served simulator, which keeps serving afterwards.
+- 504: `AsgiApp(timeout_seconds=)` in-process with a slow operation, and a
+  served simulator (`--timeout 0.5`) whose write triggers a webhook to a
+  slow receiver on 127.0.0.1: the client gets 504 `request_timeout`; the
+  operation itself completes (like the real service's load balancer).
+- 429: `promolab serve --rate-limit N`: X-Rate-Limit-* headers on every
+  answer of an authenticated route, a 429 `too_many_requests` body with
+  Retry-After once the window is used up, per caller; and `promolab.Client`
+  (sync and async) waits Retry-After and retries, checked in-process with a
+  `RateLimiter(now=...)` on a fake clock so no test sleeps for a window.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import http.server
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from promolab import AsyncClient, Client, Simulator, models
+from promolab.http.app import App
+from promolab.http.asgi import AsgiApp
+from promolab.http.ratelimit import RateLimiter
+from promolab.http.transport import AsyncSimulatorTransport, SimulatorTransport
+from relsupport import (
+    APP_HEADERS,
+    CREDENTIALS,
+    DEMO,
+    LOYALTY_HEADERS,
+    MANAGEMENT_HEADERS,
+    demo_document,
+    free_port,
+    record_result,
+    summary_line,
+    write_scenario,
+)
+
+pytestmark = pytest.mark.timeout(300)
+
+REQUEST_ID = re.compile(r"^v-[0-9a-f]{20}$")
+LIMIT = 1024 * 1024
+FIGURES: dict[str, Any] = {}
+
+
+def error_of(status: int, content_type: str | None, body: bytes, expected: int, key: str) -> dict[str, Any]:
+    assert status == expected, body[:300]
+    assert (content_type or "").startswith("application/json")
+    data = json.loads(body)
+    models.ErrorBody.model_validate(data)
+    assert data["code"] == expected and data["key"] == key, data
+    assert REQUEST_ID.match(data["request_id"])
+    return data
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report() -> Iterator[None]:
+    yield
+    if FIGURES:
+        record_result("limits", dict(FIGURES))
+        summary_line(f"limits: {json.dumps(FIGURES, sort_keys=True)}")
+
+
+# -- 413 ---------------------------------------------------------------------------------------
+@pytest.mark.served
+def test_body_limit_served_with_length_and_chunked(demo_server: Any) -> None:
+    with demo_server.http() as http:
+        before = demo_server.state_json(http)
+        big = json.dumps({"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "x" * (LIMIT + 10)}}).encode()
+        r = http.post("/client/v1/publish", headers={**APP_HEADERS, "Content-Type": "application/json"}, content=big)
+        body = error_of(r.status_code, r.headers.get("content-type"), r.content, 413, "request_too_large")
+        assert str(LIMIT) in body["details"]
+
+        def chunks() -> Iterator[bytes]:  # no Content-Length: Transfer-Encoding: chunked, 4 MiB
+            for _ in range(64):
+                yield b"x" * 65536
+
+        r = http.post("/v1/events", headers={**APP_HEADERS, "Content-Type": "application/json"}, content=chunks())
+        assert "content-length" not in r.request.headers
+        error_of(r.status_code, r.headers.get("content-type"), r.content, 413, "request_too_large")
+
+        exact = b'{"event":"newsletter_signup","customer":{"source_id":"alice"},"metadata":{"p":"'
+        exact += b"x" * (LIMIT - len(exact) - 3) + b'"}}'
+        assert len(exact) == LIMIT  # at the limit: not refused for its size
+        r = http.post("/v1/events", headers={**APP_HEADERS, "Content-Type": "application/json"}, content=exact)
+        assert r.status_code != 413, r.text[:200]
+
+        # the server keeps serving on the same connection pool
+        assert http.get("/v2/loyalties/incentives/linc_0a11ce01", headers=LOYALTY_HEADERS).status_code == 200
+        assert demo_server.state_json(http) != before  # only the at-the-limit event was applied
+    FIGURES["body_limit_bytes"] = LIMIT
+
+
+# -- 504 ---------------------------------------------------------------------------------------
+def _asgi_call(asgi: AsgiApp, method: str, path: str, headers: dict[str, str], body: bytes = b"") -> httpx.Response:
+    async def go() -> httpx.Response:
+        transport = httpx.ASGITransport(app=asgi)
+        async with httpx.AsyncClient(transport=transport, base_url="http://promolab.test") as client:
+            return await client.request(method, path, headers=headers, content=body or None)
+
+    return asyncio.run(go())
+
+
+def test_request_timeout_in_process_asgi(sim: Simulator) -> None:
+    """A slow operation answered 504 request_timeout after `timeout_seconds`."""
+    app = App(sim)
+    release = threading.Event()
+    original = app.handle
+
+    def slow(request: Any) -> Any:
+        release.wait(5)  # bounded
+        return original(request)
+
+    app.handle = slow  # type: ignore[method-assign]
+    asgi = AsgiApp(app, timeout_seconds=0.2)
+    started = time.monotonic()
+    try:
+        r = _asgi_call(asgi, "GET", "/v2/loyalties/incentives/linc_0a11ce01", LOYALTY_HEADERS)
+    finally:
+        release.set()
+    elapsed = time.monotonic() - started
+    body = error_of(r.status_code, r.headers.get("content-type"), r.content, 504, "request_timeout")
+    assert "0.2" in body["details"]
+    assert elapsed < 2.0
+    # without the slowness the same app answers
+    r = _asgi_call(AsgiApp(App(sim), timeout_seconds=5), "GET", "/v2/loyalties/incentives/linc_0a11ce01",
+                   LOYALTY_HEADERS)
+    assert r.status_code == 200
+
+
+class _SlowReceiver:
+    """A webhook receiver on 127.0.0.1 that takes `delay` seconds to answer 200."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self.received: list[float] = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                time.sleep(outer.delay)
+                outer.received.append(time.monotonic())
+                self.send_response(200)
+                self.send_header("content-length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.port = free_port()
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    def __enter__(self) -> _SlowReceiver:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _slow_webhook_scenario(tmp_path: Path, port: int) -> Path:
+    doc = demo_document()
+    doc["webhooks"] = [{"id": "wh_slow", "url": f"http://127.0.0.1:{port}/hook", "secret": "slow-secret",
+                        "events": ["EVENTS.CUSTOMER.VOUCHER.GIFT.BALANCE_ADDED"]}]
+    doc.setdefault("settings", {})["webhook_timeout_seconds"] = 5
+    return write_scenario(doc, tmp_path / "slow-webhook.yaml")
+
+
+@pytest.mark.served
+def test_request_timeout_served_slow_webhook(server_factory: Any, tmp_path: Path) -> None:
+    with _SlowReceiver(delay=2.0) as receiver:
+        server = server_factory(_slow_webhook_scenario(tmp_path, receiver.port), timeout=0.5)
+        with server.http() as http:
+            before = http.get("/_sim/state", headers=MANAGEMENT_HEADERS).json()
+            started = time.monotonic()
+            r = http.post("/v1/vouchers/GIFT-ALICE-50/balance", headers=APP_HEADERS, json={"amount": 700})
+            answered = time.monotonic() - started
+            error_of(r.status_code, r.headers.get("content-type"), r.content, 504, "request_timeout")
+            assert answered < 1.8, f"the 504 came after {answered:.2f} s, not after ~0.5 s"
+            for _ in range(100):  # bounded: wait for the delivery (2 s) to finish
+                if receiver.received:
+                    break
+                time.sleep(0.05)
+            time.sleep(0.2)
+            after = http.get("/_sim/state", headers=MANAGEMENT_HEADERS).json()
+    gift = lambda s: next(v for v in s["state"]["vouchers"].values() if v["code"] == "GIFT-ALICE-50")["gift"]  # noqa: E731
+    assert gift(after)["balance"] == gift(before)["balance"] + 700, "the timed-out write did not complete"
+    assert [d["outcome"] for d in after["state"]["webhook_deliveries"]] == ["delivered"]
+    FIGURES["timeout_504_after_s"] = round(answered, 2)
+
+
+@pytest.mark.served
+@pytest.mark.xfail(strict=False, reason=(
+    "BUG (sim, reported): the first webhook attempt runs inside Simulator.apply under the simulator's lock, "
+    "so a slow receiver stalls every other client until its delivery ends (each gets a 504)"))
+def test_slow_webhook_does_not_stall_other_clients(server_factory: Any, tmp_path: Path) -> None:
+    with _SlowReceiver(delay=2.0) as receiver:
+        server = server_factory(_slow_webhook_scenario(tmp_path, receiver.port), timeout=1.0)
+        results: dict[str, Any] = {}
+
+        def credit() -> None:
+            with server.http() as http:
+                results["credit"] = http.post("/v1/vouchers/GIFT-ALICE-50/balance", headers=APP_HEADERS,
+                                              json={"amount": 1}).status_code
+
+        writer = threading.Thread(target=credit)
+        writer.start()
+        time.sleep(0.3)  # the credit is now delivering its webhook
+        with server.http() as http:
+            started = time.monotonic()
+            read = http.get("/v2/loyalties/incentives/linc_0a11ce01", headers=LOYALTY_HEADERS)
+            read_latency = time.monotonic() - started
+        writer.join(timeout=10)
+    FIGURES["read_during_slow_webhook"] = {"status": read.status_code, "seconds": round(read_latency, 2)}
+    assert read.status_code == 200 and read_latency < 0.5, f"read answered {read.status_code} after {read_latency:.2f} s"
+
+
+# -- 429 ---------------------------------------------------------------------------------------
+@pytest.mark.served
+def test_rate_limit_served_headers_and_429(server_factory: Any) -> None:
+    limit = 5
+    server = server_factory(DEMO, rate_limit=limit)
+    with server.http() as http:
+        remaining = []
+        for i in range(limit):
+            # successes and operation errors alike carry the headers
+            path = "/v2/loyalties/incentives/linc_0a11ce01" if i % 2 == 0 else "/v2/loyalties/incentives/linc_ffff"
+            r = http.get(path, headers=LOYALTY_HEADERS)
+            assert r.status_code in (200, 404)
+            assert r.headers["x-rate-limit-limit"] == str(limit)
+            assert r.headers["x-rate-limit-type"] == "api_calls"
+            assert int(r.headers["x-rate-limit-retry"]) >= int(time.time())
+            remaining.append(int(r.headers["x-rate-limit-remaining"]))
+        assert remaining == list(range(limit - 1, -1, -1))
+        state_before = server.state_json(http)  # management caller: its own window
+        r = http.post("/client/v1/publish", headers=APP_HEADERS,
+                      json={"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}})
+        body = error_of(r.status_code, r.headers.get("content-type"), r.content, 429, "too_many_requests")
+        retry_after = int(r.headers["retry-after"])
+        assert 1 <= retry_after <= 60
+        assert r.headers["x-rate-limit-remaining"] == "0" and r.headers["x-rate-limit-limit"] == str(limit)
+        assert str(limit) in body["details"]
+        assert server.state_json(http) == state_before, "a refused (429) write changed the state"
+        # the document needs no credentials and is not limited
+        assert http.get("/openapi.json").status_code == 200
+        # a wrong token is 401 (auth first), without rate-limit headers
+        r = http.get("/v2/loyalties/incentives/linc_0a11ce01", headers={**LOYALTY_HEADERS, "X-App-Token": "no"})
+        assert r.status_code == 401
+    FIGURES["rate_limit"] = {"limit_per_minute": limit, "retry_after_s": retry_after}
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+        self.sleeps: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+def _limited_app(clock: FakeClock, limit: int = 2, window: float = 10.0) -> App:
+    sim = Simulator.from_scenario(copy.deepcopy(demo_document()))
+    return App(sim, rate_limiter=RateLimiter(limit, window, now=clock))
+
+
+def test_client_retries_after_retry_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock()
+    app = _limited_app(clock)
+    import promolab.client._clients as clients
+
+    monkeypatch.setattr(clients.time, "sleep", clock.sleep)
+    seen: list[int] = []
+    transport = SimulatorTransport(app)
+    original = transport.handle_request
+
+    def spy(request: httpx.Request) -> httpx.Response:
+        response = original(request)
+        seen.append(response.status_code)
+        return response
+
+    transport.handle_request = spy  # type: ignore[method-assign]
+    with Client("http://promolab.local", **CREDENTIALS, transport=transport, retries=2) as client:
+        for _ in range(3):
+            assert client.get_incentive("linc_0a11ce01").id == "linc_0a11ce01"
+    assert seen == [200, 200, 429, 200]
+    assert clock.sleeps == [10.0], "the client should wait exactly Retry-After (the rest of the 10 s window)"
+    FIGURES["client_retry"] = {"sync": {"answers": seen, "waited_s": clock.sleeps}}
+
+
+def test_client_gives_up_after_its_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    from promolab import ApiError
+
+    clock = FakeClock()
+    app = _limited_app(clock, limit=1, window=10.0)
+    import promolab.client._clients as clients
+
+    monkeypatch.setattr(clients.time, "sleep", lambda s: clock.sleeps.append(s))  # the window never passes
+    with Client("http://promolab.local", **CREDENTIALS, transport=SimulatorTransport(app), retries=2) as client:
+        client.get_incentive("linc_0a11ce01")
+        with pytest.raises(ApiError) as info:
+            client.get_incentive("linc_0a11ce01")
+    assert info.value.status == 429 and info.value.error.key == "too_many_requests"
+    assert clock.sleeps == [10.0, 10.0]
+
+
+def test_async_client_retries_after_retry_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = FakeClock()
+    app = _limited_app(clock)
+    import promolab.client._clients as clients
+
+    async def fake_sleep(seconds: float) -> None:
+        clock.sleep(seconds)
+
+    monkeypatch.setattr(clients.asyncio, "sleep", fake_sleep)
+
+    async def go() -> list[str]:
+        async with AsyncClient("http://promolab.local", **CREDENTIALS, transport=AsyncSimulatorTransport(app)) as c:
+            return [(await c.get_incentive("linc_0a11ce01")).id for _ in range(3)]
+
+    assert asyncio.run(go()) == ["linc_0a11ce01"] * 3
+    assert clock.sleeps == [10.0]
+    FIGURES.setdefault("client_retry", {})["async"] = {"waited_s": clock.sleeps}
+
+
+def test_rate_limit_window_resets_and_counts_callers_apart() -> None:
+    clock = FakeClock()
+    app = _limited_app(clock, limit=2, window=10.0)
+    http = httpx.Client(transport=SimulatorTransport(app), base_url="http://promolab.local")
+    get = lambda headers: http.get("/v2/loyalties/incentives/linc_0a11ce01", headers=headers)  # noqa: E731
+    assert [get(LOYALTY_HEADERS).status_code for _ in range(3)] == [200, 200, 429]
+    # the management caller has its own window
+    assert http.get("/_sim/clock", headers=MANAGEMENT_HEADERS).status_code == 200
+    clock.now += 9.5
+    r = get(LOYALTY_HEADERS)
+    assert r.status_code == 429 and r.headers["retry-after"] == "1"
+    clock.now += 0.5
+    r = get(LOYALTY_HEADERS)
+    assert r.status_code == 200 and r.headers["x-rate-limit-remaining"] == "1"
