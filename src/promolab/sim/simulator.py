@@ -51,6 +51,7 @@ class Simulator:
         start: str | datetime = DEFAULT_START,
         *,
         scenario: str | Path | Mapping[str, Any] | None = None,
+        _origin: str | None = None,
     ) -> None:
         load_all()
         self._lock = threading.RLock()
@@ -62,7 +63,7 @@ class Simulator:
         if scenario is None:
             state = State()
         else:
-            loaded = load_scenario(scenario, ids=self.ids, now=start_at)
+            loaded = load_scenario(scenario, ids=self.ids, now=start_at, origin=_origin)
             state = loaded.state
             start_at = loaded.start or start_at
         self.clock = Clock(start_at)
@@ -81,11 +82,11 @@ class Simulator:
     ) -> Simulator:
         """Load a scenario file (YAML/JSON) or mapping. The seed is, in order:
         the argument, the scenario's `seed`, 0."""
-        document, _ = read_scenario(source)
+        document, origin = read_scenario(source)  # parsed once, named in errors
         chosen = seed if seed is not None else document.get("seed", 0)
         if not isinstance(chosen, int) or isinstance(chosen, bool):
             chosen = 0  # the loader reports the bad `seed` with its path
-        return cls(seed=chosen, start=start or DEFAULT_START, scenario=source if not isinstance(source, Mapping) else document)
+        return cls(seed=chosen, start=start or DEFAULT_START, scenario=document, _origin=origin)
 
     # -- time ------------------------------------------------------------
     @property

@@ -52,6 +52,9 @@ from .wire_checks import check_discount, check_incentive, check_reward, check_ru
 
 __all__ = ["LoadedScenario", "load_scenario", "read_scenario"]
 
+#: libyaml's safe loader when available: the same documents, ~8x faster to parse.
+_YamlLoader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 @dataclass(frozen=True, slots=True)
 class LoadedScenario:
@@ -72,7 +75,7 @@ def read_scenario(source: str | Path | Mapping[str, Any]) -> tuple[dict[str, Any
     except OSError as exc:
         raise ScenarioError(origin, "", f"cannot read file ({exc.strerror or exc})") from None
     try:
-        document = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
+        document = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_YamlLoader)
     except json.JSONDecodeError as exc:
         raise ScenarioError(origin, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}") from None
     except yaml.YAMLError as exc:
@@ -89,9 +92,12 @@ def read_scenario(source: str | Path | Mapping[str, Any]) -> tuple[dict[str, Any
 
 
 def load_scenario(
-    source: str | Path | Mapping[str, Any], *, ids: IdGenerator, now: datetime
+    source: str | Path | Mapping[str, Any], *, ids: IdGenerator, now: datetime, origin: str | None = None
 ) -> LoadedScenario:
-    document, origin = read_scenario(source)
+    """Load a path or an already parsed document; `origin` names it in errors
+    (a document read by `read_scenario` keeps its file name this way)."""
+    document, read_origin = read_scenario(source)
+    origin = origin or read_origin
     try:
         spec = schema.Scenario.model_validate(document)
     except ValidationError as exc:
