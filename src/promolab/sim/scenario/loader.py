@@ -75,7 +75,7 @@ def read_scenario(source: str | Path | Mapping[str, Any]) -> tuple[dict[str, Any
     except OSError as exc:
         raise ScenarioError(origin, "", f"cannot read file ({exc.strerror or exc})") from None
     try:
-        document = json.loads(text) if path.suffix == ".json" else yaml.load(text, Loader=_YamlLoader)
+        document = json.loads(text) if path.suffix == ".json" else _load_yaml(text)
     except json.JSONDecodeError as exc:
         raise ScenarioError(origin, f"line {exc.lineno}, column {exc.colno}", f"not valid JSON: {exc.msg}") from None
     except yaml.YAMLError as exc:
@@ -89,6 +89,15 @@ def read_scenario(source: str | Path | Mapping[str, Any]) -> tuple[dict[str, Any
     if not isinstance(document, dict):
         raise ScenarioError(origin, "", f"the document must be a mapping, not {type(document).__name__}")
     return document, origin
+
+
+def _load_yaml(text: str) -> Any:
+    """Parse with libyaml; on a syntax error, parse again with the pure-Python
+    loader, whose messages (and marks) are the ones we document."""
+    try:
+        return yaml.load(text, Loader=_YamlLoader)
+    except yaml.YAMLError:
+        return yaml.safe_load(text)
 
 
 def load_scenario(
