@@ -19,6 +19,7 @@ __all__ = [
     "Locked",
     "Unauthorized",
     "NotImplementedOperation",
+    "JournalUnavailable",
 ]
 
 
@@ -117,3 +118,11 @@ class NotImplementedOperation(SimError):
     status = 501
     key = "not_implemented"
     message = "Not implemented"
+
+
+class JournalUnavailable(SimError):
+    """503: the journal could not be written, so writes are not acknowledged."""
+
+    status = 503
+    key = "journal_unavailable"
+    message = "Service unavailable"

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .clock import Clock, format_instant, parse_instant
 from .ids import IdGenerator
+from .errors import JournalUnavailable
 from .journal import Journal
 from .operations import REGISTRY, load_all
 from .processing import PROCESSORS
@@ -57,6 +58,7 @@ class Simulator:
         self._lock = threading.RLock()
         self._receivers: dict[str, Receiver] = {}
         self._journal: Journal | None = None
+        self._journal_error: str | None = None
         self.seed = seed
         self.ids = IdGenerator(seed)
         start_at = parse_instant(start)
@@ -99,11 +101,12 @@ class Simulator:
         if delta < timedelta(0):
             raise ValueError("the simulated clock only moves forward")
         with self._lock:
+            if self._journal is not None:
+                self._check_journal()
             target = self.clock.now + delta
             self._run_due(target)
             self.clock.set(target)
-            if self._journal is not None:
-                self._journal.record(self.clock.iso(), "advance", {"seconds": delta.total_seconds()})
+            self._journal_write("advance", {"seconds": delta.total_seconds()})
             return self.clock.now
 
     def _run_due(self, target: datetime) -> None:
@@ -132,12 +135,33 @@ class Simulator:
         if op is None:
             raise KeyError(f"unknown operation {name!r}; known: {', '.join(sorted(REGISTRY))}")
         with self._lock:
+            if op.write:
+                self._check_journal()
             result = op.func(self, **args)
             if op.write:
-                if self._journal is not None:
-                    self._journal.record(self.clock.iso(), name, args)
+                self._journal_write(name, args)
                 self._run_after_write()
             return result
+
+    def _check_journal(self) -> None:
+        if self._journal_error is not None:
+            raise JournalUnavailable(
+                f"The journal could not be written ({self._journal_error}); this simulator "
+                "refuses writes until it is restarted from its journal"
+            )
+
+    def _journal_write(self, op: str, args: dict[str, Any]) -> None:
+        """Journal an applied write. If the disk refuses, the write is not
+        acknowledged (503) and the simulator stops taking writes: the live
+        state now holds one change the journal lacks, and acknowledging more
+        writes on top of it would make a restart silently different."""
+        if self._journal is None:
+            return
+        try:
+            self._journal.record(self.clock.iso(), op, args)
+        except (OSError, ValueError) as exc:
+            self._journal_error = str(exc) or type(exc).__name__
+            self._check_journal()
 
     def _run_after_write(self) -> None:
         """Work that must follow a completed write at once (first webhook
@@ -209,6 +233,7 @@ class Simulator:
             if self._journal is not None:
                 self._journal.close()
             self._journal = None if target is None else Journal(target, fsync=fsync)
+            self._journal_error = None
 
     # -- snapshots -------------------------------------------------------
     def snapshot(self, *, redact: bool = False) -> dict[str, Any]:
@@ -232,6 +257,7 @@ class Simulator:
         sim._lock = threading.RLock()
         sim._receivers = {}
         sim._journal = None
+        sim._journal_error = None
         sim._load_snapshot(snapshot)
         sim._initial = sim.snapshot()
         return sim
