@@ -4,7 +4,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab test test-unit test-notebooks fuzz-long bench venv clean
+.PHONY: lab test test-unit notebooks notebooks-check fuzz-long bench venv clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,15 @@ test: $(STAMP)
 	$(BIN)/python -m pytest tests --nbval-lax notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
 
 test-unit: $(STAMP)
-	$(BIN)/python -m pytest tests
+	$(BIN)/python -m pytest tests -m "not browser"
+
+## Rebuild the notebooks from notebooks/sources/ (executes them; outputs are committed).
+notebooks: $(STAMP)
+	$(BIN)/python scripts/build_notebooks.py
+
+## Run every notebook twice and check both runs equal the committed file.
+notebooks-check: $(STAMP)
+	$(BIN)/python scripts/build_notebooks.py --check
 
 ## A longer contract-fuzzing run against the served simulator.
 fuzz-long: $(STAMP)

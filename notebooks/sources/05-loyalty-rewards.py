@@ -1,0 +1,189 @@
+# Source of notebooks/05-loyalty-rewards.ipynb (built by scripts/build_notebooks.py).
+
+# %% [markdown]
+# # 5. The Coffee Club: earning points, buying rewards
+#
+# Kestrel's loyalty program, the **Coffee Club**, gives members *beans* (points) for orders
+# (one per dollar) and reviews (fifty each), and *stars* to gold and silver customers. Members
+# spend them on rewards: a mug, a kilo of beans (one left!), a 10% coupon, a $25 gift card.
+#
+# A reward purchase does not settle at once: the service answers **202** with a **PENDING**
+# card transaction, and settles it shortly after (2 seconds in the demo scenario). In the
+# simulator, "shortly after" happens when the **simulated clock** advances, so we can look at
+# the world in between.
+#
+# Everything below goes through the typed client (`sim.client()`), as an application would.
+
+# %%
+from pathlib import Path
+
+import matplotlib
+import matplotlib.pyplot as plt
+import pandas as pd
+
+from promolab import ApiError, Simulator
+
+matplotlib.rcParams.update({"svg.hashsalt": "promolab-notebooks", "figure.figsize": (8, 4), "figure.dpi": 80})
+pd.set_option("display.width", 140)
+pd.set_option("display.max_columns", 20)
+pd.set_option("display.max_colwidth", 70)
+
+DATA = Path("..") / "data"  # notebooks run from notebooks/
+sim = Simulator.from_scenario(DATA / "scenarios" / "demo.yaml")
+client = sim.client()
+PROGRAM = "lprg_coffee_club"
+MEMBERS = ["lmbr_alice", "lmbr_bob", "lmbr_carol", "lmbr_dave", "lmbr_frank"]
+
+
+def cards():
+    """Every card of the club's members: balance, points held by pending purchases, available."""
+    rows = []
+    for member_id in MEMBERS:
+        member = client.control.member(member_id)
+        for card in member["cards"]:
+            rows.append({"member": member_id, "status": member["status"], "card": card["id"],
+                         "type": card["card_type"], "balance": card["balance"],
+                         "reserved": card["reserved"], "available": card["available"]})
+    return pd.DataFrame(rows)
+
+
+def attempt(member_id, reward_id):
+    """Buy a reward; a refusal is an answer too (status + error key)."""
+    try:
+        result = client.purchase_reward(PROGRAM, member_id, reward_id)
+    except ApiError as error:
+        return {"member": member_id, "reward": reward_id, "answer": f"{error.status} {error.error.key}",
+                "why": error.error.details}
+    transaction = result.transaction
+    return {"member": member_id, "reward": reward_id, "answer": str(result.status),
+            "why": f"{transaction.id} {transaction.status}" if transaction else result.message}
+
+
+# %% [markdown]
+# ## The club this morning
+#
+# It is Friday 10:00 on the simulated clock. Carol's membership is inactive; Dave has stars but
+# no beans.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print("clock:", client.control.clock()["now"])
+before = cards()
+before
+
+# %%
+# NBVAL_CHECK_OUTPUT
+assignments = pd.DataFrame([
+    {"reward": a.reward_id, "name": sim.state.rewards[a.reward_id].name,
+     "costs": ", ".join(f"{c.points} {c.card_definition_id}" for c in a.costs), "stock": a.stock}
+    for a in sim.state.reward_assignments.values() if a.program_id == PROGRAM
+]).astype({"stock": "Int64"})  # <NA>: unlimited
+assignments
+
+# %% [markdown]
+# ## Earning through custom events
+#
+# The shop's backend tracks custom events (`POST /v1/events`); the program's earning rules turn
+# them into points. The event names and their metadata are checked against the scenario's
+# event schema.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+client.track_event(event="review_written", customer={"source_id": "bob"}, metadata={"rating": 5, "product_id": "prod_mug"})
+client.track_event(event="order_placed", customer={"source_id": "bob"}, metadata={"amount": 12000, "channel": "web"})
+client.track_event(event="order_placed", customer={"source_id": "frank"}, metadata={"amount": 4800, "channel": "app"})
+try:
+    client.track_event(event="order_placed", customer={"source_id": "bob"}, metadata={"amount": 100, "channel": "fax"})
+except ApiError as error:
+    print(f"refused: {error.status} {error.error.key}: {error.error.details}")
+earned = sim.transactions()
+earned[["member_id", "card_id", "type", "status", "points", "reason"]]
+
+# %% [markdown]
+# ## Buying rewards
+#
+# Bob now has 520 beans and buys a mug (500). Alice takes the last kilo of beans (1,500 of her
+# 1,800). Dave spends 10 stars on a gift card. The others try their luck; the service checks
+# each purchase against the points *available* (balance minus what pending purchases hold)
+# and the stock not yet held, and refuses with **423** and a precise key.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+purchases = pd.DataFrame([
+    attempt("lmbr_bob", "lrew_mug"),
+    attempt("lmbr_alice", "lrew_beans_1kg"),
+    attempt("lmbr_dave", "lrew_gift_25"),
+    attempt("lmbr_alice", "lrew_mug"),         # 300 left once the beans are held
+    attempt("lmbr_frank", "lrew_beans_1kg"),   # the last kilo is held by Alice's purchase
+    attempt("lmbr_dave", "lrew_coupon"),       # no beans at all
+    attempt("lmbr_carol", "lrew_coupon"),      # inactive member
+    attempt("lmbr_frank", "lrew_sticker"),     # costs 0 points: granted at once
+])
+purchases
+
+# %% [markdown]
+# Between the purchase and its settlement, the points are **reserved**: the balance has not
+# moved yet, the available points have.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+pending = cards()
+pending[pending["reserved"] > 0]
+
+# %% [markdown]
+# ## The clock advances; transactions settle
+#
+# `sim.advance(2)` moves the simulated clock two seconds: the pending purchases are processed
+# at their due instant and approved (points debited, stock decremented, the reward granted: a
+# material item recorded, or a gift card issued to the member).
+
+# %%
+# NBVAL_CHECK_OUTPUT
+sim.advance(2)
+print("clock:", client.control.clock()["now"])
+ledger = sim.transactions()
+ledger.loc[ledger["type"] == "POINTS_SPENT_ON_REWARD",
+           ["member_id", "card_id", "reward_id", "status", "points", "created_at", "updated_at"]]
+
+# %%
+# NBVAL_CHECK_OUTPUT
+granted = pd.DataFrame([
+    {"member": m, "reward": r["reward_id"], "kind": r["kind"],
+     "item": r["sku_id"] or r["product_id"] or r["voucher_code"], "granted_at": r["created_at"]}
+    for m in MEMBERS for r in client.control.member(m)["rewards"]
+])
+granted
+
+# %% [markdown]
+# Dave's gift card is a real voucher of the gift card campaign, with its $25 balance:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+code = granted.loc[granted["member"] == "lmbr_dave", "item"].iloc[0]
+voucher = next(v for v in sim.state.vouchers.values() if v.code == code)
+print(code, voucher.campaign_id, "holder:", voucher.holder_id, "balance:", voucher.gift.balance)
+
+# %% [markdown]
+# ## Before and after
+#
+# Beans per member this morning and after the morning's events and purchases.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+after = cards()
+compare = before[["card", "balance"]].merge(after[["card", "balance"]], on="card", suffixes=("_before", "_after"))
+compare["change"] = compare["balance_after"] - compare["balance_before"]
+compare
+
+# %%
+beans = compare[compare["card"].str.endswith("_beans")]
+fig, ax = plt.subplots(figsize=(8, 3.8))
+positions = range(len(beans))
+ax.bar([p - 0.2 for p in positions], beans["balance_before"], width=0.4, label="10:00:00", color="#9aa5b1")
+ax.bar([p + 0.2 for p in positions], beans["balance_after"], width=0.4, label="10:00:02", color="#3b6ea5")
+ax.set_xticks(list(positions), labels=[c.removeprefix("lcrd_").removesuffix("_beans") for c in beans["card"]])
+ax.set_ylabel("beans (points)")
+ax.set_title("Coffee Club beans before and after the purchases settled")
+ax.legend()
+fig.tight_layout()
+plt.show()

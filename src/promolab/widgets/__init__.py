@@ -1,0 +1,84 @@
+"""What-if widgets: build an order, tune a tier, see the effect at once.
+
+    from promolab import Simulator
+    from promolab.widgets import what_if
+
+    sim = Simulator.from_scenario("data/scenarios/demo.yaml")
+    orders = pd.read_parquet("data/orders/sample_orders.parquet")
+    dashboard = what_if(sim, orders, sample=3000)
+    dashboard                      # in a notebook / Voila: the controls, tables and chart
+
+Layers: `state` (frozen values, pure functions), `controller` (state + the
+analysis it re-runs: `compare_tiers` on the order, `sweep` of the tuned tier
+before/after), `present` and `charts` (text, HTML, PNG of a result), `view`
+(the ipywidgets, thin). Everything but `view` runs without a browser or a
+kernel; tests/widgets drives the controller directly.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .charts import figure_png, whatif_figure
+from .controller import METRICS, ORDER_COLUMNS, WhatIfController, WhatIfResult, sample_orders
+from .present import order_display, status_line, tier_display
+from .state import (
+    EFFECTS,
+    TUNABLE_TYPES,
+    OrderDraft,
+    SliderSpec,
+    TierEdit,
+    apply_edit,
+    edit_of,
+    min_amount_of,
+    slider_spec,
+    whatif_id,
+    with_min_amount,
+)
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..sim.simulator import Simulator
+    from .view import WhatIfDashboard
+
+__all__ = [
+    "EFFECTS",
+    "METRICS",
+    "ORDER_COLUMNS",
+    "TUNABLE_TYPES",
+    "OrderDraft",
+    "SliderSpec",
+    "TierEdit",
+    "WhatIfController",
+    "WhatIfDashboard",
+    "WhatIfResult",
+    "apply_edit",
+    "edit_of",
+    "figure_png",
+    "min_amount_of",
+    "order_display",
+    "sample_orders",
+    "slider_spec",
+    "status_line",
+    "tier_display",
+    "what_if",
+    "whatif_figure",
+    "whatif_id",
+    "with_min_amount",
+]
+
+
+def what_if(sim: Simulator, orders: pd.DataFrame, **options: Any) -> WhatIfDashboard:
+    """A `WhatIfDashboard` over a `WhatIfController(sim, orders, **options)`."""
+    from .view import WhatIfDashboard
+
+    return WhatIfDashboard(WhatIfController(sim, orders, **options))
+
+
+def __getattr__(name: str) -> Any:
+    if name == "WhatIfDashboard":  # imported lazily: ipywidgets only when the view is used
+        from .view import WhatIfDashboard
+
+        return WhatIfDashboard
+    raise AttributeError(name)

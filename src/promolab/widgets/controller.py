@@ -1,0 +1,292 @@
+"""The what-if controller: state in, tables and a chart out.
+
+`WhatIfController` holds an `OrderDraft` (the order builder) and a `TierEdit`
+(the tier tuner). Every change re-runs
+
+- `compare_tiers` on the built order, over every active tier plus the
+  what-if copy of the tuned tier (which tiers apply, the discount, why not);
+- `sweep` of the tuned tier, before (cached per tier) and after the edit,
+  over the sample orders (cost, reach, average discount);
+
+then hands a `WhatIfResult` to its listeners (the view). No widgets here: the
+tests drive it directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..analysis import compare_tiers, prepare_orders, sweep
+from ..sim.pricing import TierConfigError, TierSpec
+from ..sim.promotions import pricing_view
+from .state import (
+    EFFECTS,
+    TUNABLE_TYPES,
+    OrderDraft,
+    SliderSpec,
+    TierEdit,
+    apply_edit,
+    edit_of,
+    slider_spec,
+    whatif_id,
+)
+
+if TYPE_CHECKING:
+    from ..analysis import OrderBatch
+    from ..sim.simulator import Simulator
+
+__all__ = ["METRICS", "ORDER_COLUMNS", "WhatIfController", "WhatIfResult", "sample_orders"]
+
+#: Columns of `WhatIfResult.order_table`.
+ORDER_COLUMNS = ["tier_id", "tier_name", "whatif", "valid", "discount_amount", "total_amount", "reason"]
+
+#: Rows of `WhatIfResult.tier_table` (columns `before`, `after`, `change`).
+METRICS = [
+    "orders",
+    "orders_reached",
+    "share_reached",
+    "cost",
+    "avg_discount",
+    "cost_per_order",
+    "max_discount",
+]
+
+Listener = Callable[["WhatIfResult"], Any]
+
+
+def sample_orders(orders: pd.DataFrame, n: int | None, *, seed: int = 0) -> pd.DataFrame:
+    """The lines of `n` orders drawn without replacement with a fixed seed
+    (all orders when `n` is None or not smaller), in their original order."""
+    ids = pd.unique(orders["order_id"])
+    if n is None or n >= len(ids):
+        return orders
+    chosen = np.random.default_rng(seed).choice(len(ids), size=n, replace=False)
+    keep = set(ids[np.sort(chosen)].tolist())
+    return orders[orders["order_id"].isin(keep)].reset_index(drop=True)
+
+
+@dataclass(frozen=True)
+class WhatIfResult:
+    """One consistent picture of the current state.
+
+    - `order_table`: one row per tier (the what-if copy right after the tuned
+      tier) for the built order: `ORDER_COLUMNS`, money in cents;
+    - `tier_table`: `METRICS` x (`before`, `after`, `change`) for the tuned
+      tier over the sample orders; money in cents, shares in [0, 1];
+    - `error`: why the edit could not be evaluated (then `after` is NaN).
+    """
+
+    draft: OrderDraft
+    edit: TierEdit
+    whatif: TierSpec | None
+    order_table: pd.DataFrame
+    tier_table: pd.DataFrame
+    n_orders: int
+    error: str | None = None
+
+    @property
+    def before(self) -> pd.Series:
+        return self.tier_table["before"]
+
+    @property
+    def after(self) -> pd.Series:
+        return self.tier_table["after"]
+
+
+class WhatIfController:
+    """State + the analysis it drives. Mutators return the new result.
+
+    `orders`: a line-items frame (docs/analysis.md), e.g. the sample orders;
+    `sample`: sweep only that many of its orders (seeded draw) for speed.
+    `tier`: the tier to tune first (default the first tunable active tier).
+    """
+
+    def __init__(
+        self,
+        sim: Simulator,
+        orders: pd.DataFrame,
+        *,
+        sample: int | None = None,
+        seed: int = 0,
+        tier: str | None = None,
+        draft: OrderDraft | None = None,
+    ) -> None:
+        self.sim = sim
+        view = pricing_view(sim)
+        self.tiers: dict[str, TierSpec] = {t.id: t.spec for t in view.tiers}
+        self.tunable: list[str] = [
+            t.id for t in view.tiers if str(t.spec.discount.get("type")) in TUNABLE_TYPES
+        ]
+        if not self.tunable:
+            raise ValueError("the simulator has no tunable (AMOUNT, PERCENT, FIXED) tier")
+        catalogue = view.catalogue
+        #: product id -> name, priced catalogue products in scenario order
+        self.products: dict[str, str] = {
+            p.id: p.name or p.id for p in catalogue.products.values() if p.price is not None
+        }
+        #: customer source_id -> name
+        self.customers: dict[str, str] = {
+            c.source_id: c.name or c.source_id for c in sim.state.customers.values() if c.source_id
+        }
+        self.orders = sample_orders(orders, sample, seed=seed)
+        self.batch: OrderBatch = prepare_orders(sim, self.orders)
+        self.draft = draft or OrderDraft.of(list(self.products))
+        first = tier if tier is not None else self.tunable[0]
+        self.edit = self._initial_edit(first)
+        self._before: dict[str, pd.Series] = {}
+        self._listeners: list[Listener] = []
+        self._result: WhatIfResult | None = None
+
+    # -- listeners -------------------------------------------------------------
+    def on_change(self, listener: Listener) -> None:
+        """Call `listener(result)` after every change (the view's refresh)."""
+        self._listeners.append(listener)
+
+    def _changed(self) -> WhatIfResult:
+        self._result = None
+        result = self.result
+        for listener in list(self._listeners):
+            listener(result)
+        return result
+
+    # -- order builder -----------------------------------------------------------
+    def set_quantity(self, product_id: str, quantity: int) -> WhatIfResult:
+        self.draft = self.draft.with_quantity(product_id, quantity)
+        return self._changed()
+
+    def set_customer(self, customer: str | None) -> WhatIfResult:
+        """A stored customer's source_id (priced with metadata and segments), an
+        unknown one (priced as sent), or None (no customer)."""
+        self.draft = self.draft.with_customer(customer)
+        return self._changed()
+
+    def set_order(self, customer: str | None = None, **quantities: int) -> WhatIfResult:
+        """Replace the whole order: `set_order("alice", prod_grinder=1, prod_mug=2)`."""
+        self.draft = OrderDraft.of(list(self.products), customer, **quantities)
+        return self._changed()
+
+    # -- tier tuner ----------------------------------------------------------------
+    def _initial_edit(self, tier_id: str) -> TierEdit:
+        if tier_id not in self.tunable:
+            raise ValueError(f"tier {tier_id!r} is not a tunable active tier; tunable: {', '.join(self.tunable)}")
+        return edit_of(self.tiers[tier_id])
+
+    def select_tier(self, tier_id: str) -> WhatIfResult:
+        self.edit = self._initial_edit(tier_id)
+        return self._changed()
+
+    def set_value(self, value: float) -> WhatIfResult:
+        self.edit = replace(self.edit, value=value)
+        return self._changed()
+
+    def set_effect(self, effect: str) -> WhatIfResult:
+        self.edit = replace(self.edit, effect=effect)
+        return self._changed()
+
+    def set_min_amount(self, cents: int | None) -> WhatIfResult:
+        self.edit = replace(self.edit, min_amount=None if cents is None else int(cents))
+        return self._changed()
+
+    def update(self, **changes: Any) -> WhatIfResult:
+        """Several tuner changes at once (`value`, `effect`, `min_amount`), one re-run."""
+        unknown = set(changes) - {"value", "effect", "min_amount"}
+        if unknown:
+            raise TypeError(f"unknown changes: {', '.join(sorted(unknown))}")
+        self.edit = replace(self.edit, **changes)
+        return self._changed()
+
+    def reset_tier(self) -> WhatIfResult:
+        """Back to the tuned tier as the scenario defines it."""
+        self.edit = self._initial_edit(self.edit.tier_id)
+        return self._changed()
+
+    @property
+    def effects(self) -> tuple[str, ...]:
+        return EFFECTS[self.edit.discount_type]
+
+    @property
+    def slider(self) -> SliderSpec:
+        """How the view shows the value (bounds fixed per tier, from its own value)."""
+        return slider_spec(self.edit, original_value=edit_of(self.tiers[self.edit.tier_id]).value)
+
+    # -- results --------------------------------------------------------------------
+    @property
+    def result(self) -> WhatIfResult:
+        if self._result is None:
+            self._result = self._compute()
+        return self._result
+
+    def _compute(self) -> WhatIfResult:
+        spec = self.tiers[self.edit.tier_id]
+        error = None
+        candidate = apply_edit(spec, self.edit)
+        whatif: TierSpec | None = candidate
+        before = self._summary_before(spec.id)
+        try:
+            after = self._summary(candidate)
+        except (TierConfigError, ValueError) as exc:  # the engine refuses the edited tier
+            error, whatif = str(exc), None
+            after = pd.Series(np.nan, index=METRICS, dtype="float64")
+        table = pd.DataFrame({"before": before, "after": after}, index=METRICS)
+        table["change"] = table["after"] - table["before"]
+        table.index.name = "metric"
+        return WhatIfResult(
+            draft=self.draft,
+            edit=self.edit,
+            whatif=whatif,
+            order_table=self._order_table(whatif),
+            tier_table=table,
+            n_orders=self.batch.n_orders,
+            error=error,
+        )
+
+    def _summary_before(self, tier_id: str) -> pd.Series:
+        found = self._before.get(tier_id)
+        if found is None:
+            found = self._before[tier_id] = self._summary(tier_id)
+        return found
+
+    def _summary(self, tier: str | TierSpec) -> pd.Series:
+        row = sweep(self.sim, self.batch, [tier], progress=False).summary().iloc[0]
+        return pd.Series(
+            {
+                "orders": float(row["orders"]),
+                "orders_reached": float(row["valid_orders"]),
+                "share_reached": float(row["share_affected"]),
+                "cost": float(row["cost"]),
+                "avg_discount": float(row["avg_discount"]),
+                "cost_per_order": float(row["cost_per_order"]),
+                "max_discount": float(row["max_discount"]),
+            },
+            dtype="float64",
+        )[METRICS]
+
+    def _order_table(self, whatif: TierSpec | None) -> pd.DataFrame:
+        tiers: list[Any] = []
+        for tier_id in self.tiers:
+            tiers.append(tier_id)
+            if tier_id == self.edit.tier_id and whatif is not None:
+                tiers.append(whatif)
+        if self.draft.is_empty:
+            frame = pd.DataFrame({
+                "tier_id": pd.array([t if isinstance(t, str) else t.id for t in tiers], dtype="string"),
+                "tier_name": pd.array(
+                    [self.tiers[t].name if isinstance(t, str) else t.name for t in tiers], dtype="string"
+                ),
+                "valid": False,
+                "discount_amount": pd.array([0] * len(tiers), dtype="Int64"),
+                "total_amount": pd.array([0] * len(tiers), dtype="Int64"),
+                "reason": pd.array(["the order is empty"] * len(tiers), dtype="string"),
+            })
+        else:
+            compared = compare_tiers(self.sim, self.draft.request(), tiers=tiers)
+            frame = compared[["tier_id", "tier_name", "valid", "discount_amount", "total_amount", "reason"]].copy()
+            frame["tier_id"] = frame["tier_id"].astype("string")
+        frame.insert(2, "whatif", frame["tier_id"] == whatif_id(self.edit.tier_id))
+        frame["whatif"] = frame["whatif"].astype(bool)
+        return frame[ORDER_COLUMNS].reset_index(drop=True)

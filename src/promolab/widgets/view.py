@@ -1,0 +1,152 @@
+"""The ipywidgets face of a `WhatIfController`: controls in, table and chart out.
+
+Thin on purpose: each control calls one controller method; the controller's
+listener redraws the two tables (HTML widgets) and the chart (an Image widget
+holding PNG bytes), all at once. Controls carry CSS classes
+(`promolab-...`) so a browser test can find them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import ipywidgets as w
+
+from .charts import figure_png, whatif_figure
+from .controller import WhatIfController, WhatIfResult
+from .present import STYLE, order_display, status_line, tier_display, to_html
+
+__all__ = ["WhatIfDashboard"]
+
+_NO_CUSTOMER = "(no customer)"
+
+
+class WhatIfDashboard:
+    """`display(WhatIfDashboard(controller))` or `dashboard.widget`."""
+
+    def __init__(self, controller: WhatIfController) -> None:
+        self.controller = controller
+        self._syncing = False
+        c = controller
+
+        # -- order builder
+        self.quantities: dict[str, w.BoundedIntText] = {}
+        for product_id, name in c.products.items():
+            box = w.BoundedIntText(
+                value=c.draft.quantity(product_id), min=0, max=99, description=name,
+                style={"description_width": "170px"}, layout=w.Layout(width="250px"),
+            )
+            box.add_class(f"promolab-qty-{product_id}")
+            box.observe(self._on_quantity(product_id), names="value")
+            self.quantities[product_id] = box
+        self.customer = w.Dropdown(
+            options=[(_NO_CUSTOMER, "")] + [(f"{name} ({sid})", sid) for sid, name in c.customers.items()],
+            value=c.draft.customer or "", description="Customer",
+        )
+        self.customer.add_class("promolab-customer")
+        self.customer.observe(self._guard(lambda change: c.set_customer(change["new"] or None)), names="value")
+
+        # -- tier tuner
+        self.tier = w.Dropdown(options=c.tunable, value=c.edit.tier_id, description="Tier",
+                               layout=w.Layout(width="340px"))
+        self.tier.add_class("promolab-tier")
+        self.value = w.FloatSlider(continuous_update=False, layout=w.Layout(width="340px"),
+                                   style={"description_width": "initial"})
+        self.value.add_class("promolab-value")
+        self.effect = w.Dropdown(description="Effect", layout=w.Layout(width="420px"))
+        self.effect.add_class("promolab-effect")
+        self.min_amount = w.BoundedFloatText(min=0, max=100000, step=1, description="Min order $",
+                                             layout=w.Layout(width="200px"))
+        self.min_amount.add_class("promolab-min-amount")
+        self.reset = w.Button(description="Reset tier", icon="undo")
+        self.reset.add_class("promolab-reset")
+        self._sync_controls()
+        self.tier.observe(self._guard(lambda ch: c.select_tier(ch["new"])), names="value")
+        self.value.observe(self._guard(lambda ch: c.set_value(c.slider.from_display(ch["new"]))), names="value")
+        self.effect.observe(self._guard(lambda ch: c.set_effect(ch["new"])), names="value")
+        self.min_amount.observe(self._guard(self._on_min_amount), names="value")
+        self.reset.on_click(lambda _: c.reset_tier())
+
+        # -- outputs
+        self.status = w.HTML()
+        self.status.add_class("promolab-status")
+        self.order_table = w.HTML()
+        self.order_table.add_class("promolab-order-table")
+        self.tier_table = w.HTML(layout=w.Layout(margin="0 0 0 24px"))
+        self.tier_table.add_class("promolab-tier-table")
+        self.chart = w.Image(format="png", layout=w.Layout(width="800px"))
+        self.chart.add_class("promolab-chart")
+
+        builder = w.VBox(
+            [w.HTML("<b>Order builder</b>"), self.customer,
+             w.GridBox(list(self.quantities.values()),
+                       layout=w.Layout(grid_template_columns="repeat(2, 260px)"))],
+        )
+        tuner = w.VBox([w.HTML("<b>Tier tuner</b>"), self.tier, self.value, self.effect,
+                        w.HBox([self.min_amount, self.reset])])
+        self.widget = w.VBox([
+            w.HTML(STYLE),
+            w.HBox([builder, tuner]),
+            self.status,
+            w.HBox([self.order_table, self.tier_table]),
+            self.chart,
+        ])
+        self.widget.add_class("promolab-whatif")
+        c.on_change(self.render)
+        self.render(c.result)
+
+    # -- control -> controller ---------------------------------------------------------
+    def _guard(self, handler: Any) -> Any:
+        def run(change: dict[str, Any]) -> None:
+            if not self._syncing:
+                handler(change)
+        return run
+
+    def _on_quantity(self, product_id: str) -> Any:
+        def run(change: dict[str, Any]) -> None:
+            if not self._syncing:
+                self.controller.set_quantity(product_id, int(change["new"] or 0))
+        return run
+
+    def _on_min_amount(self, change: dict[str, Any]) -> None:
+        shown = float(change["new"] or 0)
+        original = self.controller.edit.min_amount
+        cents = round(shown * 100)
+        self.controller.set_min_amount(None if (original is None and cents == 0) else cents)
+
+    # -- controller -> controls and outputs -------------------------------------------
+    def _sync_controls(self) -> None:
+        """Controls follow the controller's state (after a tier switch, a reset, or
+        a change made in code, e.g. `controller.set_order(...)`)."""
+        c = self.controller
+        edit, slider = c.edit, c.slider
+        self._syncing = True
+        try:
+            self.customer.value = c.draft.customer if c.draft.customer in c.customers else ""
+            for product_id, box in self.quantities.items():
+                box.value = c.draft.quantity(product_id)
+            self.tier.value = edit.tier_id
+            self.value.description = f"{slider.description} ({slider.unit})"
+            self.value.min, self.value.max = slider.minimum, slider.maximum
+            self.value.step = slider.step
+            self.value.value = slider.to_display(edit.value)
+            self.effect.options = list(c.effects)
+            self.effect.value = edit.effect
+            self.min_amount.value = 0 if edit.min_amount is None else edit.min_amount / 100
+        finally:
+            self._syncing = False
+
+    def render(self, result: WhatIfResult) -> None:
+        self._sync_controls()
+        self.status.value = f"<i>{status_line(result)}</i>"
+        self.order_table.value = to_html(
+            order_display(result), title="This order, every tier",
+            highlight=result.order_table["whatif"].tolist(),
+        )
+        self.tier_table.value = to_html(
+            tier_display(result), title=f"{result.edit.tier_id}: before vs after", index=True,
+        )
+        self.chart.value = figure_png(whatif_figure(result))
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
