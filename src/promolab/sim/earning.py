@@ -33,7 +33,8 @@ with an empty cart: `customer.metadata` / `customer.segment` read the event
 customer, `order.metadata` and `redemption.metadata` read the event metadata,
 `order.amount` is the event metadata `amount` (0 when absent), and
 `custom_event.metadata` (the service's own name) is read as the event
-metadata too.
+metadata too. A stored rule's validation rules are compiled once per state
+object (`_compiled`), not once per event.
 
 Everything is planned first (`plan_credits`, no change) and applied after
 (`apply_credits`, through `ledger.post` as POINTS_EARNED transactions).
@@ -48,10 +49,16 @@ from typing import TYPE_CHECKING, Any
 
 from . import ledger
 from .errors import BadRequest, NotFound
+from .loyalty.lookups import members_of
+from .pricing.items import NormalizedOrder
+from .pricing.rules import RuleSet, compile_rules
+from .pricing.types import CustomerContext
 from .records import Card, CardTransaction, EarningRule, Incentive
+from .state import derived
 
 if TYPE_CHECKING:
     from .simulator import Simulator
+    from .state import State
 
 __all__ = ["Credit", "apply_credits", "card_named", "incentive_points", "plan_credits", "rules_pass"]
 
@@ -159,11 +166,40 @@ def rules_pass(
     """
     if not validation_rules:
         return True
-    from .pricing.items import NormalizedOrder
-    from .pricing.rules import compile_rules
-    from .pricing.types import CustomerContext
+    return _evaluate(sim, compile_rules(_rewrite(validation_rules)), customer, event_metadata)
 
-    compiled = compile_rules(_rewrite(validation_rules))
+
+def _rule_passes(
+    sim: Simulator, rule: EarningRule, customer: Mapping[str, Any], event_metadata: Mapping[str, Any]
+) -> bool:
+    """`rules_pass` for a stored earning rule, its rules compiled once (`_compiled`)."""
+    if not rule.validation_rules:
+        return True
+    return _evaluate(sim, _compiled(sim, rule), customer, event_metadata)
+
+
+def _compiled(sim: Simulator, rule: EarningRule) -> RuleSet:
+    """The rule's validation rules compiled, cached per state object and
+    earning rule: compiling costs more than evaluating, and every event
+    would otherwise compile the rules of every rule bound to it. An entry is
+    used while the rule still holds the very mapping it was compiled from
+    (replacing `validation_rules` recompiles); a restore/reset starts over."""
+    cache: dict[str, tuple[Mapping[str, Any], RuleSet]] = derived(sim, "earning_compiled_rules", _new_cache)
+    entry = cache.get(rule.id)
+    rules = rule.validation_rules
+    assert rules is not None
+    if entry is None or entry[0] is not rules:
+        entry = cache[rule.id] = (rules, compile_rules(_rewrite(rules)))
+    return entry[1]
+
+
+def _new_cache(state: State) -> dict[str, Any]:
+    return {}
+
+
+def _evaluate(
+    sim: Simulator, compiled: RuleSet, customer: Mapping[str, Any], event_metadata: Mapping[str, Any]
+) -> bool:
     cid = customer.get("id")
     segments = frozenset(s.id for s in sim.state.segments.values() if cid is not None and cid in s.customers)
     context = CustomerContext(
@@ -218,8 +254,8 @@ def _program_open(sim: Simulator, program_id: str) -> bool:
 
 
 def _card_of(sim: Simulator, customer_id: str, program_id: str, definition: str) -> Card | None:
-    for member in sim.state.members.values():
-        if member.customer_id == customer_id and member.program_id == program_id and member.status == "ACTIVE":
+    for member in members_of(sim, customer_id, program_id):
+        if member.status == "ACTIVE":
             return ledger.card_for(sim, member.id, definition)
     return None
 
@@ -265,7 +301,7 @@ def plan_credits(
             target = _card_of(sim, cid, rule.program_id, definition)
         if target is None:
             continue
-        if not rules_pass(sim, rule.validation_rules, customer, event_metadata):
+        if not _rule_passes(sim, rule, customer, event_metadata):
             continue
         points = incentive_points(incentive, customer_metadata, event_metadata)
         if points <= 0:

@@ -46,7 +46,7 @@ from .render.vouchers import (
     render_simple_voucher,
     render_voucher_transaction,
 )
-from .webhooks import emit
+from .webhooks import emit, subscribers
 
 if TYPE_CHECKING:
     from .simulator import Simulator
@@ -113,7 +113,9 @@ def credit_gift_balance(
         created_at=sim.now,
     )
     sim.state.voucher_transactions[transaction.id] = transaction
-    if voucher.holder_id is not None:
+    # The payload is built (and checked) only for someone to send it to: it
+    # costs more than the credit itself, and building it changes nothing.
+    if voucher.holder_id is not None and subscribers(sim, GIFT_BALANCE_ADDED):
         emit(sim, GIFT_BALANCE_ADDED, gift_balance_added_data(sim, voucher, transaction), entity_id=voucher.id)
     return transaction
 

@@ -11,19 +11,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from .loyalty.lookups import card_for
+from .loyalty.reservations import pending_index
 from .records import Card, CardTransaction
 
 if TYPE_CHECKING:
     from .simulator import Simulator
 
 __all__ = ["post", "settle", "card_for"]
-
-
-def card_for(sim: Simulator, member_id: str, card_definition_id: str) -> Card | None:
-    for card in sim.state.cards.values():
-        if card.member_id == member_id and card.card_definition_id == card_definition_id:
-            return card
-    return None
 
 
 def post(
@@ -78,5 +73,6 @@ def settle(sim: Simulator, record: CardTransaction, status: str, *, rejection: d
     record.status = status  # type: ignore[assignment]
     record.updated_at = sim.now
     record.due_at = None
+    pending_index(sim).settled(record)
     if rejection is not None:
         record.details = {**record.details, "rejection": rejection}

@@ -23,6 +23,14 @@ __all__ = ["member_view"]
 
 
 def member_view(sim: Simulator, member_id: str) -> dict[str, Any]:
+    # Under the simulator's lock: a served simulator answers this view from
+    # another thread than the writes, and the PENDING purchases come from a
+    # derived index that the writes keep in step (`loyalty.reservations`).
+    with sim._lock:
+        return _member_view(sim, member_id)
+
+
+def _member_view(sim: Simulator, member_id: str) -> dict[str, Any]:
     st = sim.state
     member = st.members[member_id]
     cards = [c for c in st.cards.values() if c.member_id == member_id]

@@ -33,13 +33,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from . import ledger
 from .errors import BadRequest, InvalidPayload, NotFound
 from .gift import credit_gift_balance, issue_gift_voucher
+from .loyalty.lookups import members_of
 from .publishing import Selection, apply_publication, held_codes, select_publication
 from .records import Campaign, Card, ReferralConversion, Voucher
+from .state import State, derived
 
 if TYPE_CHECKING:
     from .simulator import Simulator
@@ -111,9 +114,7 @@ def plan_conversion(
     settings = campaign.referral
     if settings is None or settings.conversion_event != event or not campaign.active:
         return None
-    if referee_id is not None and any(
-        c.campaign_id == campaign.id and c.referee_id == referee_id for c in sim.state.referral_conversions.values()
-    ):
+    if referee_id is not None and (campaign.id, referee_id) in _converted(sim):
         return None
     plan = ConversionPlan(campaign=campaign, voucher=voucher, referrer_id=referrer_id)
     reward = settings.referrer_reward
@@ -146,13 +147,44 @@ def plan_conversion(
     )
 
 
+class _Converted:
+    """(campaign id, referee id) of every recorded conversion, so that "has
+    this referee converted this campaign already?" is a set lookup rather
+    than a scan of every conversion (once per referral event).
+
+    Derived, never stored; a new state object gets a new one. Conversions are
+    only ever added: new ones are read from the end of the insertion-ordered
+    dict, and fewer than seen rebuilds it.
+    """
+
+    __slots__ = ("pairs", "seen", "state")
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.seen = 0
+        self.pairs: set[tuple[str, str]] = set()
+
+    def sync(self) -> set[tuple[str, str]]:
+        conversions = self.state.referral_conversions
+        new = len(conversions) - self.seen
+        if new < 0:
+            self.seen, self.pairs = 0, set()
+            new = len(conversions)
+        if new:
+            self.pairs.update((c.campaign_id, c.referee_id) for c in islice(reversed(conversions.values()), new))
+            self.seen = len(conversions)
+        return self.pairs
+
+
+def _converted(sim: Simulator) -> set[tuple[str, str]]:
+    return derived(sim, "referral_conversions", _Converted).sync()
+
+
 def _referrer_card(sim: Simulator, customer_id: str, program_id: str | None, definition: str | None) -> Card | None:
     if program_id is None or definition is None:
         return None
-    for member in sim.state.members.values():
-        if member.customer_id == customer_id and member.program_id == program_id:
-            return ledger.card_for(sim, member.id, definition)
-    return None
+    members = members_of(sim, customer_id, program_id)
+    return ledger.card_for(sim, members[0].id, definition) if members else None
 
 
 def apply_conversion(sim: Simulator, plan: ConversionPlan, *, referee_id: str, event_id: str) -> ReferralConversion:

@@ -9,7 +9,8 @@ a snapshot cannot hold an index that disagrees with the data.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import Field
 
@@ -45,7 +46,10 @@ from .records import (
 )
 from .records._base import Record
 
-__all__ = ["State", "Indexes"]
+if TYPE_CHECKING:
+    from .simulator import Simulator
+
+__all__ = ["Indexes", "State", "derived"]
 
 
 class State(Record):
@@ -86,11 +90,19 @@ class State(Record):
 
 class Indexes:
     """Lookups derived from `State`; rebuilt after load/restore, kept in step by
-    the operations that create the indexed entities."""
+    the operations that create the indexed entities.
 
-    __slots__ = ("voucher_by_code", "customer_by_source", "product_by_source", "sku_by_source")
+    A simulator gets a new `Indexes` whenever its state object is replaced
+    (construction, `restore`, `reset`, `load_snapshot`): that is the one place
+    where every derived lookup is invalidated. Besides the four lookups below,
+    `derived` holds lookups that other modules build lazily for their hot paths
+    (see `derived`); none of it is ever part of a snapshot.
+    """
+
+    __slots__ = ("customer_by_source", "derived", "product_by_source", "sku_by_source", "state", "voucher_by_code")
 
     def __init__(self, state: State) -> None:
+        self.state = state
         self.voucher_by_code = {v.code: v.id for v in state.vouchers.values()}
         self.customer_by_source = {
             c.source_id: c.id for c in state.customers.values() if c.source_id is not None
@@ -99,3 +111,24 @@ class Indexes:
             p.source_id: p.id for p in state.products.values() if p.source_id is not None
         }
         self.sku_by_source = {s.source_id: s.id for s in state.skus.values() if s.source_id is not None}
+        self.derived: dict[str, Any] = {}
+
+
+T = TypeVar("T")
+
+
+def derived(sim: Simulator, key: str, build: Callable[[State], T]) -> T:
+    """The lookup `key` of the simulator's current state, built by `build(state)`
+    on first use and kept until the state object is replaced.
+
+    The object returned belongs to the calling module, which keeps it in step
+    with the records it indexes (and checks it against them where state may be
+    changed behind its back, e.g. by a test poking at records).
+    """
+    indexes = sim.indexes
+    if indexes.state is not sim.state:  # pragma: no cover - state swapped without a new Indexes
+        indexes = sim.indexes = Indexes(sim.state)
+    found = indexes.derived.get(key)
+    if found is None:
+        found = indexes.derived[key] = build(sim.state)
+    return found

@@ -28,7 +28,7 @@ from ..processing import processor
 from ..records import CardTransaction
 from .granting import describe, grant
 from .purchases import assignment_of, check_card, check_open, check_stock
-from .reservations import pending_purchases
+from .reservations import pending_index
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -40,14 +40,15 @@ class PurchaseProcessor:
     name = "reward_purchases"
 
     def next_due(self, sim: Simulator) -> datetime | None:
-        due = [t.due_at for t in pending_purchases(sim) if t.due_at is not None]
-        return min(due) if due else None
+        return pending_index(sim).next_due()
 
     def run_due(self, sim: Simulator, now: datetime) -> None:
-        due = [t for t in pending_purchases(sim) if t.due_at is not None and t.due_at <= now]
-        # sorted() is stable: equal due times keep creation order.
-        for record in sorted(due, key=lambda t: t.due_at or now):
+        # Earliest first; equal due times in creation order. Processing one
+        # purchase settles it and changes no other purchase's due time.
+        while (record := pending_index(sim).first_due(now)) is not None:
             process(sim, record)
+            if record.status == "PENDING":  # pragma: no cover - process always settles
+                raise RuntimeError(f"purchase {record.id} was processed but not settled")
 
 
 PURCHASES = processor(PurchaseProcessor())

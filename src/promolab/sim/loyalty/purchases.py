@@ -30,6 +30,7 @@ from ..clock import format_instant
 from ..errors import BadRequest, Locked, NotFound
 from ..ledger import card_for
 from ..records import Card, Member, Program, Reward, RewardAssignment
+from .lookups import assignment_of
 from .reservations import reserved_points, reserved_stock
 
 if TYPE_CHECKING:
@@ -65,13 +66,6 @@ class Price:
     card_definition_id: str
     points: int
     card: Card | None
-
-
-def assignment_of(sim: Simulator, program_id: str, reward_id: str) -> RewardAssignment | None:
-    for assignment in sim.state.reward_assignments.values():
-        if assignment.program_id == program_id and assignment.reward_id == reward_id:
-            return assignment
-    return None
 
 
 def resolve(sim: Simulator, program_id: str, member_id: str, reward_id: str) -> Target:

@@ -55,14 +55,22 @@ def track_event(sim: Simulator, *, request: Any) -> models.CustomEventResult:
     if schema is not None:
         check_event_metadata(schema, metadata)
 
-    customer_ref = body.customer.model_dump(exclude_none=True)
-    customer = find_customer(sim, customer_ref)
-    # What the rules see of the customer: the stored one, or the one about to be created.
-    seen = (
-        customer.model_dump(include={"id", "source_id", "name", "email", "metadata"})
-        if customer is not None
-        else {k: v for k, v in customer_ref.items() if k != "id"}
-    )
+    named = body.customer
+    customer = find_customer(sim, {"id": named.id, "source_id": named.source_id})
+    # What the rules see of the customer (read only): the stored one, or the
+    # one about to be created (the request's customer, dumped only then).
+    customer_ref: dict[str, Any] | None = None
+    if customer is not None:
+        seen: Mapping[str, Any] = {
+            "id": customer.id,
+            "source_id": customer.source_id,
+            "name": customer.name,
+            "email": customer.email,
+            "metadata": customer.metadata,
+        }
+    else:
+        customer_ref = named.model_dump(exclude_none=True)
+        seen = {k: v for k, v in customer_ref.items() if k != "id"}
     customer_id = customer.id if customer is not None else None
 
     credits = []
@@ -80,6 +88,7 @@ def track_event(sim: Simulator, *, request: Any) -> models.CustomEventResult:
 
     # -- nothing refused: apply -------------------------------------------------------------
     if customer is None:
+        assert customer_ref is not None
         customer = create_customer(sim, customer_ref)
     event_id = sim.ids.next("event")
     apply_credits(sim, credits, event=body.event, event_id=event_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ... import models
 from ..records import Customer, TrackedEvent
-from .customers import render_customer
+from .customers import customer_body
 
 __all__ = ["render_event_result"]
 
@@ -16,7 +16,7 @@ def render_event_result(record: TrackedEvent, customer: Customer) -> models.Cust
         {
             "object": "event",
             "type": record.name,
-            "customer": render_customer(customer),
+            "customer": customer_body(customer),
             "referral": None,
             "loyalty": None,
             "metadata": record.metadata,

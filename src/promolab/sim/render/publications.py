@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ... import models
 from ..records import Publication
 from ._time import iso
-from .customers import render_customer
+from .customers import customer_body
 from .vouchers import render_voucher
 
 if TYPE_CHECKING:
@@ -33,7 +33,7 @@ def render_publication(sim: Simulator, record: Publication) -> models.Publicatio
             "channel": record.channel,
             "source_id": record.source_id,
             "result": "SUCCESS",
-            "customer": render_customer(st.customers[record.customer_id]),
+            "customer": customer_body(st.customers[record.customer_id]),
             "voucher": render_voucher(voucher, campaign, seed=sim.seed),
             "vouchers_id": [voucher.id],
         }

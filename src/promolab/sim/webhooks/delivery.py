@@ -24,19 +24,22 @@ line). Every attempt is logged as a `DeliveryAttempt`.
 
 from __future__ import annotations
 
+import bisect
+import heapq
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
 from ..processing import processor
 from ..records import DeliveryAttempt, PendingDelivery, WebhookConfig
+from ..state import State, derived
 from .envelope import target_of
 from .signing import SIGNATURE_HEADER, sign
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
 
-__all__ = ["MAX_ATTEMPTS", "RETRY_OFFSETS", "DeliveryProcessor", "deliver_due", "queue"]
+__all__ = ["MAX_ATTEMPTS", "RETRY_OFFSETS", "DeliveryProcessor", "DueOrder", "deliver_due", "due_order", "queue"]
 
 #: When the retries fall due, counted from the first attempt.
 RETRY_OFFSETS: tuple[timedelta, ...] = tuple(
@@ -67,7 +70,8 @@ def queue(sim: Simulator, config: WebhookConfig, event_type: str, sendout_id: st
 
 
 def deliver_due(sim: Simulator, now: datetime | None = None) -> None:
-    """Attempt every sendout due at or before `now` (default: the clock).
+    """Attempt every sendout due at or before `now` (default: the clock),
+    earliest first (queue order on ties).
 
     Re-entrant calls (a receiver calling back into the simulator) return at
     once: the outer call picks up what they queued.
@@ -77,15 +81,80 @@ def deliver_due(sim: Simulator, now: datetime | None = None) -> None:
     moment = sim.now if now is None else now
     setattr(sim, _DELIVERING, True)
     try:
-        while True:
-            due = [p for p in sim.state.pending_deliveries if p.next_attempt_at <= moment]
-            if not due:
-                return
-            first = min(due, key=lambda p: p.next_attempt_at)  # stable: queue order on ties
-            sim.state.pending_deliveries.remove(first)
+        while (first := due_order(sim).take_due(moment)) is not None:
             _attempt(sim, first, sim.now)
     finally:
         setattr(sim, _DELIVERING, False)
+
+
+class DueOrder:
+    """`state.pending_deliveries` ordered by due time, for the processor's
+    `next_due` (asked after every write and at every clock step) and for
+    `deliver_due`, without a scan of the queue per question.
+
+    Derived, never stored. It follows one list object: sendouts are appended
+    to the queue (`queue`, retries in `_attempt`, or anyone else: new items
+    are read from the end of the list) and leave it only through `take_due`;
+    when the list is replaced (a configuration disabled or deleted drops its
+    sendouts) or shrank behind its back, it is rebuilt. Each sendout gets a
+    sequence number in queue order: heap entries are (next_attempt_at,
+    sequence, sendout), so ties go to queue order, and the list, sorted by
+    sequence, is searched by bisection to remove the sendout taken.
+    """
+
+    __slots__ = ("heap", "items", "seen", "seq", "seq_of", "state")
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self._rebuild()
+
+    def _rebuild(self) -> None:
+        self.items = self.state.pending_deliveries
+        self.seen = 0
+        self.heap: list[tuple[datetime, int, PendingDelivery]] = []
+        self.seq = 0
+        #: id(sendout) -> its sequence number, for as long as it is queued
+        self.seq_of: dict[int, int] = {}
+        self.sync()
+
+    def sync(self) -> DueOrder:
+        items = self.state.pending_deliveries
+        if items is not self.items or len(items) < self.seen:
+            self._rebuild()
+            return self
+        for pending in items[self.seen:]:
+            heapq.heappush(self.heap, (pending.next_attempt_at, self.seq, pending))
+            self.seq_of[id(pending)] = self.seq
+            self.seq += 1
+        self.seen = len(items)
+        return self
+
+    def next_due(self) -> datetime | None:
+        return self.heap[0][0] if self.heap else None
+
+    def take_due(self, moment: datetime) -> PendingDelivery | None:
+        """Remove the earliest sendout due at or before `moment` from the queue."""
+        heap = self.heap
+        if not heap or heap[0][0] > moment:
+            return None
+        _, seq, pending = heapq.heappop(heap)
+        items, seq_of = self.items, self.seq_of
+        i = bisect.bisect_left(items, seq, key=lambda p: seq_of.get(id(p), -1))
+        if i == len(items) or items[i] is not pending:  # pragma: no cover - changed behind our back
+            found = next((k for k, item in enumerate(items) if item is pending), None)
+            if found is None:  # no longer queued: start over from the list
+                self._rebuild()
+                return self.take_due(moment)
+            i = found
+        del items[i]
+        seq_of.pop(id(pending), None)
+        self.seen -= 1
+        return pending
+
+
+def due_order(sim: Simulator) -> DueOrder:
+    """The simulator's `DueOrder`, up to date."""
+    return derived(sim, "webhook_due_order", DueOrder).sync()
 
 
 def _headers(signature: str) -> dict[str, str]:
@@ -178,8 +247,7 @@ class DeliveryProcessor:
     after_writes = True
 
     def next_due(self, sim: Simulator) -> datetime | None:
-        pending = sim.state.pending_deliveries
-        return min((p.next_attempt_at for p in pending), default=None)
+        return due_order(sim).next_due()
 
     def run_due(self, sim: Simulator, now: datetime) -> None:
         deliver_due(sim, now)

@@ -1,0 +1,91 @@
+"""Loyalty lookups by key: a member's card of a card definition, a customer's
+memberships in a program, a program's assignment of a reward.
+
+Earning (every custom event), referrals and reward purchases ask these
+questions on every request; scanning all cards, members and assignments for
+them grows with the size of the project. `LoyaltyLookups` answers them from
+dicts built once per state object (derived, never in a snapshot: a restore
+or reset brings a new state object, hence a new one).
+
+Members, cards and assignments are created when a scenario loads, and no
+operation adds or removes one, nor changes the ids these lookups key on
+(statuses and balances, which do change, are read from the records
+themselves). So the lookups only need to notice a change made behind the
+operations' back (a test or a notebook adding or deleting a record): each
+answer is checked against the state, and a changed count of members, cards
+or assignments rebuilds them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..records import Card, Member, RewardAssignment
+from ..state import State, derived
+
+if TYPE_CHECKING:
+    from ..simulator import Simulator
+
+__all__ = ["LoyaltyLookups", "assignment_of", "card_for", "members_of"]
+
+
+class LoyaltyLookups:
+    __slots__ = ("assignment_by_key", "card_by_key", "counts", "members_by_key", "state")
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        self.counts = (-1, -1, -1)
+        self.card_by_key: dict[tuple[str, str], Card] = {}
+        self.members_by_key: dict[tuple[str, str], list[Member]] = {}
+        self.assignment_by_key: dict[tuple[str, str], RewardAssignment] = {}
+
+    def sync(self) -> LoyaltyLookups:
+        st = self.state
+        counts = (len(st.cards), len(st.members), len(st.reward_assignments))
+        if counts != self.counts:
+            self.counts = counts
+            #: (member id, card definition id) -> the member's first such card
+            self.card_by_key = {}
+            for card in st.cards.values():
+                self.card_by_key.setdefault((card.member_id, card.card_definition_id), card)
+            #: (customer id, program id) -> memberships, creation order
+            self.members_by_key = {}
+            for member in st.members.values():
+                self.members_by_key.setdefault((member.customer_id, member.program_id), []).append(member)
+            #: (program id, reward id) -> the first assignment of the reward
+            self.assignment_by_key = {}
+            for assignment in st.reward_assignments.values():
+                self.assignment_by_key.setdefault((assignment.program_id, assignment.reward_id), assignment)
+        return self
+
+
+def _lookups(sim: Simulator) -> LoyaltyLookups:
+    return derived(sim, "loyalty_lookups", LoyaltyLookups).sync()
+
+
+def card_for(sim: Simulator, member_id: str, card_definition_id: str) -> Card | None:
+    """The member's (first) card of the card definition."""
+    card = _lookups(sim).card_by_key.get((member_id, card_definition_id))
+    if card is not None and sim.state.cards.get(card.id) is not card:  # pragma: no cover - replaced record
+        _lookups(sim).counts = (-1, -1, -1)
+        return card_for(sim, member_id, card_definition_id)
+    return card
+
+
+def members_of(sim: Simulator, customer_id: str, program_id: str) -> list[Member]:
+    """The customer's memberships of the program, in creation order."""
+    members = _lookups(sim).members_by_key.get((customer_id, program_id), [])
+    live = sim.state.members
+    if any(live.get(m.id) is not m for m in members):  # pragma: no cover - replaced record
+        _lookups(sim).counts = (-1, -1, -1)
+        return members_of(sim, customer_id, program_id)
+    return members
+
+
+def assignment_of(sim: Simulator, program_id: str, reward_id: str) -> RewardAssignment | None:
+    """The (first) assignment of the reward in the program."""
+    assignment = _lookups(sim).assignment_by_key.get((program_id, reward_id))
+    if assignment is not None and sim.state.reward_assignments.get(assignment.id) is not assignment:
+        _lookups(sim).counts = (-1, -1, -1)  # replaced behind our back
+        return assignment_of(sim, program_id, reward_id)
+    return assignment
