@@ -10,20 +10,33 @@ invalidates the cache by identity.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import hmac
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from .clock import format_instant
 from .pricing.engine import CompiledTier, compile_tier
-from .pricing.types import CampaignInfo, Catalogue, Collection, CustomerContext, Product, Sku, TierSpec
+from .pricing.types import (
+    CampaignInfo,
+    Catalogue,
+    Collection,
+    CustomerContext,
+    Product,
+    Sku,
+    TierSpec,
+)
 
 if TYPE_CHECKING:
     from .records import Campaign
     from .simulator import Simulator
     from .state import State
 
-__all__ = ["PricingView", "pricing_view", "tracking_id", "customer_context", "campaign_info"]
+__all__ = ["PricingView", "campaign_info", "customer_context", "pricing_view", "tracking_id"]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,12 +59,29 @@ def catalogue_of(state: State) -> Catalogue:
     )
 
 
+def campaign_categories(campaign: Campaign) -> tuple[dict[str, Any], ...]:
+    """The campaign's category as `options.expand: ["category"]` lists it.
+
+    A scenario gives a category as `category` (a name) and/or `category_id`;
+    the wire Category needs both an id and a name, plus `hierarchy` and
+    `created_at`. Missing parts are derived so that the typed client can parse
+    the response: the name falls back to the id, the id to a stable hash of the
+    name, the hierarchy is 0 (scenarios have no category ordering) and the
+    category is taken as created with its campaign.
+    """
+    if not (campaign.category_id or campaign.category):
+        return ()
+    name = campaign.category or campaign.category_id or ""
+    category_id = campaign.category_id or "cat_" + hashlib.blake2b(name.encode(), digest_size=9).hexdigest()
+    created = campaign.created_at or campaign.start_date or _EPOCH
+    return ({
+        "id": category_id, "name": name, "hierarchy": 0, "created_at": format_instant(created),
+        "object": "category",
+    },)
+
+
 def campaign_info(campaign: Campaign, index: int) -> CampaignInfo:
-    categories: tuple[dict[str, Any], ...] = ()
-    if campaign.category_id or campaign.category:
-        categories = ({
-            "id": campaign.category_id, "name": campaign.category, "hierarchy": 0, "object": "category",
-        },)
+    categories = campaign_categories(campaign)
     return CampaignInfo(
         id=campaign.id,
         name=campaign.name,
@@ -100,9 +130,11 @@ def pricing_view(sim: Simulator) -> PricingView:
     return view
 
 
+@functools.lru_cache(maxsize=4096)
 def tracking_id(project_id: str, source_id: str | None) -> str:
     """`track_` + a keyed hash of the customer's source_id: stable for a
-    customer within a project, and not reversible to the source_id."""
+    customer within a project, and not reversible to the source_id.
+    (Memoised: a pure function of its arguments, asked for on every validation.)"""
     digest = hmac.new(project_id.encode(), (source_id or "").encode(), hashlib.sha256).digest()
     return "track_" + base64.urlsafe_b64encode(digest[:24]).decode().rstrip("=")
 

@@ -15,7 +15,7 @@ from ._helpers import balance, buy, refused, stock
 GIFT_EVENT = "EVENTS.CUSTOMER.VOUCHER.GIFT.BALANCE_ADDED"
 
 
-def _tx(sim: Simulator, transaction_id: str):  # noqa: ANN202
+def _tx(sim: Simulator, transaction_id: str):
     return sim.state.card_transactions[transaction_id]
 
 

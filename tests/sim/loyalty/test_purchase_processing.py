@@ -17,7 +17,7 @@ from promolab.sim.errors import Locked, SimError
 from ._helpers import PROGRAM, balance, buy, refused, stock
 
 
-def _transaction(sim: Simulator, transaction_id: str):  # noqa: ANN202 - record type
+def _transaction(sim: Simulator, transaction_id: str):
     return sim.state.card_transactions[transaction_id]
 
 
@@ -103,7 +103,7 @@ def test_the_delay_is_a_setting(sim: Simulator) -> None:
     assert _transaction(sim, tx_id).status == "APPROVED"
 
 
-def _debit_to(points: int):  # noqa: ANN202
+def _debit_to(points: int):
     def change(sim: Simulator) -> None:
         card = sim.state.cards["lcrd_alice_beans"]
         _admin(sim, card.id, points - card.balance)
@@ -111,7 +111,7 @@ def _debit_to(points: int):  # noqa: ANN202
     return change
 
 
-def _status(path: str, key: str, value: str):  # noqa: ANN202
+def _status(path: str, key: str, value: str):
     def change(sim: Simulator) -> None:
         getattr(sim.state, path)[key].status = value
 
@@ -145,7 +145,7 @@ REJECTIONS = [
 
 
 @pytest.mark.parametrize(("change", "reason"), [r[1:] for r in REJECTIONS], ids=[r[0] for r in REJECTIONS])
-def test_pending_then_rejected_when_the_state_changed(sim: Simulator, change, reason: str) -> None:  # noqa: ANN001
+def test_pending_then_rejected_when_the_state_changed(sim: Simulator, change, reason: str) -> None:
     start = sim.now
     tx_id = buy(sim, "lmbr_alice", "lrew_mug").transaction.id
     change(sim)

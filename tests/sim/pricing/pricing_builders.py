@@ -142,23 +142,3 @@ def tier_from_example(promo: Mapping[str, Any]) -> TierSpec:
         applicable_to={"included": included_entries} if included_entries else None,
         metadata=promo["metadata"],
     )
-
-
-def assert_same_json(actual: Any, expected: Any, path: str = "$") -> None:
-    """Equal values AND the same key order, with a readable path on failure."""
-    if isinstance(expected, Mapping):
-        assert isinstance(actual, Mapping), f"{path}: expected an object, got {actual!r}"
-        assert list(actual.keys()) == list(expected.keys()), (
-            f"{path}: keys {list(actual.keys())} != expected {list(expected.keys())}"
-        )
-        for key in expected:
-            assert_same_json(actual[key], expected[key], f"{path}.{key}")
-    elif isinstance(expected, list):
-        assert isinstance(actual, list), f"{path}: expected a list, got {actual!r}"
-        assert len(actual) == len(expected), f"{path}: {len(actual)} items != {len(expected)}"
-        for i, (a, e) in enumerate(zip(actual, expected)):
-            assert_same_json(a, e, f"{path}[{i}]")
-    else:
-        assert actual == expected and type(actual) is type(expected), (
-            f"{path}: {actual!r} != expected {expected!r}"
-        )

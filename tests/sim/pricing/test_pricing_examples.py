@@ -9,7 +9,6 @@ from pricing_builders import (
     ADVENTURE_ORDER,
     ADVENTURE_SCOPE,
     adventure_catalogue,
-    assert_same_json,
     ctx,
     example_catalogue,
     included,
@@ -27,6 +26,7 @@ from promolab.sim.pricing import (
     price_tier,
     promotion_tier_wire,
 )
+from wire_asserts import assert_same_json
 
 EXAMPLES = load_examples()
 

@@ -9,7 +9,6 @@ import pytest
 from pricing_builders import (
     ADVENTURE_ORDER,
     adventure_catalogue,
-    assert_same_json,
     campaign,
     ctx,
     included,
@@ -25,6 +24,7 @@ from promolab.sim.pricing import (
     compile_tier,
     price_tier,
 )
+from wire_asserts import assert_same_json
 
 
 def _discounts(outcome: Any) -> list[int]:

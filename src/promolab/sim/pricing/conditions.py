@@ -19,6 +19,7 @@ Conventions (the service documents none of these):
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal, InvalidOperation
@@ -28,7 +29,9 @@ __all__ = [
     "NEGATIVE_OPERATORS",
     "OPERATORS",
     "CheckFn",
+    "Predicate",
     "compile_conditions",
+    "compile_predicates",
     "describe_conditions",
 ]
 
@@ -232,6 +235,66 @@ def compile_conditions(
             raise KeyError(op)
         compiled.append((OPERATORS[op], _args(raw)))
     return tuple(compiled)
+
+
+Predicate = Callable[[Any, datetime], bool]
+
+_ORDERING: Mapping[str, Callable[[Any, Any], bool]] = {
+    "$more_than": operator.gt,
+    "$more_than_or_equal": operator.ge,
+    "$less_than": operator.lt,
+    "$less_than_or_equal": operator.le,
+}
+_MEMBERSHIP: Mapping[str, bool] = {"$is": True, "$in": True, "$is_not": False, "$not_in": False}
+
+
+def _predicate(op: str, args: tuple[Any, ...]) -> Predicate:
+    """`OPERATORS[op]` bound to `args`, with fast paths for the common cases.
+
+    Why: the generic operators convert both sides to Decimal and compare
+    through `_equal` on every call, and rules run for every tier of every
+    request. The fast paths only take inputs on which they give exactly the
+    generic answer; anything else goes to the generic operator:
+    - an ordering against a finite whole-number bound, on an `int` value: a
+      plain int comparison (what Decimal(value) vs Decimal(bound) decides);
+    - $is/$in/$is_not/$not_in with string arguments only, on a `str` value or a
+      list of `str`: set membership (`_equal` of two str is `==`).
+    """
+    generic = OPERATORS[op]
+    if op in _ORDERING and args:
+        bound = _number(args[0])
+        if bound is not None and bound.is_finite() and bound == bound.to_integral_value():
+            limit, test = int(bound), _ORDERING[op]
+
+            def ordering(value: Any, now: datetime) -> bool:
+                if type(value) is int:  # not bool: type() is exact
+                    return test(value, limit)
+                return generic(value, args, now)
+
+            return ordering
+    if op in _MEMBERSHIP and args and all(type(a) is str for a in args):
+        wanted, positive = frozenset(args), _MEMBERSHIP[op]
+
+        def membership(value: Any, now: datetime) -> bool:
+            if type(value) is str:
+                return (value in wanted) is positive
+            if type(value) is list and all(type(v) is str for v in value):
+                return wanted.isdisjoint(value) is not positive
+            return generic(value, args, now)
+
+        return membership
+    return lambda value, now: generic(value, args, now)
+
+
+def compile_predicates(conditions: Mapping[str, Any]) -> tuple[Predicate, ...]:
+    """One `(value, now) -> bool` per operator (all must hold); raises
+    KeyError naming an unknown operator, like `compile_conditions`."""
+    out = []
+    for op, raw in conditions.items():
+        if op not in OPERATORS:
+            raise KeyError(op)
+        out.append(_predicate(op, _args(raw)))
+    return tuple(out)
 
 
 def describe_conditions(conditions: Mapping[str, Any]) -> str:

@@ -35,8 +35,8 @@ from fractions import Fraction
 from typing import Any
 
 from .items import Line, NormalizedOrder
-from .money import parse_percent, percent_of, split_proportionally
-from .scope import Scope, ScopeEntry
+from .money import parse_percent, percent_of, percent_of_each, split_proportionally
+from .scope import LineScope, Scope, ScopeEntry
 
 __all__ = [
     "EFFECTS",
@@ -114,97 +114,109 @@ class AmountDiscount:
     def line_discounts(self, order: NormalizedOrder, scope: Scope) -> list[int]:
         lines = order.lines
         out = [0] * len(lines)
-        eligible = scope.eligible(lines)
-        if not eligible:
+        reached = scope.reached(lines)
+        if not reached:
             return out
-        units, bases = _discountable(lines, eligible)
-        caps = [_line_cap(lines[i], entries, base) for (i, entries), base in zip(eligible, bases)]
+        units, bases, caps = _discountable(reached)
+        raw = self._raw(reached, units, bases, caps)
+        # Caps, lowest discount wins: the line cap, then the budgets shared by
+        # lines (each entry's aggregated_amount_limit, the discount's own),
+        # consumed in line order. (Comparisons rather than min()/max() calls:
+        # this loop runs per line per tier per request.)
+        budgets: dict[ScopeEntry, int] = {}
+        total_left = self.aggregated_amount_limit
+        for (i, _, line_scope), value, cap in zip(reached, raw, caps):
+            if value > cap:  # noqa: PLR1730 - a compare is ~10x cheaper than min()/max() here
+                value = cap
+            if value < 0:  # noqa: PLR1730 - a compare is ~10x cheaper than min()/max() here
+                value = 0
+            for e in line_scope.amount_budgets:
+                left = budgets.setdefault(e, e.aggregated_amount_limit)  # type: ignore[arg-type]
+                if left < value:  # noqa: PLR1730 - a compare is ~10x cheaper than min()/max() here
+                    value = left
+            if total_left is not None:
+                if total_left < value:  # noqa: PLR1730 - a compare is ~10x cheaper than min()/max() here
+                    value = total_left
+                total_left -= value
+            for e in line_scope.amount_budgets:
+                budgets[e] -= value
+            out[i] = value
+        return out
+
+    def _raw(
+        self,
+        reached: Sequence[tuple[int, Line, LineScope]],
+        units: list[int],
+        bases: list[int],
+        caps: list[int],
+    ) -> list[int]:
+        """Each reached line's discount before the caps and budgets."""
         effect, kind = self.effect, self.kind
         if kind == "AMOUNT":
             assert self.amount_off is not None
             off = self.amount_off
             if effect == "APPLY_TO_ITEMS":
-                raw = [off] * len(eligible)
-            elif effect == "APPLY_TO_ITEMS_BY_QUANTITY":
-                raw = [off * u for u in units]
-            elif effect == "APPLY_TO_ITEMS_PROPORTIONALLY":
-                raw = split_proportionally(off, bases, caps)
-            else:  # APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY
-                raw = split_proportionally(off, units, caps)
-        elif kind == "PERCENT":
+                return [off] * len(reached)
+            if effect == "APPLY_TO_ITEMS_BY_QUANTITY":
+                return [off * u for u in units]
+            if effect == "APPLY_TO_ITEMS_PROPORTIONALLY":
+                return split_proportionally(off, bases, caps)
+            return split_proportionally(off, units, caps)  # ..._PROPORTIONALLY_BY_QUANTITY
+        if kind == "PERCENT":
             assert self.percent is not None
-            pct = self.percent
-            raw = [percent_of(b, pct) for b in bases]
+            raw = percent_of_each(bases, self.percent)
             if self.amount_limit is not None:
                 raw = [min(r, self.amount_limit) for r in raw]
-        else:  # FIXED
-            raw = []
-            for (i, entries), u in zip(eligible, units):
-                price = lines[i].price
-                new_price = _new_price(entries, self.fixed_amount)
-                if price is None or new_price is None:
-                    raw.append(0)
-                else:
-                    raw.append(max(0, price - new_price) * u)
-        budgets: dict[ScopeEntry, int] = {}
-        total_left = self.aggregated_amount_limit
-        for k, (i, entries) in enumerate(eligible):
-            value = max(0, min(raw[k], caps[k]))
-            for e in entries:
-                if e.aggregated_amount_limit is not None:
-                    left = budgets.setdefault(e, e.aggregated_amount_limit)
-                    value = min(value, left)
-            if total_left is not None:
-                value = min(value, total_left)
-                total_left -= value
-            for e in entries:
-                if e.aggregated_amount_limit is not None:
-                    budgets[e] -= value
-            out[i] = value
-        return out
+            return raw
+        raw = []  # FIXED: the unit price becomes the entries' price, else fixed_amount
+        for (_, line, line_scope), u in zip(reached, units):
+            new_price = (
+                line_scope.new_price if line_scope.new_price is not None else self.fixed_amount
+            )
+            if line.price is None or new_price is None:
+                raw.append(0)
+            else:
+                raw.append(max(0, line.price - new_price) * u)
+        return raw
 
 
 def _discountable(
-    lines: Sequence[Line], eligible: Sequence[tuple[int, tuple[ScopeEntry, ...]]]
-) -> tuple[list[int], list[int]]:
-    """Per eligible line: discountable units and their amount (quantity caps applied)."""
-    units: list[int] = []
-    bases: list[int] = []
+    reached: Sequence[tuple[int, Line, LineScope]],
+) -> tuple[list[int], list[int], list[int]]:
+    """Per reached line: discountable units (quantity caps applied), their
+    amount (the base of the discount) and the line cap (base, amount limits)."""
+    n = len(reached)
+    units = [0] * n  # filled by index: cheaper than appends in this per-line loop
+    bases = [0] * n
+    caps = [0] * n
     budgets: dict[ScopeEntry, int] = {}
-    for i, entries in eligible:
-        line = lines[i]
-        u = line.quantity
-        for e in entries:
-            if e.quantity_limit is not None and e.quantity_limit < u:
-                u = e.quantity_limit
-            if e.aggregated_quantity_limit is not None:
-                left = budgets.setdefault(e, e.aggregated_quantity_limit)
-                u = min(u, left)
-        for e in entries:
-            if e.aggregated_quantity_limit is not None:
+    for k, (_, line, line_scope) in enumerate(reached):
+        quantity = line.quantity
+        u = quantity
+        limit = line_scope.quantity_limit
+        if limit is not None and limit < u:
+            u = limit
+        if line_scope.quantity_budgets:
+            for e in line_scope.quantity_budgets:
+                left = budgets.setdefault(e, e.aggregated_quantity_limit)  # type: ignore[arg-type]
+                if left < u:  # noqa: PLR1730 - a compare is ~10x cheaper than min()/max() here
+                    u = left
+            for e in line_scope.quantity_budgets:
                 budgets[e] -= u
-        units.append(u)
-        amount = line.amount_or_zero
-        if u == line.quantity or line.price is None:
-            bases.append(amount if u == line.quantity else 0)
+        amount = line.amount if line.amount is not None else 0
+        if u == quantity:
+            base = amount
+        elif line.price is None:
+            base = 0
         else:
-            bases.append(min(line.price * u, amount))
-    return units, bases
-
-
-def _line_cap(line: Line, entries: Sequence[ScopeEntry], base: int) -> int:
-    cap = base
-    for e in entries:
-        if e.amount_limit is not None and e.amount_limit < cap:
-            cap = e.amount_limit
-    return cap
-
-
-def _new_price(entries: Sequence[ScopeEntry], fallback: int | None) -> int | None:
-    prices = [e.price for e in entries if e.price is not None]
-    if prices:
-        return max(prices)
-    return fallback
+            base = line.price * u
+            if base > amount:  # noqa: PLR1730 - a compare is ~10x cheaper than min()/max() here
+                base = amount
+        limit = line_scope.amount_limit
+        units[k] = u
+        bases[k] = base
+        caps[k] = limit if limit is not None and limit < base else base
+    return units, bases, caps
 
 
 def compile_amount_discount(kind: str, effect: str, discount: Mapping[str, Any]) -> AmountDiscount:

@@ -31,24 +31,40 @@ line without a price. The tier's `discount_amount`/`applied_discount_amount`
 are present when the discount is monetary (always for AMOUNT/PERCENT/FIXED,
 for UNIT when a discounted unit has a price) and equal the order's
 `total_discount_amount`. Details: `order.py`.
+
+Performance. A validation request prices every active tier, so everything
+that does not depend on the order is computed once and reused (results never
+depend on it; tests/sim/pricing/test_pricing_fast_paths.py checks each
+shortcut against its plain definition):
+- per tier (`compile_tier`): discount, rules as closures (with fast paths for
+  the common operators, `conditions.compile_predicates`), scope;
+- per tier and catalogue (`CompiledTier.static_wire`): the wire shapes of
+  applicable_to, inapplicable_to, discount and campaign, copied per outcome;
+- per catalogue and item ids (`items._resolve`): product, SKU, collections,
+  wire shapes, catalogue metadata and price;
+- per scope / rule target list and product identity (`Line.match_key`): which
+  entries match a line (`Scope.line_scope`, `item_rules._Targets.matches`);
+- per request and line (`Line.wire_item`): the undiscounted order item,
+  copied for every tier.
+Every outcome owns all its dicts and lists: callers may mutate them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .campaign import CampaignCheck, compile_campaign
 from .discounts import EFFECTS, AmountDiscount, compile_amount_discount, default_effect
 from .errors import TierConfigError
 from .items import NormalizedOrder, normalize_order
-from .order import assemble_order
+from .order import assemble_items, assemble_order, assemble_order_level
 from .rules import RuleConfigError, RuleSet, compile_rules
-from .scope import Scope, compile_scope, wire_list
+from .scope import Scope, compile_scope
 from .types import Catalogue, CustomerContext, PricingContext, TierSpec
 from .units import UnitSpec, apply_units, compile_units
-from .wire import campaign_wire, discount_wire
+from .wire import StaticWire
 
 __all__ = ["CompiledTier", "TierOutcome", "compile_tier", "price_normalized", "price_tier"]
 
@@ -65,13 +81,30 @@ class CompiledTier:
     scope: Scope
     amount_discount: AmountDiscount | None
     units: tuple[UnitSpec, ...]
+    #: One-slot cache of `static_wire` (a tier is priced against one catalogue
+    #: at a time); a list because the dataclass itself is frozen.
+    _wire: list[StaticWire | None] = field(
+        default_factory=lambda: [None], repr=False, compare=False
+    )
 
     @property
     def id(self) -> str:
         return self.spec.id
 
+    def static_wire(self, catalogue: Catalogue) -> StaticWire:
+        """The tier's order-independent wire parts for `catalogue`, built on
+        first use (catalogues are immutable, so identity is a safe key)."""
+        wire = self._wire[0]
+        if wire is None or wire.catalogue is not catalogue:
+            scope = self.scope
+            wire = StaticWire(catalogue, self.spec, self.effect, scope.included, scope.excluded)
+            self._wire[0] = wire
+        return wire
 
-@dataclass(frozen=True, slots=True)
+
+# Not frozen on purpose: one is built per tier per request, and a frozen
+# dataclass's __init__ costs about 5x a plain one's (object.__setattr__ per field).
+@dataclass(slots=True)
 class TierOutcome:
     tier_id: str
     valid: bool
@@ -116,9 +149,6 @@ def compile_tier(tier: TierSpec) -> CompiledTier:
     return CompiledTier(tier, kind, effect, campaign, rules, scope, amount_discount, units)
 
 
-_NO_LIST: Mapping[str, Any] = {"data": [], "total": 0, "data_ref": "data", "object": "list"}
-
-
 def price_normalized(
     catalogue: Catalogue,
     tier: CompiledTier,
@@ -129,10 +159,9 @@ def price_normalized(
     """Evaluate a compiled tier on an already normalized order."""
     spec = tier.spec
     scope = tier.scope
-    applicable_to = wire_list(scope.included, catalogue) if scope.included else dict(_NO_LIST)
-    inapplicable_to = wire_list(scope.excluded, catalogue) if scope.excluded else dict(_NO_LIST)
-    discount = discount_wire(spec.discount, tier.effect, catalogue)
-    campaign = campaign_wire(spec.campaign, ctx.expand)
+    applicable_to, inapplicable_to, discount, campaign = tier.static_wire(catalogue).fresh(
+        "category" in ctx.expand
+    )
 
     failure = None if ctx.audience_only else tier.campaign.evaluate(ctx.now)
     if failure is None:
@@ -161,13 +190,11 @@ def price_normalized(
         wire_order, total = assemble_order(order, units=unit_result)
         monetary = unit_result.monetary
     elif amount_discount.order_level:
-        wire_order, total = assemble_order(
-            order, order_discount=amount_discount.order_discount(order.amount)
+        wire_order, total = assemble_order_level(
+            order, amount_discount.order_discount(order.amount)
         )
     else:
-        wire_order, total = assemble_order(
-            order, line_discounts=amount_discount.line_discounts(order, scope)
-        )
+        wire_order, total = assemble_items(order, amount_discount.line_discounts(order, scope))
     amount = total if monetary else None
     return TierOutcome(
         spec.id,

@@ -16,13 +16,27 @@ from .rulebase import GroupPred, Pred, RuleConfigError, RuleEnv, checker, lookup
 
 __all__ = ["ITEM_FAMILIES"]
 
+#: Cached line identities per rule target list before the cache is emptied.
+_CACHE_LIMIT = 4096
+
 
 class _Targets:
     """Which lines a list of product / SKU / collection targets matches."""
 
-    __slots__ = ("anything", "collections", "product_sources", "products", "sku_sources", "skus")
+    __slots__ = (
+        "_matched",
+        "anything",
+        "collections",
+        "product_sources",
+        "products",
+        "sku_sources",
+        "skus",
+    )
 
     def __init__(self, raw: Sequence[Any], kind: str | None) -> None:
+        #: line.match_key -> matches(line): `_test` reads nothing else, so each
+        #: product/SKU is tested once instead of once per request.
+        self._matched: dict[tuple[Any, ...], bool] = {}
         self.products: set[str] = set()
         self.skus: set[str] = set()
         self.collections: set[str] = set()
@@ -66,6 +80,18 @@ class _Targets:
                 raise RuleConfigError(f"unknown target object {tkind!r}")
 
     def matches(self, line: Line) -> bool:
+        key = line.match_key
+        if key is None:  # a Line built by hand: no identity to cache under
+            return self._test(line)
+        cache = self._matched
+        found = cache.get(key)
+        if found is None:
+            if len(cache) >= _CACHE_LIMIT:
+                cache.clear()
+            found = cache[key] = self._test(line)
+        return found
+
+    def _test(self, line: Line) -> bool:
         if line.product_id is not None and (
             line.product_id in self.products or line.product_id in self.anything
         ):
@@ -123,9 +149,9 @@ def _compile_group_rule(rule: Mapping[str, Any]) -> tuple[GroupPred, str]:
     except KeyError as exc:
         raise RuleConfigError(f"unknown operator {exc.args[0]} in sub-rule {name}") from None
     if suffix == "aggregated_quantity":
-        return (lambda lines, now: check(sum(ln.quantity for ln in lines), now)), name
+        return (lambda lines, now: check(sum([ln.quantity for ln in lines]), now)), name
     if suffix == "aggregated_amount":
-        return (lambda lines, now: check(sum(ln.amount_or_zero for ln in lines), now)), name
+        return (lambda lines, now: check(sum([ln.amount_or_zero for ln in lines]), now)), name
     if suffix in ("price", "quantity", "amount", "subtotal_amount", "metadata"):
         prop = require_property(rule, name) if suffix == "metadata" else None
         value = _line_value(suffix, prop)
@@ -143,20 +169,32 @@ def _compile_group_rules(raw: Mapping[str, Any] | None) -> GroupPred | None:
     ids = [k for k in raw if k != "logic"]
     if not ids:
         return None
-    leaves: dict[str, Callable[[tuple[Sequence[Line], datetime]], bool]] = {}
-    for rid in ids:
-        leaves[rid] = _packed(_compile_group_rule(raw[rid])[0])
+    preds = {rid: _compile_group_rule(raw[rid])[0] for rid in ids}
+    leaves = {rid: _packed(pred) for rid, pred in preds.items()}
     logic = raw.get("logic") or and_all(ids)
     try:
         combined = compile_logic(logic, leaves)
     except LogicError as exc:
         raise RuleConfigError(str(exc)) from None
+    for rid, leaf in leaves.items():
+        if combined is leaf:  # the logic is just this one sub-rule: call it directly
+            return preds[rid]
     return lambda lines, now: combined((lines, now))
 
 
 def _quantified(quantifier: str, positive: bool, targets: _Targets, sub: GroupPred | None) -> Pred:
     def hit(line: Line) -> bool:
         return targets.matches(line) is positive
+
+    if sub is None and quantifier in ("any", "none"):
+        # Without sub-rules only the existence of a hit counts: no need to
+        # collect the matching lines.
+        def some_hit(env: RuleEnv) -> bool:
+            return any(hit(ln) for ln in env.order.lines)
+
+        if quantifier == "any":
+            return some_hit
+        return lambda env: not some_hit(env)
 
     def group_ok(lines: Sequence[Line], now: datetime) -> bool:
         return bool(lines) and (sub is None or sub(lines, now))

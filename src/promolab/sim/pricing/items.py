@@ -17,12 +17,17 @@ Decisions where the docs are silent:
 - Metadata seen by item rules is the catalogue product's, overlaid by the SKU's,
   by the request's `item.product.metadata`, `item.sku.metadata` and
   `item.metadata`, in that order.
+
+Performance: everything an item's catalogue ids determine (the product and
+SKU, their wire shapes, collections, merged metadata, the catalogue price) is
+resolved once per catalogue and id combination and cached on the catalogue
+(`_resolve`); per item only the request's own values are checked.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .errors import PricingInputError
@@ -30,8 +35,16 @@ from .types import Catalogue, Product, Sku
 
 __all__ = ["Line", "NormalizedOrder", "normalize_order", "product_wire", "sku_wire"]
 
+#: Resolution cache entries per catalogue before it is emptied: requests may
+#: name any number of unknown (priced) products, the cache must not grow forever.
+_CACHE_LIMIT = 4096
 
-@dataclass(frozen=True, slots=True)
+
+# Not frozen on purpose: a frozen dataclass's __init__ sets each of its fields
+# through object.__setattr__, about 5x the cost of a plain one, and a line is
+# built per item per request. Nothing mutates a Line after normalize_order,
+# except order.py filling `wire_item` on first use.
+@dataclass(slots=True)
 class Line:
     index: int
     product_id: str | None
@@ -46,6 +59,13 @@ class Line:
     metadata: Mapping[str, Any]
     wire_product: Mapping[str, Any] | None
     wire_sku: Mapping[str, Any] | None
+    #: Everything product/SKU matching reads off a line (ids, catalogue
+    #: source_ids, collections): caches of "does this scope entry / rule target
+    #: match this line" are keyed by it, so each answer is computed once.
+    match_key: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
+    #: The line as an undiscounted order item (order.ItemTemplate), built on
+    #: first use and copied for every tier: the tiers of a request build it once.
+    wire_item: Any = field(default=None, repr=False, compare=False)
 
     @property
     def amount_or_zero(self) -> int:
@@ -125,17 +145,119 @@ def _optional_str(item: Mapping[str, Any], key: str, field: str) -> str | None:
     return value
 
 
-def _mapping(value: Any, field: str) -> Mapping[str, Any]:
+def _mapping(value: Any, field: str, suffix: str = "") -> Mapping[str, Any]:
+    """`value` as a mapping ({} when absent); the error names `field + suffix`
+    (joined only on error: this runs five times per item)."""
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise PricingInputError(field, "must be an object")
+        raise PricingInputError(field + suffix, "must be an object")
     return value
+
+
+@dataclass(frozen=True, slots=True)
+class _Resolved:
+    """What the catalogue says about one (product_id, sku_id, source_id,
+    related_object) combination; shared by every line naming it."""
+
+    product: Product | None
+    sku: Sku | None
+    product_id: str | None
+    sku_id: str | None
+    #: the request's product_id is not the SKU's product (an error, raised per line)
+    mismatch: bool
+    #: the catalogue knows the item (an unknown one needs a price or amount)
+    known: bool
+    catalogue_price: int | None
+    #: catalogue product metadata overlaid by the SKU's (never mutated: copied per line)
+    metadata: Mapping[str, Any]
+    wire_product: dict[str, Any] | None
+    wire_sku: dict[str, Any] | None
+    collection_ids: frozenset[str]
+    match_key: tuple[Any, ...]
+
+
+def _resolve(
+    catalogue: Catalogue,
+    product_id: str | None,
+    sku_id: str | None,
+    source_id: str | None,
+    related_object: Any,
+) -> _Resolved:
+    key = (product_id, sku_id, source_id, related_object)
+    cache = catalogue._line_cache
+    found = cache.get(key)
+    if found is not None:
+        return found  # type: ignore[no-any-return]
+    product, sku = catalogue.resolve_item(
+        product_id=product_id, sku_id=sku_id, source_id=source_id, related_object=related_object
+    )
+    mismatch = False
+    if sku is not None:
+        mismatch = (
+            product_id is not None and sku.product_id is not None and product_id != sku.product_id
+        )
+        sku_id = sku.id
+        product_id = sku.product_id or product_id
+    elif product is not None:
+        product_id = product.id
+    known = (
+        sku is not None if (sku_id is not None or related_object == "sku") else product is not None
+    )
+    if sku is not None and sku.price is not None:
+        price = sku.price
+    elif product is not None and product.price is not None:
+        price = product.price
+    else:
+        price = None
+    metadata: dict[str, Any] = {}
+    if product is not None:
+        metadata.update(product.metadata)
+    if sku is not None:
+        metadata.update(sku.metadata)
+    wire_product = product_wire(product, product_id)
+    if wire_product is None and source_id is not None and related_object != "sku":
+        wire_product = {"source_id": source_id}
+    wire_sku = sku_wire(sku, sku_id)
+    if wire_sku is None and source_id is not None and related_object == "sku":
+        wire_sku = {"source_id": source_id}
+    collection_ids = catalogue.collections_of(product_id, sku_id)
+    match_key = (
+        product_id,
+        sku_id,
+        product.source_id if product is not None else None,
+        sku.source_id if sku is not None else None,
+        collection_ids,
+    )
+    resolved = _Resolved(
+        product,
+        sku,
+        product_id,
+        sku_id,
+        mismatch,
+        known,
+        price,
+        metadata,
+        wire_product,
+        wire_sku,
+        collection_ids,
+        match_key,
+    )
+    if len(cache) >= _CACHE_LIMIT:
+        cache.clear()
+    cache[key] = resolved
+    return resolved
+
+
+def _is_mapping(value: Any) -> bool:
+    # `type(...) is dict` first: an ABC isinstance check costs several times more,
+    # and request bodies are plain dicts.
+    return type(value) is dict or isinstance(value, Mapping)
 
 
 def _line(catalogue: Catalogue, index: int, item: Any) -> Line:
     field = f"order.items[{index}]"
-    if not isinstance(item, Mapping):
+    if not _is_mapping(item):
         raise PricingInputError(field, "must be an object")
     product_id = _optional_str(item, "product_id", field)
     sku_id = _optional_str(item, "sku_id", field)
@@ -148,74 +270,63 @@ def _line(catalogue: Catalogue, index: int, item: Any) -> Line:
     if product_id is None and sku_id is None and source_id is None:
         raise PricingInputError(field, "needs product_id, sku_id or source_id")
 
-    product, sku = catalogue.resolve_item(
-        product_id=product_id, sku_id=sku_id, source_id=source_id, related_object=related_object
-    )
-    if sku is not None:
-        sku_id = sku.id
-        if product_id is not None and sku.product_id is not None and product_id != sku.product_id:
-            raise PricingInputError(
-                f"{field}.product_id",
-                f"{product_id} is not the product of SKU {sku.id} ({sku.product_id})",
-            )
-        product_id = sku.product_id or product_id
-    elif product is not None:
-        product_id = product.id
+    found = _resolve(catalogue, product_id, sku_id, source_id, related_object)
+    if found.mismatch:
+        assert found.sku is not None
+        raise PricingInputError(
+            f"{field}.product_id",
+            f"{product_id} is not the product of SKU {found.sku.id} ({found.sku.product_id})",
+        )
+    product_id, sku_id = found.product_id, found.sku_id
 
-    quantity = _quantity(item.get("quantity"), f"{field}.quantity")
-    price: int | None = None
-    if item.get("price") is not None:
-        price = _non_negative_int(item["price"], f"{field}.price")
-    elif sku is not None and sku.price is not None:
-        price = sku.price
-    elif product is not None and product.price is not None:
-        price = product.price
+    raw_quantity = item.get("quantity")
+    if type(raw_quantity) is int and raw_quantity >= 0:
+        quantity = raw_quantity  # the usual case, without building the error path's name
+    else:
+        quantity = _quantity(raw_quantity, f"{field}.quantity")
+    raw_price = item.get("price")
+    price = (
+        _non_negative_int(raw_price, f"{field}.price")
+        if raw_price is not None
+        else found.catalogue_price
+    )
+    raw_amount = item.get("amount")
     amount: int | None
-    if item.get("amount") is not None:
-        amount = _non_negative_int(item["amount"], f"{field}.amount")
+    if raw_amount is not None:
+        amount = _non_negative_int(raw_amount, f"{field}.amount")
     else:
         amount = price * quantity if price is not None else None
 
-    known = (
-        sku is not None if (sku_id is not None or related_object == "sku") else product is not None
-    )
-    if not known and price is None and amount is None:
+    if not found.known and price is None and amount is None:
         what = sku_id or product_id or source_id
         raise PricingInputError(
             f"{field}.price", f"{what} is not in the catalogue and the item has no price"
         )
 
-    metadata: dict[str, Any] = {}
-    if product is not None:
-        metadata.update(product.metadata)
-    if sku is not None:
-        metadata.update(sku.metadata)
-    req_product = _mapping(item.get("product"), f"{field}.product")
-    req_sku = _mapping(item.get("sku"), f"{field}.sku")
-    metadata.update(_mapping(req_product.get("metadata"), f"{field}.product.metadata"))
-    metadata.update(_mapping(req_sku.get("metadata"), f"{field}.sku.metadata"))
-    metadata.update(_mapping(item.get("metadata"), f"{field}.metadata"))
+    metadata = dict(found.metadata)
+    req_product, req_sku, own = item.get("product"), item.get("sku"), item.get("metadata")
+    if req_product is not None or req_sku is not None or own is not None:
+        req_product = _mapping(req_product, field, ".product")
+        req_sku = _mapping(req_sku, field, ".sku")
+        metadata.update(_mapping(req_product.get("metadata"), field, ".product.metadata"))
+        metadata.update(_mapping(req_sku.get("metadata"), field, ".sku.metadata"))
+        metadata.update(_mapping(own, field, ".metadata"))
 
-    wire_product = product_wire(product, product_id)
-    if wire_product is None and source_id is not None and related_object != "sku":
-        wire_product = {"source_id": source_id}
-    wire_sku = sku_wire(sku, sku_id)
-    if wire_sku is None and source_id is not None and related_object == "sku":
-        wire_sku = {"source_id": source_id}
     return Line(
-        index=index,
-        product_id=product_id,
-        sku_id=sku_id,
-        source_id=source_id,
-        product=product,
-        sku=sku,
-        quantity=quantity,
-        price=price,
-        amount=amount,
-        collection_ids=catalogue.collections_of(product_id, sku_id),
-        metadata=metadata,
-        wire_product=wire_product,
-        wire_sku=wire_sku,
+        index,
+        product_id,
+        sku_id,
+        source_id,
+        found.product,
+        found.sku,
+        quantity,
+        price,
+        amount,
+        found.collection_ids,
+        metadata,
+        found.wire_product,
+        found.wire_sku,
+        found.match_key,
     )
 
 
@@ -225,14 +336,16 @@ def normalize_order(
     """Validate and price the request's order once; raises `PricingInputError`."""
     if order_input is None:
         order_input = {}
-    if not isinstance(order_input, Mapping):
+    if not _is_mapping(order_input):
         raise PricingInputError("order", "must be an object")
     raw_items = order_input.get("items")
     if raw_items is None:
         raw_items = ()
-    if isinstance(raw_items, str | bytes) or not isinstance(raw_items, Sequence):
+    if type(raw_items) is not list and (
+        isinstance(raw_items, str | bytes) or not isinstance(raw_items, Sequence)
+    ):
         raise PricingInputError("order.items", "must be an array")
-    lines = tuple(_line(catalogue, i, item) for i, item in enumerate(raw_items))
+    lines = tuple([_line(catalogue, i, item) for i, item in enumerate(raw_items)])
     items_amount = sum(line.amount for line in lines if line.amount is not None)
     if order_input.get("amount") is not None:
         amount = _non_negative_int(order_input["amount"], "order.amount")

@@ -11,7 +11,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-__all__ = ["parse_percent", "percent_of", "round_half_up", "split_proportionally"]
+__all__ = [
+    "half_up_ratio",
+    "parse_percent",
+    "percent_of",
+    "percent_of_each",
+    "round_half_up",
+    "split_proportionally",
+]
 
 
 def round_half_up(value: Fraction) -> int:
@@ -28,9 +35,31 @@ def parse_percent(value: object) -> Fraction:
     return Fraction(str(value)) if not isinstance(value, int) else Fraction(value)
 
 
+def half_up_ratio(numerator: int, denominator: int) -> int:
+    """`round_half_up(Fraction(numerator, denominator))` for `denominator > 0`,
+    in plain integer arithmetic.
+
+    Why: building Fractions (gcd, normalisation, rich comparisons) was the
+    largest single cost of a validation request. `(2n + d) // (2d)` is the
+    same floor whether or not n/d is reduced, so no gcd is needed.
+    """
+    if numerator < 0:
+        return -((-2 * numerator + denominator) // (2 * denominator))
+    return (2 * numerator + denominator) // (2 * denominator)
+
+
 def percent_of(amount: int, percent: Fraction) -> int:
-    """`percent`% of `amount` cents, rounded half up."""
-    return round_half_up(amount * percent / 100)
+    """`percent`% of `amount` cents, rounded half up (= round_half_up(amount * percent / 100))."""
+    return half_up_ratio(amount * percent.numerator, 100 * percent.denominator)
+
+
+def percent_of_each(amounts: Sequence[int], percent: Fraction) -> list[int]:
+    """`[percent_of(a, percent) for a in amounts]` for amounts >= 0, with the
+    half-up division written out once (one call per tier, not per line)."""
+    p, d = percent.numerator, 100 * percent.denominator
+    if p < 0 or (amounts and min(amounts) < 0):
+        return [percent_of(a, percent) for a in amounts]
+    return [(2 * a * p + d) // (2 * d) for a in amounts]
 
 
 def split_proportionally(total: int, weights: Sequence[int], caps: Sequence[int]) -> list[int]:
@@ -49,24 +78,32 @@ def split_proportionally(total: int, weights: Sequence[int], caps: Sequence[int]
         return shares
     open_lines = [i for i in range(n) if weights[i] > 0 and caps[i] > 0]
     remaining = total
+    # Exact integer arithmetic throughout: "share_i = remaining * w_i / W" is
+    # compared and rounded without building a Fraction (W > 0 on open lines).
+    weight_sum = 0
     while open_lines:
-        weight_sum = sum(weights[i] for i in open_lines)
-        capped = [i for i in open_lines if Fraction(remaining * weights[i], weight_sum) >= caps[i]]
+        weight_sum = sum([weights[i] for i in open_lines])
+        capped = [i for i in open_lines if remaining * weights[i] >= caps[i] * weight_sum]
         if not capped:
-            break
+            break  # weight_sum is the open lines' total
         for i in capped:
             shares[i] = caps[i]
             remaining -= caps[i]
         open_lines = [i for i in open_lines if i not in capped]
     if not open_lines or remaining <= 0:
         return shares
-    weight_sum = sum(weights[i] for i in open_lines)
+    given = 0
     for i in open_lines:
-        shares[i] = round_half_up(Fraction(remaining * weights[i], weight_sum))
-    diff = remaining - sum(shares[i] for i in open_lines)
+        share = half_up_ratio(remaining * weights[i], weight_sum)
+        shares[i] = share
+        given += share
+    diff = remaining - given
+    if diff == 0:
+        return shares
     # Give the remainder to the largest line first (first on ties); fall through
     # to the next largest only if the cap leaves no room (rare, tiny amounts).
-    order = sorted(open_lines, key=lambda i: (-caps[i], i))
+    # (sorted() is stable and open_lines ascend: ties stay in line order)
+    order = sorted(open_lines, key=lambda i: -caps[i])
     for i in order:
         if diff == 0:
             break

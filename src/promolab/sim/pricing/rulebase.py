@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from .conditions import compile_conditions
+from .conditions import compile_predicates
 from .items import Line, NormalizedOrder
 from .types import CustomerContext
 
@@ -71,17 +71,13 @@ def lookup(data: Mapping[str, Any] | None, prop: str) -> Any:
 
 
 def checker(conditions: Mapping[str, Any]) -> Callable[[Any, datetime], bool]:
-    compiled = compile_conditions(conditions)
-    if len(compiled) == 1:
-        ((fn, args),) = compiled
-
-        def one(value: Any, now: datetime) -> bool:
-            return fn(value, args, now)
-
-        return one
+    """`(value, now) -> bool`: every condition holds for `value`."""
+    predicates = compile_predicates(conditions)
+    if len(predicates) == 1:
+        return predicates[0]
 
     def all_of(value: Any, now: datetime) -> bool:
-        return all(fn(value, args, now) for fn, args in compiled)
+        return all(p(value, now) for p in predicates)
 
     return all_of
 

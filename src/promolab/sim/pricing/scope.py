@@ -19,13 +19,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .items import Line
 from .types import Catalogue
 
-__all__ = ["Scope", "ScopeEntry", "compile_scope", "wire_list"]
+__all__ = ["LineScope", "Scope", "ScopeEntry", "compile_scope", "wire_list"]
 
 _OBJECTS = ("product", "sku", "products_collection")
 _CAPS = ("quantity_limit", "aggregated_quantity_limit", "amount_limit", "aggregated_amount_limit")
@@ -135,29 +135,106 @@ def _entry(raw: Any) -> ScopeEntry:
     )
 
 
+#: Cached line identities per scope before the cache is emptied (requests can
+#: name any number of unknown products).
+_CACHE_LIMIT = 4096
+
+
+@dataclass(frozen=True, slots=True)
+class LineScope:
+    """How a tier's included entries bear on one line it reaches, combined once
+    per product/SKU (see `Scope.line_scope`)."""
+
+    #: the included entries matching the line (`()` when none is defined)
+    entries: tuple[ScopeEntry, ...]
+    #: the smallest `quantity_limit` / `amount_limit` of those entries, or None
+    quantity_limit: int | None
+    amount_limit: int | None
+    #: FIXED: the highest entry `price` (the lowest discount), or None
+    new_price: int | None
+    #: the entries with an `aggregated_quantity_limit` / `aggregated_amount_limit`
+    #: (budgets shared by every line they match)
+    quantity_budgets: tuple[ScopeEntry, ...]
+    amount_budgets: tuple[ScopeEntry, ...]
+
+    @classmethod
+    def of(cls, entries: tuple[ScopeEntry, ...]) -> LineScope:
+        qlimits = [e.quantity_limit for e in entries if e.quantity_limit is not None]
+        alimits = [e.amount_limit for e in entries if e.amount_limit is not None]
+        prices = [e.price for e in entries if e.price is not None]
+        return cls(
+            entries,
+            min(qlimits) if qlimits else None,
+            min(alimits) if alimits else None,
+            max(prices) if prices else None,
+            tuple(e for e in entries if e.aggregated_quantity_limit is not None),
+            tuple(e for e in entries if e.aggregated_amount_limit is not None),
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class Scope:
     included: tuple[ScopeEntry, ...]
     excluded: tuple[ScopeEntry, ...]
+    #: line.match_key -> the line's LineScope, or None when the line is out of
+    #: scope. Matching reads nothing but what the match key holds, so each
+    #: product/SKU is matched against the entries once, not once per request.
+    _lines: dict[tuple[Any, ...], LineScope | None] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     @property
     def defined(self) -> bool:
         return bool(self.included or self.excluded)
 
+    def line_scope(self, line: Line) -> LineScope | None:
+        """How the included entries bear on `line`; None when item effects do not reach it."""
+        key = line.match_key
+        if key is None:  # a Line built by hand: no identity to cache under
+            return self._match(line)
+        cache = self._lines
+        if key in cache:
+            return cache[key]
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        found = cache[key] = self._match(line)
+        return found
+
+    def reached(self, lines: Sequence[Line]) -> list[tuple[int, Line, LineScope]]:
+        """(position, line, LineScope) of every line item effects reach: what
+        `line_scope` gives, with the cache read inline (this runs per line per
+        tier per request)."""
+        cache = self._lines
+        out = []
+        for i, line in enumerate(lines):
+            key = line.match_key
+            if key is not None and key in cache:
+                found = cache[key]
+            else:
+                found = self.line_scope(line)
+            if found is not None:
+                out.append((i, line, found))
+        return out
+
+    def _match(self, line: Line) -> LineScope | None:
+        if self.excluded and any(e.matches(line) for e in self.excluded):
+            return None
+        if not self.included:
+            return _UNSCOPED
+        entries = tuple(e for e in self.included if e.matches(line))
+        return LineScope.of(entries) if entries else None
+
     def eligible(self, lines: Sequence[Line]) -> list[tuple[int, tuple[ScopeEntry, ...]]]:
         """(line index, matching included entries) for every line item effects reach."""
         out: list[tuple[int, tuple[ScopeEntry, ...]]] = []
         for i, line in enumerate(lines):
-            if self.excluded and any(e.matches(line) for e in self.excluded):
-                continue
-            if self.included:
-                entries = tuple(e for e in self.included if e.matches(line))
-                if not entries:
-                    continue
-                out.append((i, entries))
-            else:
-                out.append((i, ()))
+            found = self.line_scope(line)
+            if found is not None:
+                out.append((i, found.entries))
         return out
+
+
+_UNSCOPED = LineScope.of(())
 
 
 def compile_scope(applicable_to: Mapping[str, Any] | None) -> Scope:

@@ -70,11 +70,13 @@ class Catalogue:
 
     __slots__ = (
         "_collections",
+        "_line_cache",
         "_membership_cache",
         "_products",
         "_products_by_source",
         "_skus",
         "_skus_by_source",
+        "_unit_targets",
     )
 
     def __init__(
@@ -93,6 +95,9 @@ class Catalogue:
             s.source_id: s for s in self._skus.values() if s.source_id is not None
         }
         self._membership_cache: dict[tuple[str | None, str | None], frozenset[str]] = {}
+        #: items.py's resolution of an item's ids against this catalogue, by ids
+        self._line_cache: dict[tuple[Any, ...], Any] = {}
+        self._unit_targets: dict[str, tuple[Product, Sku | None]] = {}
 
     # -- lookups ---------------------------------------------------------------
     def product(self, product_id: str) -> Product | None:
@@ -153,7 +158,17 @@ class Catalogue:
         return product, sku
 
     def unit_target(self, unit_type: str) -> tuple[Product, Sku | None]:
-        """The product (and SKU) a UNIT discount adds; unknown ids become bare products."""
+        """The product (and SKU) a UNIT discount adds; unknown ids become bare products.
+
+        Memoised: unit types come from tiers (a bounded set), and this runs for
+        every UNIT tier of every request.
+        """
+        found = self._unit_targets.get(unit_type)
+        if found is None:
+            found = self._unit_targets[unit_type] = self._find_unit_target(unit_type)
+        return found
+
+    def _find_unit_target(self, unit_type: str) -> tuple[Product, Sku | None]:
         sku = self._skus.get(unit_type)
         if sku is not None:
             parent = self._products.get(sku.product_id) if sku.product_id else None
@@ -170,6 +185,8 @@ class Catalogue:
         key = (product_id, sku_id)
         found = self._membership_cache.get(key)
         if found is None:
+            if len(self._membership_cache) >= 4096:  # requests may name any unknown id
+                self._membership_cache.clear()
             found = frozenset(
                 c.id
                 for c in self._collections.values()

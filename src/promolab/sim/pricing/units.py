@@ -86,7 +86,8 @@ class UnitLine:
         return min(value, self.amount) if self.amount is not None else value
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: built per UNIT tier per request (see Line on frozen dataclasses' cost).
+@dataclass(slots=True)
 class UnitResult:
     #: touched original lines, by index
     changed: Mapping[int, UnitLine]

@@ -8,17 +8,22 @@
 - The campaign is `{id, start_date, expiration_date, active, categories?,
   object}`; `categories` only with `expand` holding "category" and a non-empty
   list.
+
+These parts depend on the tier and the catalogue only, never on the order, so
+`StaticWire` builds them once per (tier, catalogue) and every outcome gets
+fresh copies (callers own what they receive and may mutate it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..clock import format_instant
+from .scope import ScopeEntry, wire_list
 from .types import CampaignInfo, Catalogue, TierSpec
 
-__all__ = ["campaign_wire", "discount_wire", "promotion_tier_wire"]
+__all__ = ["StaticWire", "campaign_wire", "copier", "discount_wire", "promotion_tier_wire"]
 
 
 def _unit_refs(out: dict[str, Any], unit_type: str, catalogue: Catalogue) -> None:
@@ -113,3 +118,76 @@ def promotion_tier_wire(tier: TierSpec, outcome: Any, tracking_id: str) -> dict[
     out["metadata"] = dict(tier.metadata)
     out["object"] = "promotion_tier"
     return out
+
+
+_CONTAINERS = (dict, list)
+
+
+def copier(value: Any) -> Callable[[], Any]:
+    """A function returning fresh copies of the JSON-like `value` (new dicts and
+    lists all the way down, scalars shared). The copy is planned once: a flat
+    dict or list is copied by its own `.copy`, and only nested containers get
+    copied separately, without re-inspecting every value on each copy."""
+    if type(value) is dict:
+        nested = [(k, copier(v)) for k, v in value.items() if type(v) in _CONTAINERS]
+        if not nested:
+            return value.copy
+
+        def copy_dict() -> dict[str, Any]:
+            out = value.copy()
+            for key, copy_value in nested:
+                out[key] = copy_value()
+            return out
+
+        return copy_dict
+    if type(value) is list:
+        if not any(type(v) in _CONTAINERS for v in value):
+            return value.copy
+        if all(
+            type(v) is dict and not any(type(x) in _CONTAINERS for x in v.values()) for v in value
+        ):
+            return lambda: [v.copy() for v in value]  # a list of flat objects: the usual case
+        parts = [copier(v) for v in value]
+        return lambda: [copy_part() for copy_part in parts]
+    return lambda: value
+
+
+def _empty_list() -> dict[str, Any]:
+    """applicable_to / inapplicable_to of a tier without scope (most tiers)."""
+    return {"data": [], "total": 0, "data_ref": "data", "object": "list"}
+
+
+class StaticWire:
+    """A tier's applicable_to, inapplicable_to, discount and campaign wire
+    shapes for one catalogue, built once; `fresh()` hands out copies."""
+
+    __slots__ = (
+        "_campaign",
+        "_campaign_expanded",
+        "_discount",
+        "_excluded",
+        "_included",
+        "catalogue",
+    )
+
+    def __init__(
+        self,
+        catalogue: Catalogue,
+        spec: TierSpec,
+        effect: str,
+        included: Sequence[ScopeEntry],
+        excluded: Sequence[ScopeEntry],
+    ) -> None:
+        self.catalogue = catalogue
+        self._included = copier(wire_list(included, catalogue)) if included else _empty_list
+        self._excluded = copier(wire_list(excluded, catalogue)) if excluded else _empty_list
+        self._discount = copier(discount_wire(spec.discount, effect, catalogue))
+        self._campaign = copier(campaign_wire(spec.campaign, frozenset()))
+        self._campaign_expanded = copier(campaign_wire(spec.campaign, frozenset({"category"})))
+
+    def fresh(
+        self, expand_category: bool
+    ) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any], dict[str, Any]]:
+        """(applicable_to, inapplicable_to, discount, campaign), new objects."""
+        campaign = self._campaign_expanded if expand_category else self._campaign
+        return self._included(), self._excluded(), self._discount(), campaign()
