@@ -89,7 +89,7 @@ def compare_tiers(
                     "order_id": order_id, "customer_source_id": label, "tier_id": tier.id,
                     "tier_name": tier.spec.name, "campaign_id": tier.spec.campaign.id, "valid": valid,
                     "discount_amount": outcome.discount_amount if valid else 0,
-                    "total_amount": outcome.order["total_amount"] if valid and outcome.order else order.amount,
+                    "total_amount": outcome.total_amount if valid else order.amount,
                     "amount": order.amount, "reason_key": outcome.reason_key, "reason": outcome.reason,
                 })
     frame = pd.DataFrame(rows, columns=COMPARE_COLUMNS)

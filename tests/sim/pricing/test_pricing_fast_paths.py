@@ -9,13 +9,15 @@ the aliasing rule: every outcome owns its dicts (caches never leak).
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 from fractions import Fraction
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pricing_builders import NOW, ctx, tier
+from pricing_builders import NOW, ctx, customer, tier
 
 from promolab.sim.pricing import (
     OPERATORS,
@@ -238,3 +240,152 @@ def test_every_outcome_gets_fresh_objects() -> None:
         assert repr(again) == snapshot
         fresh_order = price_normalized(CAT, compiled, normalize_order(CAT, order_in), None, context)
         assert repr(fresh_order) == snapshot
+
+
+def _order_of(lines: list[tuple[str, int]]) -> dict[str, Any]:
+    """An order body from (product or SKU id, quantity) pairs."""
+    return {
+        "items": [
+            {"sku_id": i, "quantity": q} if i.startswith("sku") else {"product_id": i, "quantity": q}
+            for i, q in lines
+        ]
+    }
+
+
+# --- lazy wire parts ----------------------------------------------------------------------------
+_LAZY_TIERS = [
+    tier({"type": "AMOUNT", "amount_off": 700, "effect": "APPLY_TO_ORDER"}),
+    tier({"type": "PERCENT", "percent_off": 12.5, "effect": "APPLY_TO_ITEMS"}),
+    tier({"type": "AMOUNT", "amount_off": 900, "effect": "APPLY_TO_ITEMS_PROPORTIONALLY"}),
+    tier({"type": "FIXED", "fixed_amount": 300, "effect": "APPLY_TO_ITEMS"}),
+    tier({"type": "UNIT", "effect": "ADD_NEW_ITEMS", "unit_off": 2, "unit_type": "prod_a"}),
+    tier({"type": "UNIT", "effect": "ADD_MISSING_ITEMS", "unit_off": 1, "unit_type": "prod_5h1pp1ng"}),
+]
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    lines=st.lists(
+        st.tuples(st.sampled_from(["prod_a", "prod_b", "prod_c", "sku_a1"]), st.integers(1, 5)),
+        min_size=1,
+        max_size=5,
+    ),
+    order_of_reads=st.permutations(range(len(_LAZY_TIERS))),
+)
+def test_wire_parts_built_late_equal_parts_built_at_once(
+    lines: list[tuple[str, int]], order_of_reads: list[int]
+) -> None:
+    """An outcome's order and lists are built on first read, possibly after
+    other tiers of the same request were priced and read: they must be what
+    reading them at once gives, and the eager total must match the order's."""
+    order_in = _order_of(lines)
+    compiled = [compile_tier(t) for t in _LAZY_TIERS]
+    at_once = []
+    for c in compiled:
+        outcome = price_normalized(CAT, c, normalize_order(CAT, order_in), None, ctx())
+        at_once.append((outcome.order, outcome.applicable_to, outcome.discount, outcome.campaign))
+    shared = normalize_order(CAT, order_in)
+    late = [price_normalized(CAT, c, shared, None, ctx()) for c in compiled]
+    for k in order_of_reads:
+        outcome = late[k]
+        assert (outcome.order, outcome.applicable_to, outcome.discount, outcome.campaign) == at_once[k]
+        assert outcome.order is not None and outcome.total_amount == outcome.order["total_amount"]
+        assert outcome.order is outcome.order  # built once, then the caller's
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    lines=st.lists(
+        st.tuples(st.sampled_from(["prod_a", "prod_b", "prod_c", "sku_a1"]), st.integers(1, 6)),
+        min_size=1,
+        max_size=6,
+    ),
+    discount=st.sampled_from([
+        {"type": "AMOUNT", "amount_off": 400, "effect": "APPLY_TO_ITEMS"},
+        {"type": "AMOUNT", "amount_off": 150, "effect": "APPLY_TO_ITEMS_BY_QUANTITY"},
+        {"type": "AMOUNT", "amount_off": 2000, "effect": "APPLY_TO_ITEMS_PROPORTIONALLY"},
+        {"type": "PERCENT", "percent_off": 33.3, "effect": "APPLY_TO_ITEMS"},
+        {"type": "FIXED", "fixed_amount": 250, "effect": "APPLY_TO_ITEMS"},
+    ]),
+    scoped=st.booleans(),
+)
+def test_lines_without_budgets_equal_the_budgeted_path(
+    lines: list[tuple[str, int]], discount: dict[str, Any], scoped: bool
+) -> None:
+    """Without any aggregated limit, line discounts skip the budget loop; a
+    budget that can never bind takes the loop and must give the same lines."""
+    order_in = _order_of(lines)
+    scope = {"included": ENTRY_TARGETS[:2] + [{"object": "sku", "id": "sku_a1", "amount_limit": 300}]}
+    plain = tier(discount, applicable_to=scope if scoped else None)
+    budgeted = tier({**discount, "aggregated_amount_limit": 10**12}, applicable_to=scope if scoped else None)
+    fast = price_normalized(CAT, compile_tier(plain), normalize_order(CAT, order_in), None, ctx())
+    loop = price_normalized(CAT, compile_tier(budgeted), normalize_order(CAT, order_in), None, ctx())
+    assert fast.order is not None and loop.order is not None
+    assert fast.order == loop.order
+    assert fast.total_amount == loop.total_amount
+
+
+# --- per-request memos and interning ------------------------------------------------------------
+_SHARED_RULES = {
+    "rules": {
+        "1": {"name": "customer.metadata", "property": "tier", "conditions": {"$is": ["gold"]}},
+        "2": {"name": "redemption.metadata", "property": "store", "conditions": {"$is": ["web"]}},
+        "3": {"name": "order.amount", "conditions": {"$more_than": [1500]}},
+        "logic": "1 and 2 and 3",
+    }
+}
+
+
+@pytest.mark.parametrize(
+    ("who", "store", "valid", "reason_key"),
+    [
+        ("gold", "web", True, None),
+        ("silver", "web", False, "customer_rules_violated"),
+        ("gold", "shop", False, "redemption_rules_violated"),
+        (None, "web", False, "customer_rules_violated"),
+    ],
+)
+def test_shared_rule_verdicts_follow_the_customer_and_metadata(
+    who: str | None, store: str, valid: bool, reason_key: str | None
+) -> None:
+    """Rule verdicts are shared by the tiers of a request through the order's
+    memo; pricing the SAME normalized order for another customer or other
+    redemption metadata must not reuse them."""
+    order = normalize_order(CAT, {"items": [{"product_id": "prod_a", "quantity": 2}]})
+    first, second = (
+        compile_tier(tier({"type": "AMOUNT", "amount_off": off}, id=f"promo_{off}",
+                          rules=_SHARED_RULES))
+        for off in (100, 200)
+    )
+    contexts = {store_value: ctx(redemption_metadata={"store": store_value}) for store_value in ("web", "shop")}
+    people = {name: customer(id="c", metadata={"tier": name}) for name in ("gold", "silver")}
+    people[None] = None  # type: ignore[assignment]
+    # warm the memo with every other verdict first, reusing the same objects
+    for other in ("gold", "silver", None):
+        for other_store in ("web", "shop"):
+            price_normalized(CAT, first, order, people[other], contexts[other_store])
+    for compiled in (first, second):
+        outcome = price_normalized(CAT, compiled, order, people[who], contexts[store])
+        assert (outcome.valid, outcome.reason_key) == (valid, reason_key)
+    # and in the opposite order: the wanted verdict first, then the others
+    fresh = normalize_order(CAT, {"items": [{"product_id": "prod_a", "quantity": 2}]})
+    assert price_normalized(CAT, first, fresh, people[who], contexts[store]).valid is valid
+    for other in ("gold", "silver", None):
+        for other_store in ("web", "shop"):
+            expected = other == "gold" and other_store == "web"
+            assert price_normalized(CAT, second, fresh, people[other], contexts[other_store]).valid is expected
+
+
+def test_equal_scopes_and_rules_are_compiled_once() -> None:
+    scope = {"included": [{"object": "product", "id": "prod_a", "quantity_limit": 1}]}
+    a = compile_tier(tier({"type": "AMOUNT", "amount_off": 100}, applicable_to=scope, rules=_SHARED_RULES))
+    b = compile_tier(tier({"type": "PERCENT", "percent_off": 10}, applicable_to=json_copy(scope), rules=json_copy(_SHARED_RULES)))
+    assert a.scope is b.scope
+    assert a.rules.full is not None and b.rules.full is not None
+    other = compile_tier(tier({"type": "AMOUNT", "amount_off": 100},
+                              applicable_to={"included": [{"object": "product", "id": "prod_b"}]}))
+    assert other.scope is not a.scope
+
+
+def json_copy(value: Any) -> Any:
+    return json.loads(json.dumps(value))

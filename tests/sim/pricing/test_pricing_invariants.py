@@ -216,6 +216,8 @@ def test_amount_invariants(order_in: dict[str, Any], spec: Any) -> None:
             assert item["discount_quantity"] <= item["quantity"]
     if outcome.discount_amount is not None:
         assert outcome.discount_amount == outcome.applied_discount_amount == total_d
+    # the amounts settled eagerly agree with the wire order built on demand
+    assert outcome.total_amount == order["total_amount"]
     # identical results on repeat (and with a fresh normalisation)
     assert price_normalized(CAT, compiled, normalized, None, ctx()) == outcome
     assert (

@@ -114,11 +114,23 @@ class AmountDiscount:
     def line_discounts(self, order: NormalizedOrder, scope: Scope) -> list[int]:
         lines = order.lines
         out = [0] * len(lines)
-        reached = scope.reached(lines)
+        # What the scope reaches, and each reached line's discountable units,
+        # base and cap, depend on the order and the scope only: computed once
+        # per request for all the tiers that share the scope.
+        found = order.memo.get(scope.token)
+        if found is None:
+            reached = scope.reached(lines)
+            budgeted = any(line_scope.amount_budgets for _, _, line_scope in reached)
+            found = order.memo[scope.token] = (reached, *_discountable(reached), budgeted)
+        reached, units, bases, caps, budgeted = found
         if not reached:
             return out
-        units, bases, caps = _discountable(reached)
         raw = self._raw(reached, units, bases, caps)
+        if not budgeted and self.aggregated_amount_limit is None:
+            # No shared budget: each line is just held within [0, its cap].
+            for (i, _, _), value, cap in zip(reached, raw, caps):
+                out[i] = cap if value > cap else value if value > 0 else 0  # noqa: FURB136 - hot loop
+            return out
         # Caps, lowest discount wins: the line cap, then the budgets shared by
         # lines (each entry's aggregated_amount_limit, the discount's own),
         # consumed in line order. (Comparisons rather than min()/max() calls:

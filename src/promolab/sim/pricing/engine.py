@@ -45,13 +45,18 @@ shortcut against its plain definition):
 - per scope / rule target list and product identity (`Line.match_key`): which
   entries match a line (`Scope.line_scope`, `item_rules._Targets.matches`);
 - per request and line (`Line.wire_item`): the undiscounted order item,
-  copied for every tier.
-Every outcome owns all its dicts and lists: callers may mutate them.
+  copied for every tier whose order is read;
+- per request and shared scope / rule leaf (`NormalizedOrder.memo`): the
+  lines a scope reaches with their discountable units, and each rule verdict;
+  equal scopes and rules of different tiers are compiled to one object.
+Outcomes settle the amounts and build their wire parts when first read
+(`TierOutcome`). Every outcome owns all its dicts and lists: callers may
+mutate them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,7 +64,7 @@ from .campaign import CampaignCheck, compile_campaign
 from .discounts import EFFECTS, AmountDiscount, compile_amount_discount, default_effect
 from .errors import TierConfigError
 from .items import NormalizedOrder, normalize_order
-from .order import assemble_items, assemble_order, assemble_order_level
+from .order import assemble_items, assemble_order_level, assemble_units, unit_totals
 from .rules import RuleConfigError, RuleSet, compile_rules
 from .scope import Scope, compile_scope
 from .types import Catalogue, CustomerContext, PricingContext, TierSpec
@@ -102,25 +107,130 @@ class CompiledTier:
         return wire
 
 
-# Not frozen on purpose: one is built per tier per request, and a frozen
-# dataclass's __init__ costs about 5x a plain one's (object.__setattr__ per field).
-@dataclass(slots=True)
 class TierOutcome:
+    """One tier priced against one order: the verdict and the amounts, with
+    the wire parts (order, applicable_to, inapplicable_to, discount, campaign)
+    built on first access.
+
+    Why lazy: the amounts are the engine's answer, the wire objects are their
+    presentation, and building them is most of a tier's cost (fresh dicts for
+    every item, product and list entry). The validate operation reads them for
+    the valid tiers it answers with; the analysis layer (compare_tiers, the
+    sweep's engine fallback) reads only `valid`, the amounts and the reason,
+    and so never pays for them. What a part shows is fixed when the outcome is
+    made (its inputs are immutable), so building it later gives the same
+    bytes; each part is built once per outcome and then owned by the caller,
+    who may mutate it.
+
+    Not a frozen dataclass on purpose: one is built per tier per request.
+    """
+
+    __slots__ = (
+        "_assembly",
+        "_expand",
+        "_order",
+        "_parts",
+        "_static",
+        "applied_discount_amount",
+        "discount_amount",
+        "reason",
+        "reason_key",
+        "tier_id",
+        "total_amount",
+        "valid",
+    )
+
     tier_id: str
     valid: bool
     #: machine key when not valid, e.g. "order_rules_violated", "promotion_inactive"
     reason_key: str | None
     #: human text when not valid, e.g. "order.amount must be more than 10000"
     reason: str | None
-    #: the wire order as if only this tier applied (None when not valid)
-    order: dict[str, Any] | None
     #: None when not valid or when the discount has no monetary value (price-less UNIT)
     discount_amount: int | None
     applied_discount_amount: int | None
-    applicable_to: dict[str, Any]
-    inapplicable_to: dict[str, Any]
-    discount: dict[str, Any]
-    campaign: dict[str, Any]
+    #: the order's total_amount with this tier applied (None when not valid)
+    total_amount: int | None
+
+    def __init__(
+        self,
+        tier_id: str,
+        valid: bool,
+        reason_key: str | None,
+        reason: str | None,
+        discount_amount: int | None,
+        total_amount: int | None,
+        static: StaticWire,
+        expand_category: bool,
+        assembly: tuple[Callable[..., tuple[dict[str, Any], int]], tuple[Any, ...]] | None,
+    ) -> None:
+        self.tier_id = tier_id
+        self.valid = valid
+        self.reason_key = reason_key
+        self.reason = reason
+        self.discount_amount = discount_amount
+        self.applied_discount_amount = discount_amount
+        self.total_amount = total_amount
+        self._static = static
+        self._expand = expand_category
+        self._assembly = assembly
+        self._order: dict[str, Any] | None = None
+        self._parts: tuple[dict[str, Any], ...] | None = None
+
+    @property
+    def order(self) -> dict[str, Any] | None:
+        """The wire order as if only this tier applied (None when not valid)."""
+        if self._order is None and self._assembly is not None:
+            assemble, args = self._assembly
+            self._order = assemble(*args)[0]
+        return self._order
+
+    def _part(self, k: int) -> dict[str, Any]:
+        parts = self._parts
+        if parts is None:
+            parts = self._parts = self._static.fresh(self._expand)
+        return parts[k]
+
+    @property
+    def applicable_to(self) -> dict[str, Any]:
+        return self._part(0)
+
+    @property
+    def inapplicable_to(self) -> dict[str, Any]:
+        return self._part(1)
+
+    @property
+    def discount(self) -> dict[str, Any]:
+        return self._part(2)
+
+    @property
+    def campaign(self) -> dict[str, Any]:
+        return self._part(3)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (
+            self.tier_id, self.valid, self.reason_key, self.reason, self.order,
+            self.discount_amount, self.applied_discount_amount, self.total_amount,
+            self.applicable_to, self.inapplicable_to, self.discount, self.campaign,
+        )  # fmt: skip
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, TierOutcome):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    __hash__ = None  # type: ignore[assignment]  # mutable parts, like the dataclass it replaces
+
+    def __repr__(self) -> str:
+        if self.valid:
+            return (
+                f"TierOutcome(tier_id={self.tier_id!r}, valid=True, "
+                f"discount_amount={self.discount_amount!r}, total_amount={self.total_amount!r})"
+            )
+        return (
+            f"TierOutcome(tier_id={self.tier_id!r}, valid=False, "
+            f"reason_key={self.reason_key!r}, reason={self.reason!r})"
+        )
 
 
 def compile_tier(tier: TierSpec) -> CompiledTier:
@@ -157,12 +267,8 @@ def price_normalized(
     ctx: PricingContext,
 ) -> TierOutcome:
     """Evaluate a compiled tier on an already normalized order."""
-    spec = tier.spec
-    scope = tier.scope
-    applicable_to, inapplicable_to, discount, campaign = tier.static_wire(catalogue).fresh(
-        "category" in ctx.expand
-    )
-
+    static = tier.static_wire(catalogue)
+    expand_category = "category" in ctx.expand
     failure = None if ctx.audience_only else tier.campaign.evaluate(ctx.now)
     if failure is None:
         failure = tier.rules.evaluate(
@@ -170,44 +276,31 @@ def price_normalized(
         )
     if failure is not None:
         return TierOutcome(
-            spec.id,
-            False,
-            failure.key,
-            failure.message,
-            None,
-            None,
-            None,
-            applicable_to,
-            inapplicable_to,
-            discount,
-            campaign,
-        )
+            tier.spec.id, False, failure.key, failure.message, None, None,
+            static, expand_category, None,
+        )  # fmt: skip
 
-    monetary = True
+    # The total is settled here, the wire order (built from the same numbers
+    # by the same function) only when someone reads it.
     amount_discount = tier.amount_discount
     if amount_discount is None:
-        unit_result = apply_units(order, catalogue, tier.units)
-        wire_order, total = assemble_order(order, units=unit_result)
-        monetary = unit_result.monetary
+        units = apply_units(order, catalogue, tier.units)
+        discount, total = unit_totals(order, units)
+        assembly: tuple[Any, ...] = (assemble_units, (order, units))
+        if not units.monetary:
+            discount = None
     elif amount_discount.order_level:
-        wire_order, total = assemble_order_level(
-            order, amount_discount.order_discount(order.amount)
-        )
+        discount = amount_discount.order_discount(order.amount)  # at most the amount
+        total = order.amount - discount
+        assembly = (assemble_order_level, (order, discount))
     else:
-        wire_order, total = assemble_items(order, amount_discount.line_discounts(order, scope))
-    amount = total if monetary else None
+        line_discounts = amount_discount.line_discounts(order, tier.scope)
+        discount = sum(line_discounts)
+        discount = min(discount, order.amount)
+        total = order.amount - discount
+        assembly = (assemble_items, (order, line_discounts))
     return TierOutcome(
-        spec.id,
-        True,
-        None,
-        None,
-        wire_order,
-        amount,
-        amount,
-        applicable_to,
-        inapplicable_to,
-        discount,
-        campaign,
+        tier.spec.id, True, None, None, discount, total, static, expand_category, assembly
     )
 
 

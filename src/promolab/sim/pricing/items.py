@@ -84,6 +84,11 @@ class NormalizedOrder:
     metadata: Mapping[str, Any]
     customer_id: str | None
     referrer_id: str | None
+    #: Per-request results that depend only on this order and a compiled,
+    #: immutable part of a tier (e.g. the lines a scope reaches and their
+    #: discountable units), keyed by that part's token: the tiers of one
+    #: request that share the part compute it once. Never part of the answer.
+    memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 def product_wire(product: Product | None, product_id: str | None) -> dict[str, Any] | None:

@@ -33,7 +33,13 @@ from typing import Any
 from .items import Line, NormalizedOrder
 from .units import UnitLine, UnitResult
 
-__all__ = ["assemble_items", "assemble_order", "assemble_order_level"]
+__all__ = [
+    "assemble_items",
+    "assemble_order",
+    "assemble_order_level",
+    "assemble_units",
+    "unit_totals",
+]
 
 
 class ItemTemplate:
@@ -195,6 +201,24 @@ def assemble_order(
     initial_amount = order.amount if units is not None and units.added_priced else None
     out = _order_object(order, amount, initial_amount, order_discount, items_discount, items)
     return out, order_discount + items_discount
+
+
+def assemble_units(order: NormalizedOrder, units: UnitResult) -> tuple[dict[str, Any], int]:
+    """The wire order of a UNIT result (`assemble_order` with units only)."""
+    return assemble_order(order, units=units)
+
+
+def unit_totals(order: NormalizedOrder, units: UnitResult) -> tuple[int, int]:
+    """(total discount, order total_amount) of a UNIT result: the figures
+    `assemble_units` puts in the wire order, without building it."""
+    amount = order.amount + units.added_amount
+    discount = 0
+    for state in (*units.changed.values(), *units.appended):
+        value = state.discount_amount
+        if value:
+            discount += value
+    discount = min(discount, amount)
+    return discount, amount - discount
 
 
 def assemble_order_level(order: NormalizedOrder, discount: int) -> tuple[dict[str, Any], int]:

@@ -34,9 +34,15 @@ class RuleFailure:
 
 
 class RuleEnv:
-    """What one evaluation reads, plus the first failing rule seen."""
+    """What one evaluation reads, plus the first failing rule seen.
 
-    __slots__ = ("customer", "failure", "now", "order", "redemption_metadata")
+    `results` holds each rule leaf's verdict for this (order, customer, now,
+    redemption metadata): the tiers of one request that share a rule (leaves
+    are interned by their JSON, see rules.py) evaluate it once. A fresh dict
+    by default, i.e. no sharing.
+    """
+
+    __slots__ = ("customer", "failure", "now", "order", "redemption_metadata", "results")
 
     def __init__(
         self,
@@ -44,12 +50,14 @@ class RuleEnv:
         customer: CustomerContext | None,
         now: datetime,
         redemption_metadata: Mapping[str, Any],
+        results: dict[Any, bool] | None = None,
     ) -> None:
         self.order = order
         self.customer = customer
         self.now = now
         self.redemption_metadata = redemption_metadata
         self.failure: RuleFailure | None = None
+        self.results: dict[Any, bool] = {} if results is None else results
 
 
 Pred = Callable[[RuleEnv], bool]

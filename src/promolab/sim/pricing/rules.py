@@ -56,6 +56,7 @@ logic string are not evaluated. Failure keys: `customer_rules_violated` for
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -179,13 +180,40 @@ def _leaf(rule: Mapping[str, Any], fallback: str | None) -> tuple[Pred, bool]:
     failure = RuleFailure(_reason_key(name), _message(rule, name, fallback))
 
     def leaf(env: RuleEnv) -> bool:
-        if test(env):
+        results = env.results
+        passed = results.get(leaf)
+        if passed is None:
+            passed = results[leaf] = bool(test(env))
+        if passed:
             return True
         if env.failure is None:
             env.failure = failure
         return False
 
     return leaf, name in AUDIENCE_FAMILIES
+
+
+#: Compiled leaves by (rule JSON, fallback message): equal rules of different
+#: tiers are one leaf, so a request's `RuleEnv.results` answers them once.
+_INTERNED: dict[tuple[str, str | None], tuple[Pred, bool]] = {}
+_INTERN_LIMIT = 4096
+
+
+def _interned_leaf(rule: Mapping[str, Any], fallback: str | None) -> tuple[Pred, bool]:
+    try:
+        key = (json.dumps(rule, sort_keys=True), fallback)
+    except (TypeError, ValueError):  # not plain JSON: a leaf of its own
+        return _leaf(rule, fallback)
+    found = _INTERNED.get(key)
+    if found is None:
+        if len(_INTERNED) >= _INTERN_LIMIT:
+            _INTERNED.clear()
+        found = _INTERNED[key] = _leaf(rule, fallback)
+    return found
+
+
+#: Key of the shared leaf results in `NormalizedOrder.memo`.
+_RESULTS = object()
 
 
 def _always(env: RuleEnv) -> bool:
@@ -211,7 +239,19 @@ class RuleSet:
         pred = self.audience if audience_only else self.full
         if pred is None:
             return None
-        env = RuleEnv(order, customer, now, redemption_metadata)
+        # One verdict per rule leaf per request: the results dict is kept on
+        # the order's memo for as long as the same customer, instant and
+        # metadata objects come with it (the tiers of one request).
+        memo = order.memo
+        shared = memo.get(_RESULTS)
+        if (
+            shared is None
+            or shared[0] is not customer
+            or shared[1] is not now
+            or shared[2] is not redemption_metadata
+        ):
+            shared = memo[_RESULTS] = (customer, now, redemption_metadata, {})
+        env = RuleEnv(order, customer, now, redemption_metadata, shared[3])
         if pred(env):
             return None
         return env.failure or self.generic
@@ -239,7 +279,7 @@ def compile_rules(validation_rule: Mapping[str, Any] | None) -> RuleSet:
         raw = rules[rid]
         if not isinstance(raw, Mapping):
             raise RuleConfigError(f"rule {rid} must be an object")
-        leaf, is_audience = _leaf(raw, fallback if isinstance(fallback, str) else None)
+        leaf, is_audience = _interned_leaf(raw, fallback if isinstance(fallback, str) else None)
         full_leaves[rid] = leaf
         audience_leaves[rid] = leaf if is_audience else _always
         any_audience = any_audience or is_audience

@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -182,6 +183,10 @@ class Scope:
     _lines: dict[tuple[Any, ...], LineScope | None] = field(
         default_factory=dict, repr=False, compare=False
     )
+    #: Identity of this scope in per-request memos (`NormalizedOrder.memo`):
+    #: a fresh object, kept alive by the memo that holds it, so that no other
+    #: scope can ever take its place there (unlike an `id()`).
+    token: object = field(default_factory=object, repr=False, compare=False)
 
     @property
     def defined(self) -> bool:
@@ -237,9 +242,29 @@ class Scope:
 _UNSCOPED = LineScope.of(())
 
 
+#: Scopes compiled so far, by their canonical JSON: tiers with the same
+#: applicable_to share one Scope, hence its line cache and its per-request memo.
+_INTERNED: dict[str, Scope] = {}
+_NO_SCOPE = Scope((), ())
+
+
 def compile_scope(applicable_to: Mapping[str, Any] | None) -> Scope:
+    """The compiled scope; equal `applicable_to` objects give the same Scope."""
     if not applicable_to:
-        return Scope((), ())
+        return _NO_SCOPE
+    try:
+        key = json.dumps(applicable_to, sort_keys=True)
+    except (TypeError, ValueError):  # not plain JSON: compile it on its own
+        return _compile_scope(applicable_to)
+    found = _INTERNED.get(key)
+    if found is None:
+        if len(_INTERNED) >= _CACHE_LIMIT:
+            _INTERNED.clear()
+        found = _INTERNED[key] = _compile_scope(applicable_to)
+    return found
+
+
+def _compile_scope(applicable_to: Mapping[str, Any]) -> Scope:
     included = applicable_to.get("included") or ()
     excluded = applicable_to.get("excluded") or ()
     if not isinstance(included, Sequence) or not isinstance(excluded, Sequence):
