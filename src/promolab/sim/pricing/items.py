@@ -93,28 +93,25 @@ class NormalizedOrder:
 
 def product_wire(product: Product | None, product_id: str | None) -> dict[str, Any] | None:
     """`{id, source_id, name, price}` with absent values omitted (as the service does)."""
-    if product is None:
-        return {"id": product_id} if product_id is not None else None
-    out: dict[str, Any] = {"id": product.id}
-    if product.source_id is not None:
-        out["source_id"] = product.source_id
-    if product.name is not None:
-        out["name"] = product.name
-    if product.price is not None:
-        out["price"] = product.price
-    return out
+    return _wire(product, product_id, ("source_id", "name", "price"))
 
 
 def sku_wire(sku: Sku | None, sku_id: str | None) -> dict[str, Any] | None:
-    if sku is None:
-        return {"id": sku_id} if sku_id is not None else None
-    out: dict[str, Any] = {"id": sku.id}
-    if sku.source_id is not None:
-        out["source_id"] = sku.source_id
-    if sku.sku is not None:
-        out["sku"] = sku.sku
-    if sku.price is not None:
-        out["price"] = sku.price
+    """`{id, source_id, sku, price}` with absent values omitted."""
+    return _wire(sku, sku_id, ("source_id", "sku", "price"))
+
+
+def _wire(
+    entry: Product | Sku | None, given_id: str | None, fields: tuple[str, ...]
+) -> dict[str, Any] | None:
+    """A catalogue entry's wire shape; an id the catalogue lacks stands alone."""
+    if entry is None:
+        return {"id": given_id} if given_id is not None else None
+    out: dict[str, Any] = {"id": entry.id}
+    for name in fields:
+        value = getattr(entry, name)
+        if value is not None:
+            out[name] = value
     return out
 
 
