@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import copy
 import os
-import socket
 import subprocess
 import sys
-import tempfile
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +20,7 @@ import pytest
 import yaml
 
 from promolab import Client, Simulator
+from subprocess_helpers import free_port, serving
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "demo.yaml"
 
@@ -61,12 +59,6 @@ class Served:
         return httpx.Client(base_url=self.base_url, timeout=10.0)
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def _demo_credentials(path: Path) -> dict[str, str]:
     creds = Simulator.from_scenario(path).state.project.credentials
     return {
@@ -84,36 +76,16 @@ def served(demo_path: Path) -> Iterator[Served]:
 
     Readiness is probed with GET /openapi.json, which needs no credentials and
     never draws a request id, so the server's request-id counter is untouched
-    when the test starts. The process is always terminated.
+    when the test starts. The process is always terminated
+    (`subprocess_helpers.serving`).
     """
     credentials = _demo_credentials(demo_path)
-    with tempfile.TemporaryFile() as log:
-        port = _free_port()
-        process = subprocess.Popen(
-            [sys.executable, "-m", "promolab.cli", "serve", "--scenario", str(demo_path),
-             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
-        )
-        base_url = f"http://127.0.0.1:{port}"
-        try:
-            deadline = time.monotonic() + 60
-            while True:
-                if process.poll() is not None:
-                    log.seek(0)
-                    pytest.fail(f"promolab serve exited with {process.returncode}:\n{log.read().decode(errors='replace')}")
-                try:
-                    if httpx.get(f"{base_url}/openapi.json", timeout=1.0).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-                if time.monotonic() > deadline:
-                    pytest.fail("promolab serve did not answer within 60 s")
-                time.sleep(0.1)
-            yield Served(base_url, process, credentials)
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait(timeout=10)
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    with serving(
+        [sys.executable, "-m", "promolab.cli", "serve", "--scenario", str(demo_path),
+         "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+        f"{base_url}/openapi.json", name="promolab serve", seconds=60, interval=0.1,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    ) as process:
+        yield Served(base_url, process, credentials)

@@ -11,18 +11,15 @@ loaded), whatif-dashboard.png (after the changes), whatif-dashboard-page.png.
 from __future__ import annotations
 
 import os
-import signal
-import socket
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pandas as pd
 import pytest
+
+from subprocess_helpers import free_port, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "06-what-if.ipynb"
@@ -40,52 +37,22 @@ pytestmark = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def voila_url() -> Iterator[str]:
     """Voila serving the notebook; stopped (with its kernels) in teardown."""
     pytest.importorskip("voila")
-    port = _free_port()
-    with tempfile.TemporaryFile() as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "voila", str(NOTEBOOK), "--no-browser", f"--port={port}",
-             "--Voila.ip=127.0.0.1", "--show_tracebacks=True"],
-            cwd=NOTEBOOK.parent, stdout=log, stderr=subprocess.STDOUT,
-            env={**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1"},
-            start_new_session=True,  # its own process group: the kernels stop with it
-        )
-        url = f"http://127.0.0.1:{port}/"
-        try:
-            deadline = time.monotonic() + 120
-            while True:
-                if process.poll() is not None:
-                    log.seek(0)
-                    pytest.fail(f"voila exited with {process.returncode}:\n{log.read().decode(errors='replace')}")
-                try:
-                    # a HEAD-like probe of a static asset: GET / would start a kernel
-                    if httpx.get(f"{url}voila/static/favicon.ico", timeout=2.0).status_code < 500:
-                        break
-                except httpx.TransportError:
-                    pass
-                if time.monotonic() > deadline:
-                    pytest.fail("voila did not answer within 120 s")
-                time.sleep(0.25)
-            yield url
-        finally:
-            try:
-                os.killpg(process.pid, signal.SIGTERM)
-                process.wait(timeout=20)
-            except (ProcessLookupError, subprocess.TimeoutExpired):
-                try:
-                    os.killpg(process.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                process.wait(timeout=10)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/"
+    with serving(
+        [sys.executable, "-m", "voila", str(NOTEBOOK), "--no-browser", f"--port={port}",
+         "--Voila.ip=127.0.0.1", "--show_tracebacks=True"],
+        # a HEAD-like probe of a static asset: GET / would start a kernel
+        f"{url}voila/static/favicon.ico", name="voila", seconds=120, interval=0.25, probe_timeout=2.0,
+        ready=lambda status: status < 500, cwd=NOTEBOOK.parent,
+        env={**os.environ, "PYDEVD_DISABLE_FILE_VALIDATION": "1"},
+        group=True, grace=20.0,  # its own process group: the kernels stop with it
+    ):
+        yield url
 
 
 @pytest.fixture(scope="module")

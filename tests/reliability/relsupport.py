@@ -4,7 +4,8 @@ derived scenarios, and a results file the report is built from.
 `start_server(...)` runs `python -m promolab.cli serve ...` on a free
 127.0.0.1 port, with stdout/stderr captured to a file (the security tests
 read it), waits until `GET /openapi.json` answers (that route needs no
-credentials and draws no request id), and returns a `Server` handle. The
+credentials and draws no request id; `subprocess_helpers.wait_until_answering`),
+and returns a `Server` handle. The
 `server_factory` fixture (conftest.py) kills every server it started, always, even when a
 test fails half-way; a test may also SIGKILL one itself (durability).
 
@@ -18,7 +19,6 @@ import copy
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -28,6 +28,8 @@ from typing import Any
 
 import httpx
 import yaml
+
+from subprocess_helpers import free_port, wait_until_answering
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "data" / "scenarios" / "demo.yaml"
@@ -54,12 +56,6 @@ CREDENTIALS = {
 }
 
 READY_SECONDS = 60.0
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass
@@ -140,23 +136,13 @@ def start_server(
             env={**os.environ, "PYTHONUNBUFFERED": "1"},
         )
     server = Server(f"http://127.0.0.1:{port}", process, log_path, args)
-    deadline = time.monotonic() + READY_SECONDS
     try:
-        for _ in range(int(READY_SECONDS / 0.05) + 1):  # bounded in count and in time
-            if process.poll() is not None:
-                raise RuntimeError(f"promolab serve exited with {process.returncode}:\n{server.log_text()}")
-            try:
-                if httpx.get(f"{server.base_url}/openapi.json", timeout=1.0).status_code == 200:
-                    return server
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                break
-            time.sleep(0.05)
-        raise RuntimeError(f"promolab serve did not answer within {READY_SECONDS:g} s:\n{server.log_text()}")
+        wait_until_answering(process, f"{server.base_url}/openapi.json", name="promolab serve",
+                             output=server.log_text, seconds=READY_SECONDS, interval=0.05)
     except BaseException:
         server.kill()
         raise
+    return server
 
 
 class ServerFactory:
@@ -173,7 +159,7 @@ class ServerFactory:
         for server in self.started:
             try:
                 server.stop()
-            except Exception:  # pragma: no cover - best effort, then SIGKILL
+            except Exception:  # noqa: BLE001 - best effort, then SIGKILL  # pragma: no cover
                 server.kill()
 
 

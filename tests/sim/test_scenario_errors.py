@@ -153,6 +153,84 @@ CASES: dict[str, tuple[dict[str, Any], str, str]] = {
 }
 
 
+#: A catalogue entry for tiers that scope items (applicable_to).
+SCOPED_PRODUCT = {"catalogue": {"products": [{"id": "prod_x", "name": "X", "price": 1000}]}}
+
+
+def scoped_tier(discount: dict[str, Any], applicable_to: Any, *, tiers_before: int = 0, **fields: Any) -> dict[str, Any]:
+    """A promotion campaign whose last tier has `discount` and `applicable_to`,
+    after `tiers_before` good tiers (so the path names the right one)."""
+    good = {"name": "Good", "discount": {"type": "AMOUNT", "amount_off": 100, "effect": "APPLY_TO_ORDER"}}
+    bad = {"name": "Bad", "discount": discount, "applicable_to": applicable_to, **fields}
+    return {**SCOPED_PRODUCT, "campaigns": [
+        {"name": "First", "tiers": [good]},
+        {"name": "Second", "tiers": [*([good] * tiers_before), bad]},
+    ]}
+
+
+ITEMS_OFF = {"type": "AMOUNT", "amount_off": 100, "effect": "APPLY_TO_ITEMS"}
+
+#: Tiers that pass the wire models but that the pricing engine cannot
+#: evaluate: refused at load (`compile_tier`), never a 500 on the first
+#: validation. kind -> (document, path, problem)
+TIER_COMPILE_CASES: dict[str, tuple[dict[str, Any], str, str]] = {
+    "applicable_to effect APPLY_TO_CHEAPEST": (
+        scoped_tier(ITEMS_OFF, {"included": [{"object": "product", "id": "prod_x", "effect": "APPLY_TO_CHEAPEST"}]}),
+        "campaigns[1].tiers[0]", "applicable_to effect APPLY_TO_CHEAPEST is not supported (only APPLY_TO_EVERY)"),
+    "applicable_to effect APPLY_TO_MOST_EXPENSIVE, after good tiers": (
+        scoped_tier(ITEMS_OFF, {"included": [{"object": "product", "id": "prod_x", "effect": "APPLY_TO_MOST_EXPENSIVE"}]},
+                    tiers_before=2),
+        "campaigns[1].tiers[2]", "applicable_to effect APPLY_TO_MOST_EXPENSIVE is not supported (only APPLY_TO_EVERY)"),
+    "excluded entry with an unsupported effect": (
+        scoped_tier(ITEMS_OFF, {"excluded": [{"object": "product", "id": "prod_x", "effect": "APPLY_TO_CHEAPEST"}]}),
+        "campaigns[1].tiers[0]", "applicable_to effect APPLY_TO_CHEAPEST is not supported (only APPLY_TO_EVERY)"),
+    "applicable_to entry of an unknown object": (
+        scoped_tier(ITEMS_OFF, {"included": [{"object": "category", "id": "cat_x"}]}),
+        "campaigns[1].tiers[0]",
+        "applicable_to entry object must be one of ('product', 'sku', 'products_collection'), got 'category'"),
+    "applicable_to entry without an id": (
+        scoped_tier(ITEMS_OFF, {"included": [{"object": "products_collection"}]}),
+        "campaigns[1].tiers[0]", "applicable_to entry {'object': 'products_collection'} needs an id"),
+    "applicable_to entry with a negative quantity_limit": (
+        scoped_tier(ITEMS_OFF, {"included": [{"object": "product", "id": "prod_x", "quantity_limit": -1}]}),
+        "campaigns[1].tiers[0]", "applicable_to entry quantity_limit must be a non-negative integer, got -1"),
+    "applicable_to included that is not an array": (
+        scoped_tier(ITEMS_OFF, {"included": {"object": "product", "id": "prod_x"}}),
+        "campaigns[1].tiers[0]", "applicable_to.included/excluded must be arrays"),
+    "an inactive tier is compiled too": (
+        scoped_tier(ITEMS_OFF, {"included": [{"object": "product", "id": "prod_x", "effect": "APPLY_TO_CHEAPEST"}]},
+                    active=False),
+        "campaigns[1].tiers[0]", "applicable_to effect APPLY_TO_CHEAPEST is not supported (only APPLY_TO_EVERY)"),
+}
+
+
+@pytest.mark.parametrize(("document", "path", "problem"), TIER_COMPILE_CASES.values(), ids=list(TIER_COMPILE_CASES))
+def test_a_tier_the_engine_cannot_evaluate_is_refused_at_load(document: dict[str, Any], path: str, problem: str) -> None:
+    with pytest.raises(ScenarioError) as info:
+        Simulator.from_scenario(document)
+    exc = info.value
+    assert (exc.origin, exc.path, exc.problem) == ("<scenario>", path, problem)
+    assert str(exc) == f"<scenario>: {path}: {problem}"
+
+
+def test_a_supported_scope_still_loads_and_validates() -> None:
+    """The counterpart: the same tier with the supported effect (explicit or
+    default) loads and is priced."""
+    for entry in ({"object": "product", "id": "prod_x", "effect": "APPLY_TO_EVERY"}, {"object": "product", "id": "prod_x"}):
+        sim = Simulator.from_scenario(scoped_tier(ITEMS_OFF, {"included": [entry]}))
+        response = sim.validate_promotions({"order": {"items": [{"product_id": "prod_x", "quantity": 1, "price": 1000}]}})
+        bad = next(p for p in response.promotions if p.name == "Bad")
+        assert bad.discount_amount == 100
+
+
+def test_a_bad_tier_in_a_file_names_the_file(tmp_path: Path) -> None:
+    document, path, problem = TIER_COMPILE_CASES["applicable_to effect APPLY_TO_CHEAPEST"]
+    file = write(tmp_path, "cheapest.yaml", yaml.safe_dump(document))
+    with pytest.raises(ScenarioError) as info:
+        Simulator.from_scenario(file)
+    assert str(info.value) == f"{file}: {path}: {problem}"
+
+
 @pytest.mark.parametrize(("document", "path", "problem"), CASES.values(), ids=list(CASES))
 def test_each_kind_of_error_names_where_and_what(document: dict[str, Any], path: str, problem: str) -> None:
     with pytest.raises(ScenarioError) as info:

@@ -6,7 +6,8 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -244,6 +245,24 @@ def test_receiver_may_call_back_into_the_simulator(sim: Simulator) -> None:
     assert [p.customer_id for p in sim.state.publications.values()] == ["cust_alice"]
 
 
+@pytest.mark.timeout(30)
+def test_receiver_may_advance_the_clock_from_a_delivery(sim: Simulator) -> None:
+    """The other configuration's sendout is still due when the nested advance
+    runs: it is the outer delivery's to make (the advance must not spin on it)."""
+    moments: list[datetime] = []
+
+    def advancing(headers: Mapping[str, str], body: bytes) -> None:
+        moments.append(sim.advance(30))
+
+    sim.register_receiver("notebook", advancing)
+    t0 = sim.now
+    sim.add_gift_balance("GIFT-ALICE-50", 400)
+    assert moments == [t0 + timedelta(seconds=30)]
+    assert [(a.webhook_id, a.outcome, a.attempted_at) for a in sim.state.webhook_deliveries] == [
+        ("wh_notebook", "delivered", t0), ("wh_crm", "delivered", t0 + timedelta(seconds=30)),
+    ]
+
+
 def test_gift_voucher_issued_during_clock_work_is_delivered_at_that_instant(sim: Simulator) -> None:
     from promolab.sim.gift import issue_gift_voucher
 
@@ -373,3 +392,181 @@ def test_unreachable_url_is_an_error(sim: Simulator) -> None:
     sim.add_gift_balance("GIFT-BOB-25", 400)
     (attempt,) = attempts(sim, "wh_http")
     assert attempt.outcome == "error" and attempt.status_code is None
+
+
+# -- URL deliveries run outside the simulator's lock ---------------------------------------------------------------
+@pytest.fixture
+def url_hook(sim: Simulator, http_receiver: tuple[str, type[_Hook]]) -> type[_Hook]:
+    """The receiver `sim` now delivers to (over HTTP, alone: see `_url_config`)."""
+    url, handler = http_receiver
+    _url_config(sim, url)
+    return handler
+
+
+def _wait_until(condition: Any, seconds: float = 10.0) -> None:
+    """Poll `condition` (bounded in time), failing the test if it never holds."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.01)
+
+
+@contextmanager
+def _credit_on_the_network(
+    sim: Simulator, handler: type[_Hook], after: Callable[[], Any] | None = None
+) -> Iterator[None]:
+    """Credit GIFT-BOB-25 in another thread (its webhook goes to `handler`),
+    and run the block while that POST is at the receiver; `after` runs in the
+    writer thread once the credit has returned. Bounded waits."""
+    arrived = len(handler.received) + 1
+
+    def credit() -> None:
+        sim.add_gift_balance("GIFT-BOB-25", 400)
+        if after is not None:
+            after()
+
+    writer = threading.Thread(target=credit)
+    writer.start()
+    try:
+        _wait_until(lambda: len(handler.received) >= arrived)
+        yield
+    finally:
+        writer.join(10)
+    assert not writer.is_alive(), "the credit did not return"
+
+
+def _replayed(base: dict[str, Any], lines: list[str]) -> Simulator:
+    from promolab.sim.journal import apply_entry, parse_line
+
+    replay = Simulator.restore(base)
+    for number, line in enumerate(lines, start=1):
+        apply_entry(replay, parse_line(line, number))
+    return replay
+
+
+@pytest.mark.served
+def test_slow_url_delivery_does_not_hold_other_callers(sim: Simulator, url_hook: type[_Hook]) -> None:
+    handler = url_hook
+    handler.delay = 1.0
+    base = sim.snapshot()
+    journal: list[str] = []
+    sim.record_to(journal, fsync=False)
+    # the synchronous promise: when the write returns, its attempt is logged
+    log_on_return: list[str] = []
+    with _credit_on_the_network(sim, handler, after=lambda: log_on_return.extend(
+            a.outcome for a in attempts(sim, "wh_http"))):
+        started = time.monotonic()
+        incentive = sim.get_incentive("linc_0a11ce01")
+        publication = sim.publish({"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}})
+        other_callers = time.monotonic() - started
+        log_meanwhile = list(sim.state.webhook_deliveries)
+    assert other_callers < 0.5, f"a read and a write waited {other_callers:.2f} s for a slow receiver"
+    assert incentive.id == "linc_0a11ce01" and publication.voucher.code == "WELCOME-OPEN-1"
+    assert log_meanwhile == [], "the attempt was recorded before its receiver answered"
+    assert log_on_return == ["delivered"]
+    # the same state as the calls one after the other, and as a replay of the journal
+    assert [json.loads(line)["op"] for line in journal] == ["add_gift_balance", "publish"]
+    sequential = Simulator.restore(base)
+    sequential.add_gift_balance("GIFT-BOB-25", 400)
+    sequential.publish({"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}})
+    assert sim.dump_json() == sequential.dump_json() == _replayed(base, journal).dump_json()
+
+
+@pytest.mark.served
+def test_advance_and_snapshot_wait_for_a_delivery_on_the_network(sim: Simulator, url_hook: type[_Hook]) -> None:
+    """The retry of an attempt still on the network when `advance` is called
+    is due during that advance: the advance waits for the outcome, then
+    attempts the retry at its instant; a snapshot taken meanwhile holds the
+    recorded attempt, never a sendout that is neither queued nor logged."""
+    handler = url_hook
+    handler.status, handler.delay = 500, 0.5
+    t0 = sim.now
+    with _credit_on_the_network(sim, handler):
+        snapshot = sim.snapshot()
+        handler.status, handler.delay = 200, 0.0
+        sim.advance(120)
+    in_snapshot = snapshot["state"]["webhook_deliveries"]
+    assert [(a["outcome"], a["status_code"]) for a in in_snapshot] == [("failed", 500)]
+    assert len(snapshot["state"]["pending_deliveries"]) == 1
+    log = attempts(sim, "wh_http")
+    assert [(a.outcome, a.attempted_at - t0) for a in log] == [
+        ("failed", timedelta(0)), ("delivered", timedelta(minutes=1)),
+    ]
+    assert sim.state.pending_deliveries == []
+
+
+@pytest.mark.served
+def test_configuration_deleted_while_its_attempt_is_on_the_network(sim: Simulator, url_hook: type[_Hook]) -> None:
+    handler = url_hook
+    handler.status, handler.delay = 500, 0.5
+    base = sim.snapshot()
+    with _credit_on_the_network(sim, handler):
+        sim.delete_webhook("proj_kestrel", "wh_http")
+    (attempt,) = attempts(sim, "wh_http")
+    assert attempt.outcome == "failed" and attempt.next_attempt_at is not None  # planned, as logged
+    assert sim.state.pending_deliveries == []  # ... but dropped by the deletion
+    handler.delay = 0.0
+    sequential = Simulator.restore(base)
+    sequential.add_gift_balance("GIFT-BOB-25", 400)
+    sequential.delete_webhook("proj_kestrel", "wh_http")
+    assert sim.dump_json() == sequential.dump_json()
+    sim.advance(timedelta(days=2))
+    assert len(handler.received) == 2  # the live one and the sequential one: no retry
+
+
+@pytest.mark.served
+def test_reads_answer_during_an_advance_and_writes_wait_for_it(sim: Simulator, url_hook: type[_Hook]) -> None:
+    handler = url_hook
+    handler.status = 500
+    t0 = sim.now
+    sim.add_gift_balance("GIFT-BOB-25", 400)  # fails at once; its retry is due at +1 min
+    journal: list[str] = []
+    sim.record_to(journal, fsync=False)
+    handler.status, handler.delay = 200, 0.8
+    advancing = threading.Thread(target=sim.advance, args=(120,))
+    advancing.start()
+    published: list[Any] = []
+    try:
+        _wait_until(lambda: len(handler.received) == 2)  # the retry is on the network
+        started = time.monotonic()
+        incentive = sim.get_incentive("linc_0a11ce01")
+        read_seconds = time.monotonic() - started
+        clock_meanwhile = sim.now
+
+        writer = threading.Thread(target=lambda: published.append(
+            sim.publish({"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}})))
+        writer.start()
+        writer.join(0.2)
+        assert writer.is_alive(), "a write ran in the middle of an advance"
+        writer.join(10)
+    finally:
+        advancing.join(10)
+    assert incentive.id == "linc_0a11ce01" and read_seconds < 0.4
+    assert clock_meanwhile == t0 + timedelta(minutes=1)  # a read sees the instant on the way
+    # the write ran once the advance had ended, at its final instant, journaled after it
+    assert published[0].created_at == t0 + timedelta(minutes=2)
+    assert [json.loads(line)["op"] for line in journal] == ["advance", "publish"]
+    assert [a.outcome for a in attempts(sim, "wh_http")] == ["failed", "delivered"]
+
+
+@pytest.mark.served
+def test_a_snapshot_waiting_for_a_delivery_holds_new_writes_back(sim: Simulator, url_hook: type[_Hook]) -> None:
+    """Writes do not wait for deliveries on the network, but they do wait for
+    an advance or snapshot that is itself waiting for them: otherwise a stream
+    of writes with slow receivers could keep it waiting for ever."""
+    url_hook.delay = 0.6
+    snapshots: list[dict[str, Any]] = []
+    publications: list[Any] = []
+    with _credit_on_the_network(sim, url_hook):
+        taking = threading.Thread(target=lambda: snapshots.append(sim.snapshot()))
+        taking.start()
+        _wait_until(lambda: sim._quiet_waiters == 1)  # white box: the snapshot is waiting
+        writer = threading.Thread(target=lambda: publications.append(
+            sim.publish({"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}})))
+        writer.start()
+        taking.join(10)
+        writer.join(10)
+    (snapshot,) = snapshots
+    assert snapshot["state"]["publications"] == {}, "the write went ahead of the waiting snapshot"
+    assert [a["outcome"] for a in snapshot["state"]["webhook_deliveries"]] == ["delivered"]
+    assert len(publications) == 1 and len(sim.state.publications) == 1

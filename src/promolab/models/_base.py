@@ -10,13 +10,13 @@ and ``model_dump_json()`` produce the wire JSON without callers remembering
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, ClassVar, NoReturn
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, NoReturn, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 from pydantic_core import InitErrorDetails, PydanticCustomError
 
-__all__ = ["RequestModel", "WireModel", "fail", "require_exactly_one_of", "require_one_of"]
+__all__ = ["RequestModel", "WireModel", "checked_after", "fail", "require_exactly_one_of", "require_one_of"]
 
 Loc = str | int | tuple[str | int, ...]
 
@@ -85,6 +85,26 @@ def fail(loc: Loc, message: str, value: Any = None, *, kind: str = "value_error"
         "WireModel",
         [InitErrorDetails(type=PydanticCustomError(kind, message), loc=path, input=value)],
     )
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def checked_after(check: Callable[[Any], None]) -> Any:
+    """A model validator (mode ``after``) that runs ``check(model)``.
+
+    Models that share a cross-field rule but not their fields (wire field order differs,
+    so no common base class) declare it in one line, ``_rule = checked_after(_check_rule)``,
+    instead of each repeating a decorated method that calls the check and returns the
+    model. ``check`` raises (usually through `fail`) with its own message and location.
+    """
+
+    def validate(model: _M) -> _M:
+        check(model)
+        return model
+
+    validate.__name__ = validate.__qualname__ = check.__name__
+    return model_validator(mode="after")(validate)
 
 
 def _present(model: BaseModel, names: Sequence[str]) -> list[str]:

@@ -14,12 +14,12 @@ documented default, so its effect is required.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Annotated, Any, Literal, Self
+from typing import Annotated, Any, Literal
 
-from pydantic import BeforeValidator, Discriminator, Field, Tag, TypeAdapter, model_validator
+from pydantic import BeforeValidator, Discriminator, Field, Tag, TypeAdapter
 from pydantic_core import PydanticCustomError
 
-from ._base import WireModel, fail
+from ._base import WireModel, checked_after, fail
 from .common import Money, NonNegativeInt64
 
 __all__ = [
@@ -159,10 +159,7 @@ class UnitDiscount(WireModel):
     sku: DiscountSku | None = None
     product: DiscountProduct | None = None
 
-    @model_validator(mode="after")
-    def _sku_only_for_sku_units(self) -> Self:
-        _check_unit_sku(self)
-        return self
+    _sku_only_for_sku_units = checked_after(_check_unit_sku)
 
 
 class DiscountUnitEntry(WireModel):
@@ -176,10 +173,7 @@ class DiscountUnitEntry(WireModel):
     sku: DiscountSku | None = None
     product: DiscountProduct | None = None
 
-    @model_validator(mode="after")
-    def _sku_only_for_sku_units(self) -> Self:
-        _check_unit_sku(self)
-        return self
+    _sku_only_for_sku_units = checked_after(_check_unit_sku)
 
 
 class UnitManyDiscount(WireModel):

@@ -4,17 +4,23 @@ A processor answers "when is your next job due?" and "run what is due now".
 `Simulator.advance` walks the clock from due time to due time, so work is
 done at the simulated instant it was scheduled for, in a deterministic order
 (earliest first; ties broken by processor registration order).
+
+A processor whose work waits on the outside world (webhook POSTs) also
+offers `claim_due`: it takes what is due under the simulator's lock and
+returns `Outbound` work, which the simulator sends with the lock released
+and then hands back to `finish` under the lock. Other clients are served
+meanwhile; the processor keeps the recording in claim order.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from .simulator import Simulator
 
-__all__ = ["Processor", "PROCESSORS", "processor"]
+__all__ = ["PROCESSORS", "ClaimingProcessor", "Outbound", "Processor", "processor"]
 
 
 class Processor(Protocol):
@@ -23,6 +29,24 @@ class Processor(Protocol):
     def next_due(self, sim: Simulator) -> datetime | None: ...
 
     def run_due(self, sim: Simulator, now: datetime) -> None: ...
+
+
+class Outbound(Protocol):
+    """Claimed work whose slow part runs outside the simulator's lock."""
+
+    @property
+    def needs_network(self) -> bool: ...
+
+    def send(self) -> None: ...
+
+
+@runtime_checkable
+class ClaimingProcessor(Protocol):
+    """A processor that can split its work around the lock (see module doc)."""
+
+    def claim_due(self, sim: Simulator, now: datetime) -> Outbound | None: ...
+
+    def finish(self, sim: Simulator, work: Outbound) -> None: ...
 
 
 #: Registered at import time by the modules that schedule work.

@@ -4,23 +4,33 @@ There are no module-level singletons: the clock, the id generator, the state,
 the journal and the in-process webhook receivers belong to the instance, so
 several simulators coexist in one process (one per test, one per notebook
 cell) without seeing each other.
+
+Concurrency (a served simulator answers from many threads): every operation
+runs under the instance's lock, except the network part of webhook
+deliveries. A write claims its first attempts under the lock, lets go of it
+for the POSTs and takes it again to record the outcomes before returning, so
+a slow receiver delays only the write that caused the delivery. Recording is
+kept in claim order (`webhooks.delivery.Outbox`) and `advance`, snapshots,
+dumps and restores wait until no delivery is in flight, so what a client can
+observe as a whole state is always the one a replay of the journal builds.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .clock import Clock, format_instant, parse_instant
-from .ids import IdGenerator
 from .errors import JournalUnavailable
+from .ids import IdGenerator
 from .journal import Journal
 from .operations import REGISTRY, load_all
-from .processing import PROCESSORS
+from .processing import PROCESSORS, ClaimingProcessor, Outbound, Processor
 from .scenario import load_scenario, read_scenario
 from .state import Indexes, State
 
@@ -30,12 +40,14 @@ if TYPE_CHECKING:
     from .. import models
     from ..client import AsyncClient, Client
 
-__all__ = ["Simulator", "SNAPSHOT_FORMAT"]
+__all__ = ["SNAPSHOT_FORMAT", "Simulator"]
 
 SNAPSHOT_FORMAT = "promolab.snapshot/1"
 DEFAULT_START = "2026-01-01T00:00:00Z"
 
 Receiver = Callable[[Mapping[str, str], bytes], Any]
+#: Claimed outbound work and the processor that records it.
+Claimed = tuple[Processor, Outbound]
 
 
 class Simulator:
@@ -55,10 +67,7 @@ class Simulator:
         _origin: str | None = None,
     ) -> None:
         load_all()
-        self._lock = threading.RLock()
-        self._receivers: dict[str, Receiver] = {}
-        self._journal: Journal | None = None
-        self._journal_error: str | None = None
+        self._init_runtime()
         self.seed = seed
         self.ids = IdGenerator(seed)
         start_at = parse_instant(start)
@@ -72,6 +81,24 @@ class Simulator:
         self.state = state
         self.indexes = Indexes(state)
         self._initial = self.snapshot()
+
+    def _init_runtime(self) -> None:
+        """The parts that are never in a snapshot: locks, receivers, journal."""
+        self._lock = threading.RLock()
+        #: Notified when claimed outbound work is recorded and when an advance ends.
+        self._turns = threading.Condition(self._lock)
+        #: Per thread: how deep it is in `_held` (nested calls never wait nor let go).
+        self._depth = threading.local()
+        #: Outbound work claimed and not yet handed back to its processor.
+        self._in_flight = 0
+        #: The thread running an `advance` (writes of other threads wait for it).
+        self._advancer: int | None = None
+        #: Threads waiting in `_wait_for_quiet`; new writes wait for them, so a
+        #: stream of writes with slow deliveries cannot starve an advance.
+        self._quiet_waiters = 0
+        self._receivers: dict[str, Receiver] = {}
+        self._journal: Journal | None = None
+        self._journal_error: str | None = None
 
     # -- construction ----------------------------------------------------
     @classmethod
@@ -95,24 +122,44 @@ class Simulator:
     def now(self) -> datetime:
         return self.clock.now
 
-    def advance(self, by: float | int | timedelta) -> datetime:
-        """Move the clock forward, running due work at its own instant."""
+    def advance(self, by: float | timedelta) -> datetime:
+        """Move the clock forward, running due work at its own instant.
+
+        Webhook POSTs falling due on the way are made with the lock released:
+        reads are answered meanwhile (they may see the clock at an instant on
+        the way), while writes of other threads wait for the advance to end,
+        so the journal's order stays the order things happened in.
+        """
         delta = by if isinstance(by, timedelta) else timedelta(seconds=by)
         if delta < timedelta(0):
             raise ValueError("the simulated clock only moves forward")
-        with self._lock:
-            if self._journal is not None:
-                self._check_journal()
-            target = self.clock.now + delta
-            self._run_due(target)
-            self.clock.set(target)
-            self._journal_write("advance", {"seconds": delta.total_seconds()})
-            return self.clock.now
+        with self._held() as nested:
+            if not nested:
+                self._wait_for_quiet()
+                self._advancer = threading.get_ident()
+            try:
+                if self._journal is not None:
+                    self._check_journal()
+                target = self.clock.now + delta
+                self._run_due(target, nested=nested)
+                self.clock.set(target)
+                self._journal_write("advance", {"seconds": delta.total_seconds()})
+                return self.clock.now
+            finally:
+                if not nested:
+                    self._advancer = None
+                    self._turns.notify_all()
 
-    def _run_due(self, target: datetime) -> None:
+    def _run_due(self, target: datetime, *, nested: bool) -> None:
+        #: Claiming processors that claimed nothing though due (a receiver
+        #: calling `advance` from inside a delivery): what is due is the outer
+        #: call's to take; asking again would never end.
+        stuck: set[int] = set()
         while True:
             due: tuple[datetime, int] | None = None
             for index, proc in enumerate(PROCESSORS):
+                if index in stuck:
+                    continue
                 when = proc.next_due(self)
                 if when is not None and when <= target and (due is None or when < due[0]):
                     due = (when, index)
@@ -121,7 +168,22 @@ class Simulator:
             when, index = due
             if when > self.clock.now:
                 self.clock.set(when)
-            PROCESSORS[index].run_due(self, self.clock.now)
+            proc = PROCESSORS[index]
+            if not isinstance(proc, ClaimingProcessor):
+                proc.run_due(self, self.clock.now)
+                continue
+            work = self._claim(proc)
+            if work is None:
+                if proc.next_due(self) == when:
+                    stuck.add(index)
+            elif nested or not work[1].needs_network:
+                self._finish_inline(work)
+            else:
+                try:
+                    with self._released():
+                        work[1].send()
+                finally:
+                    self._finish(work)
 
     # -- operations ------------------------------------------------------
     def apply(self, name: str, /, **args: Any) -> Any:
@@ -134,14 +196,24 @@ class Simulator:
         op = REGISTRY.get(name)
         if op is None:
             raise KeyError(f"unknown operation {name!r}; known: {', '.join(sorted(REGISTRY))}")
-        with self._lock:
-            if op.write:
-                self._check_journal()
+        if not op.write:
+            with self._lock:
+                return op.func(self, **args)
+        with self._held() as nested:
+            if not nested:
+                me = threading.get_ident()
+                self._turns.wait_for(lambda: self._advancer in (None, me) and not self._quiet_waiters)
+            self._check_journal()
             result = op.func(self, **args)
-            if op.write:
-                self._journal_write(name, args)
-                self._run_after_write()
-            return result
+            self._journal_write(name, args)
+            claimed = self._run_after_write()
+            if nested or not any(work.needs_network for _, work in claimed):
+                for item in claimed:
+                    self._finish_inline(item)
+                claimed = []
+        if claimed:
+            self._send_and_finish(claimed)
+        return result
 
     def _check_journal(self) -> None:
         if self._journal_error is not None:
@@ -163,14 +235,110 @@ class Simulator:
             self._journal_error = str(exc) or type(exc).__name__
             self._check_journal()
 
-    def _run_after_write(self) -> None:
+    def _run_after_write(self) -> list[Claimed]:
         """Work that must follow a completed write at once (first webhook
-        attempts): processors flagged `after_writes` run what is due now."""
+        attempts): processors flagged `after_writes` run what is due now; a
+        claiming one only claims it, and the claimed work is returned for
+        `apply` to send and hand back before it returns."""
+        claimed: list[Claimed] = []
         for proc in PROCESSORS:
             if getattr(proc, "after_writes", False):
                 when = proc.next_due(self)
-                if when is not None and when <= self.clock.now:
+                if when is None or when > self.clock.now:
+                    continue
+                if isinstance(proc, ClaimingProcessor):
+                    work = self._claim(proc)
+                    if work is not None:
+                        claimed.append(work)
+                else:
                     proc.run_due(self, self.clock.now)
+        return claimed
+
+    # -- outbound work (webhook POSTs) outside the lock --------------------
+    def _claim(self, proc: Processor) -> Claimed | None:
+        """Claim what `proc` has due now (under the lock); counted in flight
+        until `_finish`."""
+        assert isinstance(proc, ClaimingProcessor)
+        work = proc.claim_due(self, self.clock.now)
+        if work is None:
+            return None
+        self._in_flight += 1
+        return proc, work
+
+    def _finish(self, claimed: Claimed) -> None:
+        """Hand sent work back to its processor (under the lock)."""
+        proc, work = claimed
+        try:
+            assert isinstance(proc, ClaimingProcessor)
+            proc.finish(self, work)
+        finally:
+            self._in_flight -= 1
+            self._turns.notify_all()
+
+    def _finish_inline(self, claimed: Claimed) -> None:
+        """Send without letting go of the lock, then finish: for work with
+        nothing to post, and for nested calls, whose caller holds the lock."""
+        try:
+            claimed[1].send()
+        finally:
+            self._finish(claimed)
+
+    def _send_and_finish(self, claimed: list[Claimed]) -> None:
+        """Send with the lock released, then take it again to record. Called
+        by `apply` after its lock hold, so the write's caller gets its answer
+        only once the attempts are made (and, unless an earlier write's
+        delivery is still on the network, recorded)."""
+        try:
+            for _, work in claimed:
+                work.send()
+        finally:
+            with self._lock:
+                for item in claimed:
+                    self._finish(item)
+
+    @contextmanager
+    def _held(self) -> Iterator[bool]:
+        """The lock, yielding whether this thread was already inside `_held`
+        (a receiver calling back, work run by `advance`): such a nested call
+        must neither wait for other threads nor let go of the lock."""
+        with self._lock:
+            depth = getattr(self._depth, "n", 0)
+            self._depth.n = depth + 1
+            try:
+                yield depth > 0
+            finally:
+                self._depth.n = depth
+
+    @contextmanager
+    def _released(self) -> Iterator[None]:
+        """Let go of the lock (held once, by `_held`, not nested) for a while."""
+        self._lock.release()
+        try:
+            yield
+        finally:
+            self._lock.acquire()
+
+    def _wait_for_quiet(self) -> None:
+        """Wait (the lock is released while waiting) until no outbound work is
+        in flight and no other thread is advancing: the state is then a
+        complete image (no sendout both off the queue and out of the log).
+        New writes are held back meanwhile (see `_quiet_waiters`)."""
+        me = threading.get_ident()
+        self._quiet_waiters += 1
+        try:
+            self._turns.wait_for(lambda: self._in_flight == 0 and self._advancer in (None, me))
+        finally:
+            self._quiet_waiters -= 1
+            self._turns.notify_all()
+
+    @contextmanager
+    def _quiet(self) -> Iterator[None]:
+        """The lock, once the state is a complete image (see `_wait_for_quiet`);
+        a nested call takes it as it is."""
+        with self._held() as nested:
+            if not nested:
+                self._wait_for_quiet()
+            yield
 
     def get_incentive(self, incentive_id: str) -> models.Incentive:
         return self.apply("get_incentive", incentive_id=incentive_id)  # type: ignore[no-any-return]
@@ -229,7 +397,7 @@ class Simulator:
     # -- journal ---------------------------------------------------------
     def record_to(self, target: str | Path | list[str] | None, *, fsync: bool = True) -> None:
         """Start (or, with None, stop) journaling writes in replay format."""
-        with self._lock:
+        with self._quiet():
             if self._journal is not None:
                 self._journal.close()
             self._journal = None if target is None else Journal(target, fsync=fsync)
@@ -241,7 +409,7 @@ class Simulator:
         simulator. Secrets are included (keep snapshots private) unless
         `redact`: a redacted snapshot restores onto a running simulator,
         which keeps its own secrets (`load_snapshot(..., keep_secrets=True)`)."""
-        with self._lock:
+        with self._quiet():
             return {
                 "format": SNAPSHOT_FORMAT,
                 "seed": self.seed,
@@ -254,10 +422,7 @@ class Simulator:
     def restore(cls, snapshot: Mapping[str, Any]) -> Simulator:
         sim = cls.__new__(cls)
         load_all()
-        sim._lock = threading.RLock()
-        sim._receivers = {}
-        sim._journal = None
-        sim._journal_error = None
+        sim._init_runtime()
         sim._load_snapshot(snapshot)
         sim._initial = sim.snapshot()
         return sim
@@ -279,18 +444,18 @@ class Simulator:
         restore, which must not swap the object a server holds. With
         `keep_secrets`, redacted secrets in the snapshot take the running
         project's values, so a redacted snapshot cannot lock clients out."""
-        with self._lock:
+        with self._quiet():
             self._load_snapshot(snapshot, keep_secrets)
 
     def reset(self) -> None:
         """Back to the state this simulator was created or restored with."""
-        with self._lock:
+        with self._quiet():
             self._load_snapshot(self._initial)
 
     def dump(self) -> dict[str, Any]:
         """The whole state as JSON-ready data, secrets redacted: what
         `/_sim/state` serves and what tests compare before/after."""
-        with self._lock:
+        with self._quiet():
             return {
                 "clock": self.clock.iso(),
                 "ids": self.ids.state(),

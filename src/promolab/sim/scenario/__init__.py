@@ -3,4 +3,4 @@
 from .errors import ScenarioError
 from .loader import LoadedScenario, load_scenario, read_scenario
 
-__all__ = ["ScenarioError", "LoadedScenario", "load_scenario", "read_scenario"]
+__all__ = ["LoadedScenario", "ScenarioError", "load_scenario", "read_scenario"]

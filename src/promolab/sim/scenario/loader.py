@@ -3,7 +3,8 @@
 Loading happens in three passes: parse (YAML/JSON syntax), validate the
 document against `schema.Scenario` (types, ranges, unknown keys), then build
 the flat state while resolving references and checking wire shapes
-(discounts, incentives, rewards) against the wire models. Each pass raises
+(discounts, incentives, rewards) against the wire models, and compiling
+every promotion tier with the pricing engine (`_compile_tier`). Each pass raises
 `ScenarioError` naming the file and the path; the state is only handed over
 when all passes succeeded, so nothing is ever half-loaded.
 """
@@ -277,10 +278,12 @@ class _Builder:
                 if t.validation_rules is not None:
                     with self.at(f"{path}.tiers[{j}].validation_rules"):
                         check_rules(t.validation_rules)
-                st.tiers[tid] = PromotionTier(
+                record = PromotionTier(
                     id=tid, campaign_id=cid, created_at=self.now,
                     **t.model_dump(exclude={"id"}),
                 )
+                self._compile_tier(record, st.campaigns[cid], len(st.campaigns) - 1)
+                st.tiers[tid] = record
         for j, v in enumerate(c.vouchers):
             with self.at(f"{path}.vouchers[{j}]"):
                 self._voucher(cid, c, v)
@@ -288,6 +291,26 @@ class _Builder:
             with self.at(f"{path}.code_pool"):
                 for code in self._generate_codes(cid, c.code_pool):
                     self._voucher(cid, c, schema.VoucherSpec(code=code))
+
+    def _compile_tier(self, tier: PromotionTier, campaign: Campaign, index: int) -> None:
+        """Compile `tier` as a validation will (`promotions.build_view`), so a
+        tier the engine cannot evaluate (an `applicable_to` effect other than
+        APPLY_TO_EVERY, an effect not allowed for its discount type, a bad
+        scope entry...) refuses the scenario here, naming the tier, instead of
+        loading and then failing every validation with a 500. Inactive tiers
+        are compiled too: a scenario states nothing the engine cannot do."""
+        from ..pricing import TierConfigError, compile_tier
+        from ..pricing.types import TierSpec
+        from ..promotions import campaign_info
+
+        try:
+            compile_tier(TierSpec(
+                id=tier.id, campaign=campaign_info(campaign, index), discount=tier.discount, name=tier.name,
+                banner=tier.banner, hierarchy=tier.hierarchy, rules=tier.validation_rules,
+                applicable_to=tier.applicable_to, metadata=tier.metadata,
+            ))
+        except TierConfigError as exc:
+            raise self.fail(exc.message) from None
 
     def _voucher(self, campaign_id: str, c: schema.CampaignSpec, v: schema.VoucherSpec) -> None:
         st = self.state

@@ -13,7 +13,7 @@ from typing import Any
 from ... import models
 from ..records import Incentive, Reward
 
-__all__ = ["check_discount", "check_rules", "check_incentive", "check_reward"]
+__all__ = ["check_discount", "check_incentive", "check_reward", "check_rules"]
 
 
 def check_discount(discount: dict[str, Any]) -> None:
