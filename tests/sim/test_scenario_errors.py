@@ -197,6 +197,9 @@ TIER_COMPILE_CASES: dict[str, tuple[dict[str, Any], str, str]] = {
     "applicable_to included that is not an array": (
         scoped_tier(ITEMS_OFF, {"included": {"object": "product", "id": "prod_x"}}),
         "campaigns[1].tiers[0]", "applicable_to.included/excluded must be arrays"),
+    "applicable_to written with the response's data list": (
+        scoped_tier(ITEMS_OFF, {"data": [{"object": "product", "id": "prod_x"}]}),
+        "campaigns[1].tiers[0]", "applicable_to accepts 'included' and 'excluded' only, got ['data']"),
     "an inactive tier is compiled too": (
         scoped_tier(ITEMS_OFF, {"included": [{"object": "product", "id": "prod_x", "effect": "APPLY_TO_CHEAPEST"}]},
                     active=False),

@@ -265,6 +265,11 @@ def compile_scope(applicable_to: Mapping[str, Any] | None) -> Scope:
 
 
 def _compile_scope(applicable_to: Mapping[str, Any]) -> Scope:
+    unknown = sorted(str(k) for k in applicable_to if k not in ("included", "excluded"))
+    if unknown:
+        # e.g. a tier written with the response's `data` list: silently
+        # ignoring it would put every line in scope.
+        raise ValueError(f"applicable_to accepts 'included' and 'excluded' only, got {unknown}")
     included = applicable_to.get("included") or ()
     excluded = applicable_to.get("excluded") or ()
     if not isinstance(included, Sequence) or not isinstance(excluded, Sequence):
