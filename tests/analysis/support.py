@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -72,8 +73,17 @@ def engine_rows(sim: Any, frame: pd.DataFrame, tiers: Sequence[CompiledTier], no
                 out.order["total_amount"] if out.valid else order.amount,
                 out.reason_key,
             ))
+    # object columns: amounts stay Python ints (a float column would round those past 2**53)
     return pd.DataFrame(rows, columns=["order_id", "tier_id", "valid", "discount_amount", "total_amount",
-                                       "reason_key"])
+                                       "reason_key"], dtype=object)
+
+
+def assert_same_rows(result: pd.DataFrame, reference: pd.DataFrame) -> None:
+    """The sweep's frame has exactly the engine's rows (to the cent, reasons included)."""
+    got, want = as_plain(result), as_plain(reference)
+    assert len(got) == len(want)
+    diffs = [(g, w) for g, w in zip(got, want) if g != w]
+    assert not diffs, f"{len(diffs)} differences, first: sweep {diffs[0][0]} engine {diffs[0][1]}"
 
 
 def as_plain(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
@@ -82,7 +92,7 @@ def as_plain(frame: pd.DataFrame) -> list[tuple[Any, ...]]:
     for row in frame[["order_id", "tier_id", "valid", "discount_amount", "total_amount", "reason_key"]].itertuples(
         index=False
     ):
-        out.append(tuple(None if (v is pd.NA or (isinstance(v, float) and v != v)) else
+        out.append(tuple(None if (v is pd.NA or (isinstance(v, float) and math.isnan(v))) else
                          (v.item() if hasattr(v, "item") else v) for v in row))
     return out
 

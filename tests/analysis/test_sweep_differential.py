@@ -4,23 +4,15 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-import pandas as pd
 import pytest
 
 from promolab import Simulator
 from promolab.analysis import sweep
 from promolab.sim.promotions import pricing_view
 
-from .support import as_plain, engine_rows, random_orders, random_tiers
+from .support import assert_same_rows, engine_rows, random_orders, random_tiers
 
 SATURDAY_HAPPY_HOUR = datetime(2026, 3, 7, 16, 30, tzinfo=UTC)
-
-
-def _check(result: pd.DataFrame, reference: pd.DataFrame) -> None:
-    got, want = as_plain(result), as_plain(reference)
-    assert len(got) == len(want)
-    diffs = [(g, w) for g, w in zip(got, want) if g != w]
-    assert not diffs, f"{len(diffs)} differences, first: sweep {diffs[0][0]} engine {diffs[0][1]}"
 
 
 def test_demo_tiers_10000_orders_equal_the_engine(sim: Simulator) -> None:
@@ -28,7 +20,7 @@ def test_demo_tiers_10000_orders_equal_the_engine(sim: Simulator) -> None:
     orders = random_orders(10_000, seed=1)
     result = sweep(sim, orders, progress=False)
     assert result.frame["valid"].mean() > 0.2  # the comparison is not trivially "all invalid"
-    _check(result.frame, engine_rows(sim, orders, pricing_view(sim).tiers, sim.now))
+    assert_same_rows(result.frame, engine_rows(sim, orders, pricing_view(sim).tiers, sim.now))
 
 
 def test_demo_tiers_on_a_saturday_happy_hour_in_the_app(sim: Simulator) -> None:
@@ -38,7 +30,7 @@ def test_demo_tiers_on_a_saturday_happy_hour_in_the_app(sim: Simulator) -> None:
     valid = result.frame.groupby("tier_id", observed=True)["valid"].any()
     assert valid["promo_weekend_filters"] and valid["promo_app_espresso"] and valid["promo_weekend_starter"]
     reference = engine_rows(sim, orders, pricing_view(sim).tiers, SATURDAY_HAPPY_HOUR, {"channel": "app"})
-    _check(result.frame, reference)
+    assert_same_rows(result.frame, reference)
 
 
 @pytest.mark.parametrize("seed", [11, 12, 13, 14])
@@ -47,7 +39,7 @@ def test_random_tiers_equal_the_engine(sim: Simulator, seed: int) -> None:
     orders = random_orders(700, seed=100 + seed)
     result = sweep(sim, orders, tiers, progress=False, metadata={"channel": "app"})
     assert set(result.paths["path"]) <= {"vectorized", "hybrid"}
-    _check(result.frame, engine_rows(sim, orders, tiers, sim.now, {"channel": "app"}))
+    assert_same_rows(result.frame, engine_rows(sim, orders, tiers, sim.now, {"channel": "app"}))
 
 
 def test_every_demo_tier_kind_takes_the_vectorized_path_but_add_many_items(sim: Simulator) -> None:
@@ -73,4 +65,4 @@ def test_a_tier_sharing_two_aggregated_budgets_is_priced_by_the_engine(sim: Simu
     result = sweep(sim, orders, [spec], progress=False)
     assert list(result.paths["path"]) == ["hybrid"]
     assert "shared budgets" in result.paths["reason"][0]
-    _check(result.frame, engine_rows(sim, orders, [compile_tier(spec)], sim.now))
+    assert_same_rows(result.frame, engine_rows(sim, orders, [compile_tier(spec)], sim.now))

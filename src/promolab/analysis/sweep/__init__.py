@@ -2,10 +2,12 @@
 
 `sweep(sim, orders_df, tiers=None, engine="pandas"|"dask", ...)` returns a
 `SweepResult` (`.frame`, `.paths`, `.summary()`). Modules: `batch` (orders as
-columns), `rulemasks` (rules as masks), `vectorized` (discount kernels),
-`plan` (which path each tier takes, and why), `fallback` (the per-request
-engine path), `runner` (chunks into output arrays), `dask` (partitions),
-`summary`, `result`.
+columns, chunks), `lineset` (distinct lines: per-line arithmetic once per
+distinct line), `padded` (line codes on a grid: per-order sums), `rulemasks`
+(rules as masks), `vectorized` / `unitkernel` (discount kernels), `plan`
+(which path each tier takes, and why), `fallback` (the per-request engine
+path), `runner` (chunks into output arrays), `dask` (partitions), `summary`,
+`result`.
 """
 
 from .api import prepare_orders, select_tiers, sweep

@@ -132,7 +132,8 @@ def sweep(
         plans = plan_tiers(chosen, batch.keys, view.catalogue)
         bound = bind_tiers(plans, chosen, batch.keys, view.catalogue, batch.customers, now, meta)
         paths = [b.path for b in bound]
-        out = Outputs.allocate(batch.n_orders, len(chosen))
+        # codes filled by the chunks, except on a distributed client (partitions ship their own arrays)
+        out = Outputs.allocate(batch.n_orders, len(chosen), codes=client is None or engine == "pandas")
         with _progress(batch.n_orders, progress, f"sweep ({engine})") as bar:
             if engine == "pandas":
                 evaluate_range(bound, batch, 0, batch.n_orders, out, view.catalogue, ctx,

@@ -4,15 +4,19 @@ An `OrderBatch` holds the line items of N orders as flat arrays (lines of one
 order contiguous, in the frame's row order) plus a *key table*: every distinct
 (product_id, sku_id) pair of the batch resolved ONCE through the engine's own
 `normalize_order`, so catalogue lookups, collection membership and metadata are
-per key (a few dozen), never per line. A `Chunk` is a slice of orders with the
-derived per-line and per-order arrays the kernels share (resolved prices,
-amounts, order amounts).
+per key (a few dozen), never per line. It also numbers the distinct lines
+(key, quantity, given price: `lineset.distinct_lines`) so per-line arithmetic
+runs once per distinct line. A `Chunk` is a slice of orders with what every
+tier reads: its line subjects and their codes on a padded grid (per-order
+sums), the order amounts, and, built on first use, flat per-line arrays for the
+kernels that need each line in its order (budgets on units, UNIT lines).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -20,8 +24,10 @@ import pandas as pd
 
 from ...sim.pricing import Catalogue, CustomerContext, Line, PricingInputError, normalize_order
 from ..orders import NO_PRICE, LineColumns
+from .lineset import LineSet, chunk_lines, distinct_lines
+from .padded import PaddedCodes, pad_codes
 
-__all__ = ["Chunk", "KeyTable", "OrderBatch", "build_batch"]
+__all__ = ["Chunk", "KeyTable", "OrderBatch", "base_table", "build_batch"]
 
 
 @dataclass(frozen=True)
@@ -82,6 +88,11 @@ class OrderBatch:
     customer: np.ndarray | None
     customers: tuple[CustomerContext | None, ...] = ()
     customer_labels: tuple[str, ...] = ()
+    #: Per line, its code into `distinct` (None: too many distinct lines to pay off).
+    line_code: np.ndarray | None = None
+    distinct: LineSet | None = None
+    #: The line codes on a padded grid, in a compact dtype (with `line_code`).
+    grid: PaddedCodes | None = None
 
     @property
     def n_orders(self) -> int:
@@ -104,6 +115,9 @@ class OrderBatch:
             customer=self.customer[a:b] if self.customer is not None else None,
             customers=self.customers,
             customer_labels=self.customer_labels,
+            line_code=self.line_code[s0:s1] if self.line_code is not None else None,
+            distinct=self.distinct,
+            grid=self.grid.window(a, b, working=False) if self.grid is not None else None,
         )
 
     def items(self, i: int) -> list[dict[str, Any]]:
@@ -173,6 +187,8 @@ def build_batch(
                 f"order {cols.order_ids[order]!r}: {pids[k] or sids[k]} is not in the catalogue "
                 "and the line has no price"
             )
+    found = distinct_lines(key, cols.quantity, cols.price, keys.price)
+    grid = pad_codes(found[0], cols.starts, found[1].size, compact=True) if found is not None else None
     return OrderBatch(
         order_ids=cols.order_ids,
         starts=cols.starts,
@@ -183,64 +199,111 @@ def build_batch(
         customer=customer,
         customers=tuple(customers),
         customer_labels=tuple(customer_labels),
+        line_code=found[0] if found is not None else None,
+        distinct=found[1] if found is not None else None,
+        grid=grid,
     )
+
+
+#: Per-order sums stay exact in int64 below this (amounts, quantities).
+_SAFE = 1 << 62
+
+
+def base_table(lines: LineSet) -> np.ndarray:
+    """[amount, quantity] per subject, stacked for one gather per line (zero "no line" row)."""
+    table = np.zeros((lines.size + 1, 2), dtype=np.int64)
+    table[:-1, 0] = lines.amount
+    table[:-1, 1] = lines.quantity
+    return table
 
 
 class Chunk:
-    """Orders a..b of a batch with the derived arrays every tier kernel reads.
+    """Orders a..b of a batch, with what every tier kernel reads.
 
-    Per line: `key`, `quantity`, `price` (resolved, -1 none), `has_price`,
-    `amount` (price * quantity, 0 without a price), `order` (chunk-local order
-    index). Per order: `amount` (sum of line amounts: the order amount, as no
-    order-level amount is given), `total_quantity`, `n_lines`, `customer`.
+    `lines`: the line subjects (the batch's distinct lines when `distinct` is
+    given and the batch has codes, else the chunk's own lines) and `codes`,
+    their padded grid, for per-order sums (`sum_lines`, `count_lines`,
+    `any_lines`, `all_lines`) of per-subject tables. Per order: `amount` (the
+    order amount, as no order-level amount is given), `total_quantity`,
+    `n_lines`, `customer`. `overflow`: some amount may leave int64 (every
+    tier takes the engine path). Per line, on first use: `price`, `has_price`,
+    `line_amount`, `order` (chunk-local order index).
     """
 
-    __slots__ = (
-        "batch", "a", "b", "n", "starts", "key", "quantity", "price", "has_price",
-        "line_amount", "order", "amount", "total_quantity", "n_lines", "customer", "exact",
-    )
-
-    def __init__(self, batch: OrderBatch, a: int, b: int) -> None:
+    def __init__(self, batch: OrderBatch, a: int, b: int, distinct: LineSet | None = None, *,
+                 stack: Callable[[LineSet], np.ndarray] | None = None, width: int | None = None) -> None:
+        """`stack(lines)`: the (U + 1, 2 + C) table [amount, quantity, *columns] summed per
+        order in one pass (default: `base_table`); `width`: see `PaddedCodes`."""
         self.batch = batch
         self.a, self.b, self.n = a, b, b - a
         s0, s1 = int(batch.starts[a]), int(batch.starts[b])
-        self.starts = batch.starts[a:b] - s0
+        self.starts = batch.starts[a : b + 1] - s0
         self.key = batch.key[s0:s1]
         self.quantity = batch.quantity[s0:s1]
-        keyprice = batch.keys.price[self.key]
-        if batch.price is None:
-            self.price = keyprice
+        self.n_lines = np.diff(self.starts)
+        longest = int(self.n_lines.max()) if self.n else 0
+        self._code: np.ndarray | None = None
+        if distinct is not None and batch.line_code is not None:
+            self.lines = distinct
+            self._code = batch.line_code[s0:s1]
+            if batch.grid is not None and width is None:
+                self.codes = batch.grid.window(a, b, longest)
+            else:
+                self.codes = pad_codes(self._code, self.starts, distinct.size, width)
         else:
-            given = batch.price[s0:s1]
-            self.price = np.where(given >= 0, given, keyprice)
-        self.has_price = self.price >= 0
-        self.line_amount = self.price * self.quantity
-        if not self.has_price.all():
-            self.line_amount[~self.has_price] = 0
-        counts = np.diff(batch.starts[a : b + 1])
-        self.n_lines = counts
-        self.order = np.repeat(np.arange(self.n, dtype=np.int64), counts)
-        if self.n:
-            self.amount = np.add.reduceat(self.line_amount, self.starts)
-            self.total_quantity = np.add.reduceat(self.quantity, self.starts)
-        else:
-            self.amount = np.zeros(0, dtype=np.int64)
-            self.total_quantity = np.zeros(0, dtype=np.int64)
-        #: float64 segment sums are exact below 2**53 (see segment_sum)
-        self.exact = bool(self.n == 0 or (int(self.amount.max()) < 2**52 and int(self.total_quantity.max()) < 2**52))
+            given = batch.price[s0:s1] if batch.price is not None else None
+            self.lines = chunk_lines(self.key, self.quantity, given, batch.keys.price)
+            self.codes = pad_codes(np.arange(s1 - s0, dtype=np.intp), self.starts, self.lines.size, width)
+        stack = stack or base_table
         self.customer = batch.customer[a:b] if batch.customer is not None else None
+        #: Rule masks of this chunk by rule (tiers with the same rule share one).
+        self.masks: dict[str, np.ndarray] = {}
+        top = int(self.lines.amount.max()) if self.lines.size else 0
+        top_quantity = int(self.lines.quantity.max()) if self.lines.size else 0
+        self.overflow = self.lines.overflow or max(top, top_quantity) * longest >= _SAFE
+        sums = np.ascontiguousarray(self.codes.sums(stack(self.lines)).T)
+        self.amount, self.total_quantity = sums[0], sums[1]
+        #: Column sums of the rest of the stacked table, one row per column.
+        self.column_sums = sums[2:]
+        #: float64 segment sums (`segment_sum`) are exact below 2**53
+        self.exact = bool(self.n == 0 or (int(self.amount.max()) < 2**52 and int(self.total_quantity.max()) < 2**52))
+
+    # -- per-order reductions of per-subject tables ---------------------------------------
+    def sum_lines(self, values: np.ndarray) -> np.ndarray:
+        """Per-order sums of a per-subject int table."""
+        return self.codes.sums(self.lines.table(values))
+
+    def count_lines(self, mask: np.ndarray) -> np.ndarray:
+        return self.codes.sums(self.lines.table(mask, np.int32))
+
+    def any_lines(self, mask: np.ndarray) -> np.ndarray:
+        return self.count_lines(mask) > 0
+
+    def all_lines(self, mask: np.ndarray) -> np.ndarray:
+        return self.count_lines(mask) == self.n_lines
+
+    # -- flat per-line arrays (kernels that follow lines in order) -------------------------
+    def _per_line(self, values: np.ndarray) -> np.ndarray:
+        return values if self._code is None else values.take(self._code)
+
+    @cached_property
+    def price(self) -> np.ndarray:
+        return self._per_line(self.lines.price)
+
+    @cached_property
+    def has_price(self) -> np.ndarray:
+        return self._per_line(self.lines.has_price)
+
+    @cached_property
+    def line_amount(self) -> np.ndarray:
+        return self._per_line(self.lines.amount)
+
+    @cached_property
+    def order(self) -> np.ndarray:
+        return np.repeat(np.arange(self.n, dtype=np.int64), self.n_lines)
 
     def segment_sum(self, values: np.ndarray) -> np.ndarray:
         """Per-order sums of a per-line int array, exact: bincount adds in float64,
         exact for integers below 2**53, and the chunk guard keeps every order's
         amount (the largest sum taken) below that."""
         return np.bincount(self.order, weights=values, minlength=self.n).astype(np.int64)
-
-    def segment_count(self, mask: np.ndarray) -> np.ndarray:
-        return np.bincount(self.order[mask], minlength=self.n)
-
-    def segment_any(self, mask: np.ndarray) -> np.ndarray:
-        return self.segment_count(mask) > 0
-
-    def segment_all(self, mask: np.ndarray) -> np.ndarray:
-        return self.segment_count(mask) == self.n_lines

@@ -18,6 +18,7 @@ is evaluated as sent (no metadata, no segment), exactly as validation does.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -104,7 +105,7 @@ def customer_table(sim: Simulator, view: PricingView, customers: Any) -> Custome
     order_label: dict[Hashable, str] = {}
     contexts: dict[str, CustomerContext | None] = {}
     for order_id, value in customers.items():
-        if value is None or (isinstance(value, float) and value != value):
+        if value is None or (isinstance(value, float) and math.isnan(value)):
             continue
         label = _label(value)
         order_label[order_id] = label

@@ -12,7 +12,13 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ...sim.pricing import CompiledTier, NormalizedOrder, PricingContext, normalize_order, price_normalized
+from ...sim.pricing import (
+    CompiledTier,
+    NormalizedOrder,
+    PricingContext,
+    normalize_order,
+    price_normalized,
+)
 from .batch import Chunk
 from .rulemasks import REASON_CODE
 
@@ -64,8 +70,8 @@ def engine_path(
         if outcome.valid:
             valid[i] = True
             reason[i] = 0
-            assert outcome.order is not None
-            total[i] = outcome.order["total_amount"]
+            assert outcome.total_amount is not None
+            total[i] = outcome.total_amount  # the wire order is never built here
             if outcome.discount_amount is None:
                 discount[i] = 0
                 na[i] = True

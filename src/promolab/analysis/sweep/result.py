@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from .rulemasks import REASONS
-from .runner import Outputs
+from .runner import Outputs, order_code_dtype, tier_code_dtype
 from .summary import campaign_summary, tier_summary
 
 __all__ = ["SWEEP_COLUMNS", "SweepResult", "build_frame"]
@@ -22,11 +22,16 @@ SWEEP_COLUMNS = ("order_id", "tier_id", "valid", "discount_amount", "total_amoun
 def build_frame(order_ids: pd.Index, tier_ids: Sequence[str], out: Outputs) -> pd.DataFrame:
     """The long frame over the output arrays, without copying them.
 
-    Rows are order-major: row = order position * T + tier position.
+    Rows are order-major: row = order position * T + tier position (codes
+    made here unless the chunks filled them, see `Outputs`).
     """
     n, t = len(order_ids), len(tier_ids)
-    order_codes = np.repeat(np.arange(n, dtype=np.int32 if n < 2**31 else np.int64), t)
-    tier_codes = np.tile(np.arange(t, dtype=np.int8 if t < 127 else np.int32), n)
+    order_codes = out.order_code
+    if order_codes is None:
+        order_codes = np.repeat(np.arange(n, dtype=order_code_dtype(n)), t)
+    tier_codes = out.tier_code
+    if tier_codes is None:
+        tier_codes = np.tile(np.arange(t, dtype=tier_code_dtype(t)), n)
     out.reason -= 1  # 0 (valid) -> -1 (NA); k -> k - 1 (index into REASONS)
     frame = pd.DataFrame(
         {

@@ -26,6 +26,7 @@ engine's: the first failing rule *evaluated*.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -38,6 +39,7 @@ from ...sim.pricing import CustomerContext, Line, NormalizedOrder
 from ...sim.pricing.conditions import _number, compile_conditions
 from ...sim.pricing.rules import compile_rules
 from .batch import Chunk, KeyTable
+from .lineset import LineSet
 from .logicmasks import Node, eval_logic, parse_logic
 
 __all__ = [
@@ -274,6 +276,11 @@ class BoundRules:
         self.now = now
         self.codes = {rid: _reason(leaf.family) for rid, leaf in program.leaves.items()}
         self._keys = keys
+        #: Same rule, same mask: tiers sharing a rule share its mask within a chunk.
+        self.leaf_keys = {
+            rid: json.dumps([leaf.family, leaf.rule], sort_keys=True, default=lambda o: f"{type(o).__name__}:{o!r}")
+            for rid, leaf in program.leaves.items()
+        }
         self._tables: dict[str, Any] = {}
         for rid, leaf in program.leaves.items():
             self._tables[rid] = self._bind_leaf(leaf, keys, customers, now, metadata)
@@ -304,7 +311,7 @@ class BoundRules:
             else:
                 hit = matches if positive else ~matches
             tree, subs = _sub_rule_ids(rule)
-            sub_tables = {}
+            sub_tables: dict[str, tuple[str, Any]] = {}
             for sid, sub in subs.items():
                 suffix = str(sub.get("name", "")).rsplit(".", 1)[-1]
                 if suffix == "metadata":
@@ -318,11 +325,18 @@ class BoundRules:
 
     # -- evaluation ------------------------------------------------------------------------
     def evaluate(self, chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
-        """(passes, reason codes) per order of the chunk; reason 0 where it passes."""
-        reason = np.zeros(chunk.n, dtype=np.int8)
+        """(passes, reason codes) per order of the chunk; reason 0 where it passes.
+
+        The masks returned are read-only to the caller: they may be shared
+        with other tiers of the chunk (`chunk.masks`).
+        """
         tree = self.program.tree
         if tree is None:
-            return np.ones(chunk.n, dtype=bool), reason
+            return np.ones(chunk.n, dtype=bool), np.zeros(chunk.n, dtype=np.int8)
+        if tree[0] == "leaf":  # one rule: its mask, its reason where it fails
+            ok = self._leaf_mask(tree[1], chunk)
+            return ok, np.where(ok, np.int8(0), np.int8(self.codes[tree[1]]))
+        reason = np.zeros(chunk.n, dtype=np.int8)
         leaves = {rid: (lambda rid=rid: self._leaf_mask(rid, chunk)) for rid in self.program.leaves}
         ok = eval_logic(tree, leaves, np.ones(chunk.n, dtype=bool), reason, self.codes)
         generic = ~ok & (reason == 0)
@@ -332,6 +346,23 @@ class BoundRules:
         return ok, reason
 
     def _leaf_mask(self, rid: str, chunk: Chunk) -> np.ndarray:
+        """A rule's mask, shared by every tier of the sweep with the same rule."""
+        key = self.leaf_keys[rid]
+        found = chunk.masks.get(key)
+        if found is None:
+            found = chunk.masks[key] = self._compute_leaf(rid, chunk)
+        return found
+
+    def _per_subject(self, chunk: Chunk, name: Any, make: Callable[[LineSet], np.ndarray]) -> np.ndarray:
+        """A per-line-subject table, made once per set of subjects (once per sweep for a
+        batch's distinct lines, once per chunk for a chunk's own lines)."""
+        memo = chunk.lines.memo
+        found = memo.get((id(self), name))
+        if found is None:
+            found = memo[(id(self), name)] = make(chunk.lines)
+        return found
+
+    def _compute_leaf(self, rid: str, chunk: Chunk) -> np.ndarray:
         leaf = self.program.leaves[rid]
         family, table = leaf.family, self._tables[rid]
         if family in _SCALARS:
@@ -347,41 +378,52 @@ class BoundRules:
                 return np.full(chunk.n, bool(table[-1]))
             return table[chunk.customer]
         if family in _PRICES:
-            line_ok = check_values(chunk.price, leaf.rule.get("conditions") or {}, self.now, chunk.has_price)
+            conditions = leaf.rule.get("conditions") or {}
+            priced = chunk.lines.has_price
+            line_ok = self._per_subject(
+                chunk, rid, lambda lines: check_values(lines.price, conditions, self.now, lines.has_price)
+            )
             if _PRICES[family]:  # every priced line passes, and there is one
-                return chunk.segment_any(chunk.has_price) & chunk.segment_all(line_ok | ~chunk.has_price)
-            return chunk.segment_any(line_ok & chunk.has_price)
+                return chunk.any_lines(priced) & chunk.all_lines(line_ok | ~priced)
+            return chunk.any_lines(line_ok & priced)
         if family == "order.items.metadata":
-            return chunk.segment_any(table[chunk.key])
+            return chunk.any_lines(table.take(chunk.lines.key))
         quantifier, hit_table, tree, subs = table
-        hit = hit_table[chunk.key]
-        group_ok = chunk.segment_any(hit)
+        hit = hit_table.take(chunk.lines.key)
+        group_ok = chunk.any_lines(hit)
         if tree is not None:
-            group_ok &= self._sub_rules(tree, subs, hit, chunk)
+            group_ok &= self._sub_rules(rid, tree, subs, hit, chunk)
         if quantifier == "any":
             return group_ok
         if quantifier == "none":
             return ~group_ok
-        return (chunk.n_lines > 0) & chunk.segment_all(hit) & group_ok
+        return (chunk.n_lines > 0) & chunk.all_lines(hit) & group_ok
 
-    def _sub_rules(self, tree: Node, subs: Mapping[str, Any], group: np.ndarray, chunk: Chunk) -> np.ndarray:
+    def _sub_rules(self, rid: str, tree: Node, subs: Mapping[str, Any], group: np.ndarray,
+                   chunk: Chunk) -> np.ndarray:
+        """Sub-rules of an item family over the lines in `group` (one flag per line subject)."""
         def sub_mask(sid: str) -> np.ndarray:
             suffix, spec = subs[sid]
             if suffix == "discount_applicable":
                 return np.ones(chunk.n, dtype=bool)
             if suffix == "metadata":
-                return chunk.segment_any(group & spec[chunk.key])
+                return chunk.any_lines(group & spec.take(chunk.lines.key))
             if suffix == "aggregated_quantity":
-                return check_values(chunk.segment_sum(np.where(group, chunk.quantity, 0)), spec, self.now)
+                return check_values(chunk.sum_lines(np.where(group, chunk.lines.quantity, 0)), spec, self.now)
             if suffix == "aggregated_amount":
-                return check_values(chunk.segment_sum(np.where(group, chunk.line_amount, 0)), spec, self.now)
-            if suffix == "quantity":
-                line_ok = check_values(chunk.quantity, spec, self.now)
-            elif suffix == "price":
-                line_ok = check_values(chunk.price, spec, self.now, chunk.has_price)
-            else:  # amount, subtotal_amount: the line amount (None without a price)
-                line_ok = check_values(chunk.line_amount, spec, self.now, chunk.has_price)
-            return chunk.segment_any(group & line_ok)
+                return check_values(chunk.sum_lines(np.where(group, chunk.lines.amount, 0)), spec, self.now)
+            line_ok = self._per_subject(chunk, (rid, sid), lambda lines: _line_check(suffix, lines, spec, self.now))
+            return chunk.any_lines(group & line_ok)
 
         leaves = {sid: (lambda sid=sid: sub_mask(sid)) for sid in subs}
         return eval_logic(tree, leaves, np.ones(chunk.n, dtype=bool), None, {})
+
+
+def _line_check(suffix: str, lines: LineSet, spec: Mapping[str, Any], now: datetime) -> np.ndarray:
+    """A sub-rule's conditions on each line subject's quantity, price or amount."""
+    if suffix == "quantity":
+        return check_values(lines.quantity, spec, now)
+    if suffix == "price":
+        return check_values(lines.price, spec, now, lines.has_price)
+    # amount, subtotal_amount: the line amount (None without a price)
+    return check_values(lines.amount, spec, now, lines.has_price)

@@ -1,9 +1,17 @@
 """Evaluating bound tiers over a range of orders, chunk by chunk, into output arrays.
 
 Outputs are flat arrays of N x T rows, order-major (row = order * T + tier),
-so a tier's column for a chunk is a strided slice written in place: no
-concatenation, no copy. The same function serves the pandas engine (one
-thread) and the dask engine (one call per partition, on a thread or a worker).
+so a chunk's rows are one contiguous block seen as an (orders x tiers)
+matrix, written in place: no concatenation, no pandas object in the loop.
+Flags go straight into the tier's column; discounts into a contiguous
+(tiers x orders) scratch copied into the block once per chunk, and the
+totals (mostly `amount - discount`) in one pass over the block. The same
+function serves the pandas engine (one thread) and the dask engine (one call
+per partition, on a thread or a worker).
+
+Per chunk, one pass over the lines sums the order amounts, quantities and the
+per-line columns of every summable tier at once (`TierColumns`, `padded`);
+each tier then costs a few operations per order.
 """
 
 from __future__ import annotations
@@ -14,19 +22,31 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...sim.pricing import Catalogue, PricingContext
-from .batch import Chunk, OrderBatch
+from .batch import Chunk, OrderBatch, base_table
 from .fallback import EngineOrders, engine_path
+from .lineset import LineSet
 from .plan import BoundTier
-from .vectorized import Overflow
+from .vectorized import DiscountKernel, Overflow
 
-__all__ = ["DEFAULT_CHUNK", "Outputs", "evaluate_range"]
+__all__ = ["DEFAULT_CHUNK", "Outputs", "TierColumns", "evaluate_range"]
 
-#: Orders per chunk: big enough that numpy dominates, small enough to stay in cache.
-DEFAULT_CHUNK = 8_192
+#: Orders per chunk: big enough that each numpy call runs long with the GIL
+#: released (fewer handoffs between dask threads: at 8,192 the threads wait
+#: for the GIL about twice as long), small enough that the sums (done 8,192
+#: orders at a time) and a tier's temporaries stay in a core's L2 cache; the
+#: output block is written in a few whole passes, so its size matters less.
+DEFAULT_CHUNK = 16_384
 
 
 @dataclass
 class Outputs:
+    """The sweep's output columns, zeroed at allocation (tiers write only what differs).
+
+    `order_code` / `tier_code` (the frame's categorical codes: order position,
+    tier position) are optional: when allocated, the chunks fill them as they
+    go (in parallel under dask), else `build_frame` makes them.
+    """
+
     n_orders: int
     n_tiers: int
     valid: np.ndarray
@@ -34,9 +54,11 @@ class Outputs:
     na: np.ndarray
     total: np.ndarray
     reason: np.ndarray
+    order_code: np.ndarray | None = None
+    tier_code: np.ndarray | None = None
 
     @classmethod
-    def allocate(cls, n_orders: int, n_tiers: int) -> Outputs:
+    def allocate(cls, n_orders: int, n_tiers: int, *, codes: bool = False) -> Outputs:
         rows = n_orders * n_tiers
         return cls(
             n_orders, n_tiers,
@@ -45,43 +67,160 @@ class Outputs:
             na=np.zeros(rows, dtype=bool),
             total=np.zeros(rows, dtype=np.int64),
             reason=np.zeros(rows, dtype=np.int8),
+            order_code=np.empty(rows, dtype=order_code_dtype(n_orders)) if codes else None,
+            tier_code=np.empty(rows, dtype=tier_code_dtype(n_tiers)) if codes else None,
         )
 
-    def column(self, t: int, a: int, b: int) -> slice:
-        return slice(a * self.n_tiers + t, b * self.n_tiers, self.n_tiers)
+    def block(self, a: int, b: int) -> Outputs:
+        """Orders a..b-1 as (orders x tiers) matrix views."""
+        rows = slice(a * self.n_tiers, b * self.n_tiers)
+        shape = (b - a, self.n_tiers)
+        return Outputs(
+            b - a, self.n_tiers,
+            valid=self.valid[rows].reshape(shape),
+            discount=self.discount[rows].reshape(shape),
+            na=self.na[rows].reshape(shape),
+            total=self.total[rows].reshape(shape),
+            reason=self.reason[rows].reshape(shape),
+            order_code=self.order_code[rows].reshape(shape) if self.order_code is not None else None,
+            tier_code=self.tier_code[rows].reshape(shape) if self.tier_code is not None else None,
+        )
+
+    def fill_codes(self, first: int, pattern: CodePattern) -> None:
+        """A block's categorical codes: order positions from `first`, tier positions."""
+        if self.order_code is not None and self.tier_code is not None:
+            size = self.n_orders * self.n_tiers
+            np.add(pattern.order[:size], first, out=self.order_code.reshape(-1))
+            self.tier_code.reshape(-1)[...] = pattern.tier[:size]
 
 
-def _evaluate_tier(
-    bt: BoundTier, chunk: Chunk, engine: EngineOrders, catalogue: Catalogue, ctx: PricingContext,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray, np.ndarray]:
+class CodePattern:
+    """Codes of a chunk's block from position 0, made once: a chunk's codes are then
+    one contiguous add and one copy (broadcasting rows is several times slower)."""
+
+    def __init__(self, out: Outputs, chunk_size: int) -> None:
+        size = min(chunk_size, out.n_orders)
+        if out.order_code is None or out.tier_code is None:
+            self.order = self.tier = np.zeros(0, dtype=np.int8)
+            return
+        self.order = np.repeat(np.arange(size, dtype=out.order_code.dtype), out.n_tiers)
+        self.tier = np.tile(np.arange(out.n_tiers, dtype=out.tier_code.dtype), size)
+
+
+def order_code_dtype(n_orders: int) -> type[np.signedinteger]:
+    return np.int32 if n_orders < 2**31 else np.int64
+
+
+def tier_code_dtype(n_tiers: int) -> type[np.signedinteger]:
+    return np.int8 if n_tiers < 127 else np.int32
+
+
+class TierColumns:
+    """The stacked per-subject table of a chunk: [amount, quantity, *each summable tier's columns].
+
+    Built once per set of line subjects (per evaluation for a batch's distinct
+    lines, per chunk for a chunk's own lines). A tier whose columns overflow
+    int64 on these subjects is left out: it follows its lines (`discount`),
+    which sends the chunks concerned to the engine.
+    """
+
+    def __init__(self, tiers: Sequence[BoundTier]) -> None:
+        self.kernels = {
+            t: bt.kernel for t, bt in enumerate(tiers)
+            if not bt.campaign_code and isinstance(bt.kernel, DiscountKernel)
+            and bt.kernel.summable and not bt.kernel.order_level
+        }
+
+    def _built(self, lines: LineSet) -> tuple[np.ndarray, dict[int, slice]]:
+        found = lines.memo.get(id(self))
+        if found is None:
+            columns: list[np.ndarray] = []
+            rows: dict[int, slice] = {}
+            for t, kernel in self.kernels.items():
+                try:
+                    made = kernel.columns(lines)
+                except Overflow:
+                    continue
+                rows[t] = slice(len(columns), len(columns) + len(made))
+                columns.extend(made)
+            table = base_table(lines) if not columns else np.zeros((lines.size + 1, 2 + len(columns)), np.int64)
+            if columns:
+                table[:-1, 0] = lines.amount
+                table[:-1, 1] = lines.quantity
+                for i, column in enumerate(columns):
+                    table[:-1, 2 + i] = column
+            found = lines.memo[id(self)] = (table, rows)
+        return found
+
+    def table(self, lines: LineSet) -> np.ndarray:
+        return self._built(lines)[0]
+
+    def sums(self, chunk: Chunk, t: int) -> np.ndarray | None:
+        """Tier t's column sums for the chunk (rows), None when it has none."""
+        rows = self._built(chunk.lines)[1].get(t)
+        return chunk.column_sums[rows] if rows is not None else None
+
+
+def _engine(bt: BoundTier, chunk: Chunk, engine: EngineOrders, candidates: Sequence[int] | range,
+            catalogue: Catalogue, ctx: PricingContext, out: Outputs, t: int, discount: np.ndarray) -> np.ndarray:
+    """The per-request engine on `candidates` (chunk positions); the rest stay invalid.
+    Returns the tier's totals."""
     n = chunk.n
-    amount = chunk.amount
+    valid = np.zeros(n, dtype=bool)
+    na = np.zeros(n, dtype=bool)
+    total = chunk.amount.copy()
+    reason = out.reason[:, t].copy()
+    discount.fill(0)
+    engine_path(bt.tier, engine, candidates, catalogue, ctx, valid, discount, na, total, reason)
+    out.valid[:, t] = valid
+    out.na[:, t] = na
+    out.reason[:, t] = reason
+    return total
+
+
+def _evaluate_tier(bt: BoundTier, t: int, chunk: Chunk, sums: np.ndarray | None, engine: EngineOrders,
+                   catalogue: Catalogue, ctx: PricingContext, out: Outputs, discount: np.ndarray) -> np.ndarray | None:
+    """Tier t over the chunk: flags into column t of `out` (a zeroed block), the
+    discounts into `discount` (the tier's row of the chunk's scratch, every
+    entry written); returns the totals when they are not `amount - discount`
+    (UNIT lines, the engine)."""
     if bt.campaign_code:
-        return (np.zeros(n, dtype=bool), np.zeros(n, dtype=np.int64), None, amount,
-                np.full(n, bt.campaign_code, dtype=np.int8))
-    if bt.rules is not None:
+        out.reason[:, t] = bt.campaign_code
+        discount.fill(0)
+        return None
+    if chunk.overflow:  # amounts that may leave int64: the engine decides everything
+        return _engine(bt, chunk, engine, range(chunk.n), catalogue, ctx, out, t, discount)
+    ok: np.ndarray | None = None  # None: every order passes (no rules)
+    if bt.rules is not None and bt.rules.program.tree is not None:
         ok, reason = bt.rules.evaluate(chunk)
-    else:
-        ok, reason = np.ones(n, dtype=bool), np.zeros(n, dtype=np.int8)
-    if bt.kernel is not None:
+        out.reason[:, t] = reason
+    kernel = bt.kernel
+    if kernel is not None:
         try:
-            raw, total, na = bt.kernel.evaluate(chunk, ok)
+            if isinstance(kernel, DiscountKernel):
+                if kernel.order_level or sums is not None:
+                    raw = kernel.from_sums(sums, chunk.amount)  # type: ignore[arg-type]
+                else:
+                    raw = kernel.discount(chunk, ok if ok is not None else np.ones(chunk.n, dtype=bool))
+                na = total = None
+            else:
+                raw, total, na = kernel.evaluate(chunk, ok if ok is not None else np.ones(chunk.n, dtype=bool))
         except Overflow:
             pass
         else:
-            if na is None:  # AMOUNT / PERCENT / FIXED: total = amount - discount
-                discount = raw * ok
-                return ok, discount, None, amount - discount, reason
-            discount = raw * ok
-            return ok, discount, na & ok, np.where(ok, total, amount), reason
-    # engine path: every order (fallback) or the ones passing the masks (hybrid)
-    candidates = np.flatnonzero(ok).tolist() if bt.rules is not None else range(n)
-    valid = np.zeros(n, dtype=bool)
-    discount = np.zeros(n, dtype=np.int64)
-    na = np.zeros(n, dtype=bool)
-    total = amount.copy()
-    engine_path(bt.tier, engine, candidates, catalogue, ctx, valid, discount, na, total, reason)
-    return valid, discount, na, total, reason
+            if ok is None:
+                out.valid[:, t] = True
+                discount[...] = raw
+            else:
+                out.valid[:, t] = ok
+                np.multiply(raw, ok, out=discount)
+            if total is None:  # AMOUNT / PERCENT / FIXED
+                return None
+            out.na[:, t] = na if ok is None else na & ok
+            return total if ok is None else np.where(ok, total, chunk.amount)
+    # engine path: every order (fallback, or no rules) or the ones passing the masks (hybrid)
+    candidates = np.flatnonzero(ok).tolist() if ok is not None else range(chunk.n)
+    return _engine(bt, chunk, engine, candidates, catalogue, ctx, out, t, discount)
 
 
 def evaluate_range(
@@ -96,20 +235,36 @@ def evaluate_range(
     offset: int = 0,
     chunk_size: int = DEFAULT_CHUNK,
     on_chunk: Callable[[int], None] | None = None,
+    width: int | None = None,
 ) -> None:
-    """Orders a..b-1 of `batch` into `out` rows (a - offset)..(b - offset)."""
+    """Orders a..b-1 of `batch` into `out` rows (a - offset)..(b - offset), which must be zeroed.
+
+    A tier's discounts go to a contiguous row of a (tiers x orders) scratch,
+    copied into the order-major block once per chunk: writing int64 columns
+    straight into the block costs more as soon as the block outgrows the L2
+    cache. `width`: the padded grid's width (tests force long orders past it).
+    """
+    distinct = batch.distinct.fresh() if batch.distinct is not None else None
+    columns = TierColumns(tiers)
+    pattern = CodePattern(out, chunk_size)
+    scratch = np.empty((len(tiers), min(chunk_size, max(b - a, 0))), dtype=np.int64)
     for c0 in range(a, b, chunk_size):
         c1 = min(b, c0 + chunk_size)
-        chunk = Chunk(batch, c0, c1)
+        n = c1 - c0
+        chunk = Chunk(batch, c0, c1, distinct, stack=columns.table, width=width)
         engine = EngineOrders(chunk)
+        block = out.block(c0 - offset, c1 - offset)
+        block.fill_codes(c0 - offset, pattern)
+        totals = {}
         for t, bt in enumerate(tiers):
-            valid, discount, na, total, reason = _evaluate_tier(bt, chunk, engine, catalogue, ctx)
-            col = out.column(t, c0 - offset, c1 - offset)
-            out.valid[col] = valid
-            out.discount[col] = discount
-            if na is not None:
-                out.na[col] = na
-            out.total[col] = total
-            out.reason[col] = reason
+            total = _evaluate_tier(bt, t, chunk, columns.sums(chunk, t), engine, catalogue, ctx, block,
+                                   scratch[t, :n])
+            if total is not None:
+                totals[t] = total
+        block.discount[...] = scratch[:, :n].T
+        # Most totals are amount - discount (0 when invalid): one pass over the block.
+        np.subtract(chunk.amount[:, None], block.discount, out=block.total)
+        for t, total in totals.items():
+            block.total[:, t] = total
         if on_chunk is not None:
-            on_chunk(c1 - c0)
+            on_chunk(n)

@@ -18,6 +18,17 @@ int64 cents (no float ever touches an amount):
   remainder goes to the order's largest open line (first on ties); the rare
   order whose remainder does not fit in that line runs the engine's own loop.
 
+Only the order's total discount is reported, and for most tiers it is a
+function of per-order SUMS of per-line values (`columns` / `from_sums`, the
+fast path: the per-line arithmetic runs once per distinct line, see
+`lineset`, and a chunk only sums): a greedy budget gives away
+`min(B, sum of the wishes)`, entry budgets then the discount's budget give
+`min(A, sum_e min(B_e, S_e) + S_rest)`, and a proportional split gives away
+`min(amount_off, sum of the caps of the lines with a weight > 0)` (see
+`from_sums`). Two cases follow the lines in order (`discount`): quantity
+budgets (the units left feed the per-line arithmetic), and a proportional
+split under entry amount budgets (each line's share is clipped).
+
 Scope (`applicable_to`) is settled per key (product/SKU) with the engine's
 `Scope.eligible`. A line matched by two entries that BOTH carry an aggregated
 limit of the same kind shares two budgets at once; that case raises
@@ -32,9 +43,10 @@ import numpy as np
 
 from ...sim.pricing import CompiledTier
 from .batch import Chunk, KeyTable
+from .lineset import LineSet
 from .rulemasks import NotVectorizable
 
-__all__ = ["DiscountKernel", "Overflow", "VECTORIZED_EFFECTS", "budget_pass", "split_groups"]
+__all__ = ["VECTORIZED_EFFECTS", "DiscountKernel", "Overflow", "budget_pass", "split_groups"]
 
 _BIG = np.iinfo(np.int64).max
 _SAFE = 2**62
@@ -178,8 +190,16 @@ class DiscountKernel:
         if d.percent is not None:
             frac = Fraction(d.percent) / 100
             self.p, self.q = frac.numerator, frac.denominator
+        self.proportional = self.effect in ("APPLY_TO_ITEMS_PROPORTIONALLY", "APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY")
+        self.agga: np.ndarray | None = None
+        self.aggq: np.ndarray | None = None
+        self.agga_entries: list[int] = []
         if not self.order_level:
             self._bind_scope(tier, keys)
+        #: The discount is a function of per-order sums of per-line values (see `from_sums`);
+        #: else `discount` follows the lines in order (quantity budgets feed the line
+        #: arithmetic; a split under entry budgets needs each line's share).
+        self.summable = self.order_level or (self.aggq is None and not (self.proportional and self.agga is not None))
 
     def _bind_scope(self, tier: CompiledTier, keys: KeyTable) -> None:
         scope = tier.scope
@@ -220,6 +240,7 @@ class DiscountKernel:
         self.new_price = new_price
         self.aggq = aggq if (aggq >= 0).any() else None
         self.agga = agga if (agga >= 0).any() else None
+        self.agga_entries = np.unique(agga[agga >= 0]).tolist()
         self.qbudgets = [e.aggregated_quantity_limit for e in scope.included]
         self.abudgets = [e.aggregated_amount_limit for e in scope.included]
 
@@ -236,12 +257,52 @@ class DiscountKernel:
         assert self.fixed_amount is not None
         return np.maximum(amount - self.fixed_amount, 0)
 
-    def evaluate(self, chunk: Chunk, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray, None]:
-        """(discount, total, None) per order; meaningful where `valid`."""
-        discount = self.discount(chunk, valid)
-        return discount, chunk.amount - discount, None
+    # -- item level, summed per order (the common case) -----------------------------------
+    def columns(self, lines: LineSet) -> list[np.ndarray]:
+        """Per-subject columns whose per-order sums `from_sums` turns into the discount.
 
-    # -- item level -------------------------------------------------------------------------
+        Only for `summable` kernels: an order's discount is then a function of
+        sums over its lines (see the module docstring), so the per-line
+        arithmetic runs once per distinct line. Raises `Overflow`.
+        """
+        assert self.summable and not self.order_level
+        n_cols = 1 + len(self.agga_entries)
+        if not lines.size:
+            return [np.zeros(0, dtype=np.int64)] * n_cols
+        key = lines.key
+        el = self.eligible.take(key)
+        units, base, cap = self._units_base_cap(key, lines.quantity, lines.price, lines.has_price, lines.amount)
+        if self.proportional:
+            weights = base if self.effect == "APPLY_TO_ITEMS_PROPORTIONALLY" else units
+            value = np.where(el & (weights > 0), cap, 0)
+        else:
+            value = self._capped(key, lines.price, lines.has_price, units, base, cap)
+            np.multiply(value, el, out=value)
+        if self.agga is None:
+            return [value]
+        agga = self.agga.take(key)
+        return [np.where(agga < 0, value, 0)] + [np.where(agga == e, value, 0) for e in self.agga_entries]
+
+    def from_sums(self, sums: np.ndarray, amount: np.ndarray) -> np.ndarray:
+        """Discount per order from the per-order sums of `columns` (rows) and the order amounts.
+
+        Exact: a budget consumed greedily in line order gives away
+        `min(budget, sum of the wishes)`, and a proportional split gives away
+        `min(amount_off, sum of the caps of the lines with a weight)`.
+        """
+        if self.order_level:
+            return self._order(amount)
+        total = sums[0]
+        for row, entry in enumerate(self.agga_entries, start=1):
+            total = total + np.minimum(sums[row], int(self.abudgets[entry] or 0))
+        if self.proportional:
+            assert self.amount_off is not None
+            total = np.minimum(total, self.amount_off)
+        if self.aggregated is not None:
+            total = np.minimum(total, self.aggregated)
+        return total
+
+    # -- item level, line by line in order (quantity budgets; splits under entry budgets) ---
     def discount(self, chunk: Chunk, valid: np.ndarray) -> np.ndarray:
         """Total discount per order of the chunk (meaningful where `valid`)."""
         if self.order_level:
@@ -254,54 +315,67 @@ class DiscountKernel:
         el = self.eligible[key]
         if not el.any():
             return np.zeros(chunk.n, dtype=np.int64)
-        qty, amount = chunk.quantity, chunk.line_amount
-        units = qty if self.qlimit is None else np.minimum(qty, self.qlimit[key])
-        if self.aggq is not None:
-            units = units.copy()
-            aggq = self.aggq[key]
-            for e in np.unique(aggq[el & (aggq >= 0)]).tolist():
-                budget_pass(units, el & (aggq == e), chunk.order, int(self.qbudgets[e]))  # type: ignore[arg-type]
-        if units is qty:
-            base = amount
+        units, base, cap = self._units_base_cap(
+            key, chunk.quantity, chunk.price, chunk.has_price, chunk.line_amount, chunk.order, el
+        )
+        if self.proportional:
+            assert self.amount_off is not None
+            weights = base if self.effect == "APPLY_TO_ITEMS_PROPORTIONALLY" else units
+            idx = np.flatnonzero(el)
+            value = np.zeros(key.size, dtype=np.int64)
+            value[idx] = split_groups(self.amount_off, weights[idx], cap[idx], chunk.order[idx])
         else:
-            partial = np.minimum(chunk.price * units, amount)
-            base = np.where(units == qty, amount, np.where(chunk.has_price, partial, 0))
-        cap = base if self.alimit is None else np.minimum(base, self.alimit[key])
-        value = self._lines(chunk, el, units, base, cap)
+            value = self._capped(key, chunk.price, chunk.has_price, units, base, cap)
         np.multiply(value, el, out=value)
         if self.agga is not None:
             agga = self.agga[key]
             for e in np.unique(agga[el & (agga >= 0)]).tolist():
-                budget_pass(value, el & (agga == e), chunk.order, int(self.abudgets[e]))  # type: ignore[arg-type]
+                budget_pass(value, el & (agga == e), chunk.order, int(self.abudgets[e] or 0))
         if self.aggregated is not None:
             budget_pass(value, el, chunk.order, self.aggregated)
         return chunk.segment_sum(value)
 
-    def _lines(self, chunk: Chunk, el: np.ndarray, units: np.ndarray, base: np.ndarray,
-               cap: np.ndarray) -> np.ndarray:
+    # -- per-line arithmetic, shared by both ------------------------------------------------
+    def _units_base_cap(
+        self, key: np.ndarray, qty: np.ndarray, price: np.ndarray, has_price: np.ndarray, amount: np.ndarray,
+        order: np.ndarray | None = None, el: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Units kept by quantity limits (and, given `order`, quantity budgets in line
+        order), the amount they are worth (`base`) and its cap per line."""
+        units = qty if self.qlimit is None else np.minimum(qty, self.qlimit.take(key))
+        if self.aggq is not None:
+            assert order is not None and el is not None
+            units = units.copy()
+            aggq = self.aggq[key]
+            for e in np.unique(aggq[el & (aggq >= 0)]).tolist():
+                budget_pass(units, el & (aggq == e), order, int(self.qbudgets[e] or 0))
+        if units is qty:
+            base = amount
+        else:
+            partial = np.minimum(price * units, amount)
+            base = np.where(units == qty, amount, np.where(has_price, partial, 0))
+        cap = base if self.alimit is None else np.minimum(base, self.alimit.take(key))
+        return units, base, cap
+
+    def _capped(self, key: np.ndarray, price: np.ndarray, has_price: np.ndarray, units: np.ndarray,
+                base: np.ndarray, cap: np.ndarray) -> np.ndarray:
+        """Each line's discount before budgets (every effect but the proportional ones); a new array."""
         effect = self.effect
         if self.kind == "AMOUNT":
             off = self.amount_off
             assert off is not None
             if effect == "APPLY_TO_ITEMS":
                 return np.minimum(cap, off)
-            if effect == "APPLY_TO_ITEMS_BY_QUANTITY":
-                _guard(int(units.max()) + 1, off + 1)
-                return np.minimum(cap, units * off)
-            weights = base if effect == "APPLY_TO_ITEMS_PROPORTIONALLY" else units
-            idx = np.flatnonzero(el)
-            value = np.zeros(chunk.key.size, dtype=np.int64)
-            g = chunk.order[idx]
-            value[idx] = split_groups(off, weights[idx], cap[idx], g)
-            return value
+            _guard(int(units.max()) + 1, off + 1)  # APPLY_TO_ITEMS_BY_QUANTITY
+            return np.minimum(cap, units * off)
         if self.kind == "PERCENT":
             raw = _half_up(base, self.p, self.q)
             if self.amount_limit is not None:
                 np.minimum(raw, self.amount_limit, out=raw)
             return np.minimum(raw, cap)
-        new_price = self.new_price[chunk.key]
-        priced = chunk.has_price & (new_price >= 0)
-        raw = np.maximum(chunk.price - new_price, 0)
+        new_price = self.new_price.take(key)
+        priced = has_price & (new_price >= 0)
+        raw = np.maximum(price - new_price, 0)
         if raw.size:
             _guard(int(raw.max()) + 1, int(units.max()) + 1)
         raw = np.where(priced, raw * units, 0)
