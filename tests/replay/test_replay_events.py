@@ -60,6 +60,7 @@ MALFORMED = [
     (line("delete_reward", {"reward_id": "x"}, at="yesterday"), "invalid_time"),
     (line("delete_reward", {"reward_id": "x"}, at="2026-03-06T10:00:00"), "invalid_time"),
     ('{"at": 1741255200, "op": "delete_reward", "args": {"reward_id": "x"}}', "invalid_time"),
+    (line("delete_reward", {"reward_id": "x"}, at="9999-12-31T23:59:59-05:00"), "invalid_time"),
 ]
 
 

@@ -22,14 +22,14 @@ from ..sim.operations import REGISTRY, load_all
 
 __all__ = [
     "ADVANCE",
-    "ALIASES",
     "ADVANCE_UNITS",
+    "ALIASES",
     "MAX_ADVANCE_SECONDS",
-    "known_operations",
+    "canonical_advance",
     "canonical_op",
     "check_args",
-    "canonical_advance",
     "json_type",
+    "known_operations",
 ]
 
 #: The clock is not an operation of the registry: the runner moves it itself.
@@ -205,9 +205,10 @@ def check_args(op: str, args: dict[str, Any]) -> tuple[str, str] | None:
         if unknown:
             accepted = ", ".join(sorted(spec.names)) or "none"
             return "unknown_argument", f"unknown argument {', '.join(sorted(unknown))}; accepted: {accepted}"
-    missing = [name for name in spec.required if name not in args]
-    if missing:
-        return "missing_argument", f"missing argument {', '.join(missing)}"
+    for required in spec.required:
+        if required not in args:
+            missing = [name for name in spec.required if name not in args]
+            return "missing_argument", f"missing argument {', '.join(missing)}"
     if op == ADVANCE:
         for name, value in args.items():
             if not _is_number(value) or value < 0:

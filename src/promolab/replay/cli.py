@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["run_replay", "write_frame", "companion_path"]
+__all__ = ["companion_path", "run_replay", "write_frame"]
 
 _FORMATS = (".csv", ".parquet")
 

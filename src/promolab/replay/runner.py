@@ -24,6 +24,7 @@ because the line may have half-applied.
 
 from __future__ import annotations
 
+import gc
 import time as _time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -34,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..sim.clock import format_instant
 from ..sim.errors import SimError
-from .events import ADVANCE, BadLine, Event, EventSource, iter_events
+from .events import ADVANCE, BadLine, Event, EventSource, check_item, read_lines
 from .timeline import SUCCESS_STATUS, TimelineBuilder, balance_table, duration, summarize
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 
     from ..sim.simulator import Simulator
 
-__all__ = ["replay", "record", "ReplayResult", "ReplayError", "LineError"]
+__all__ = ["LineError", "ReplayError", "ReplayResult", "record", "replay"]
 
 OnError = Literal["stop", "skip"]
 Refused = Literal["record", "error"]
@@ -194,12 +195,12 @@ def replay(
     if refused not in ("record", "error"):
         raise ValueError(f"refused must be 'record' or 'error', not {refused!r}")
     wall = _time.perf_counter()
-    items = list(iter_events(events))
+    lines = read_lines(events)
     builder = TimelineBuilder(sim)
     counts = {"applied": 0, "refused": 0, "skipped": 0}
     errors: list[LineError] = []
     started = sim.now
-    bar = _progress(len(items)) if progress else None
+    bar = _progress(_count_items(lines)) if progress else None
     pending_ticks = 0
 
     def result() -> ReplayResult:
@@ -219,57 +220,94 @@ def replay(
         errors.append(error)
         return ReplayError(error, result())
 
+    add = builder.add
     try:
-        for item in items:
-            if bar is not None:
-                pending_ticks += 1
-                if pending_ticks == 64:
-                    bar.update(pending_ticks)
-                    pending_ticks = 0
-            bad = item if isinstance(item, BadLine) else _time_problem(item, sim.clock.now)
-            if bad is not None:
-                builder.add(bad.line, bad.op, bad.key, None, None, _NO_VALIDATION, bad.message, bad.note)
-                error = LineError(bad.line, "malformed", bad.key, bad.message, None, bad.op)
-                if on_error == "stop":
-                    raise stop(error)
-                errors.append(error)
-                counts["skipped"] += 1
-                continue
-            assert isinstance(item, Event)
-            before = sim.clock.now
-            try:
-                value = _apply(sim, item, before)
-            except SimError as exc:
-                builder.add(item.line, item.op, exc.key, exc.status, None, _NO_VALIDATION, exc.details, item.note,
-                            item.op == ADVANCE or sim.clock.now != before)
-                error = LineError(item.line, "refused", exc.key, exc.details, exc.status, item.op)
-                counts["refused"] += 1
-                if refused == "error" and on_error == "stop":
-                    raise stop(error) from None
-                errors.append(error)
-                continue
-            except Exception as exc:  # a bug in the simulator: the line may have half-applied
-                message = f"{type(exc).__name__}: {exc}"
-                with suppress(Exception):  # the state may be inconsistent: the row is best effort
-                    builder.add(item.line, item.op, "internal_error", 500, None, _NO_VALIDATION, message, item.note,
-                                True)
-                raise stop(LineError(item.line, "internal", "internal_error", message, 500, item.op)) from exc
-            op = item.op
-            if op == ADVANCE:
-                text, validation = f"clock +{duration(sim.clock.now - before)}", _NO_VALIDATION
-            else:
-                text, validation = _summary(item, value)
-            builder.add(
-                item.line, op, "ok", SUCCESS_STATUS.get(op, 200), text, validation, None, item.note,
-                op == ADVANCE or sim.clock.now != before,
-                item.args.get("code") if op == "add_gift_balance" else None,
-            )
-            counts["applied"] += 1
+        with _frozen_heap():
+            for number, raw in lines:
+                item = check_item(number, raw)
+                if item is None:
+                    continue  # a blank line
+                if bar is not None:
+                    pending_ticks += 1
+                    if pending_ticks == 64:
+                        bar.update(pending_ticks)
+                        pending_ticks = 0
+                before = sim.clock.now
+                if isinstance(item, BadLine):
+                    bad: BadLine | None = item
+                else:  # `at` checked against the clock only when it can be wrong
+                    at = item.at
+                    late = at is not None and (at < before or item.op == ADVANCE)
+                    bad = _time_problem(item, before) if late else None
+                if bad is not None:
+                    add(bad.line, bad.op, bad.key, None, None, _NO_VALIDATION, bad.message, bad.note)
+                    error = LineError(bad.line, "malformed", bad.key, bad.message, None, bad.op)
+                    if on_error == "stop":
+                        raise stop(error)
+                    errors.append(error)
+                    counts["skipped"] += 1
+                    continue
+                assert isinstance(item, Event)
+                op = item.op
+                try:
+                    value = _apply(sim, item, before)
+                except SimError as exc:
+                    add(item.line, op, exc.key, exc.status, None, _NO_VALIDATION, exc.details, item.note,
+                        op == ADVANCE or sim.clock.now != before)
+                    error = LineError(item.line, "refused", exc.key, exc.details, exc.status, op)
+                    counts["refused"] += 1
+                    if refused == "error" and on_error == "stop":
+                        raise stop(error) from None
+                    errors.append(error)
+                    continue
+                except Exception as exc:  # a bug in the simulator: the line may have half-applied
+                    message = f"{type(exc).__name__}: {exc}"
+                    with suppress(Exception):  # the state may be inconsistent: the row is best effort
+                        add(item.line, op, "internal_error", 500, None, _NO_VALIDATION, message, item.note, True)
+                    raise stop(LineError(item.line, "internal", "internal_error", message, 500, op)) from exc
+                now = sim.clock.now
+                if op == ADVANCE:
+                    text = f"clock +{duration(now - before)}"
+                    add(item.line, op, "ok", 200, text, _NO_VALIDATION, None, item.note, True)
+                else:
+                    text, validation = _summary(op, item.args, value)
+                    add(item.line, op, "ok", SUCCESS_STATUS.get(op, 200), text, validation, None, item.note,
+                        now != before, item.args.get("code") if op == "add_gift_balance" else None)
+                counts["applied"] += 1
     finally:
         if bar is not None:
             bar.update(pending_ticks)
             bar.close()
     return result()
+
+
+@contextmanager
+def _frozen_heap() -> Iterator[None]:
+    """Keep the cyclic garbage collector off the objects that existed before
+    the replay, while it runs.
+
+    A replay grows the state by tens of thousands of records, and the
+    collector answers growth with full passes that walk every live object:
+    the modules, pandas and the scenario, which the replay cannot have made
+    garbage, cost more to walk than the new records (about a tenth of a
+    replay's time). `gc.freeze()` sets them aside for the length of the
+    replay (young objects are collected as usual) and `gc.unfreeze()` puts
+    them back at the end, however the replay ends. Left alone when the
+    collector is disabled or the process froze objects itself.
+    """
+    if not gc.isenabled() or gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+def _count_items(lines: list[tuple[int, Any]]) -> int:
+    """Lines that will make a timeline row (the progress bar's total)."""
+    return sum(1 for _, raw in lines if not (isinstance(raw, str) and (not raw or raw.isspace())))
 
 
 def _time_problem(event: Event, now: datetime) -> BadLine | None:
@@ -308,9 +346,9 @@ def _apply(sim: Simulator, event: Event, now: datetime) -> Any:
     return sim.apply(event.op, **event.args)
 
 
-def _summary(event: Event, value: Any) -> tuple[str, tuple[int | None, str | None, int | None]]:
+def _summary(op: str, args: dict[str, Any], value: Any) -> tuple[str, tuple[int | None, str | None, int | None]]:
     try:
-        text, tiers, best_tier, best_discount = summarize(event.op, event.args, value)
+        text, tiers, best_tier, best_discount = summarize(op, args, value)
     except Exception:  # a summary never breaks a replay  # noqa: BLE001
         return type(value).__name__, _NO_VALIDATION
     if tiers is None:

@@ -44,13 +44,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any
 
 from . import ledger
 from .errors import BadRequest, NotFound
-from .loyalty.lookups import members_of
+from .loyalty.lookups import member_card
 from .pricing.items import NormalizedOrder
+from .pricing.rulebase import lookup
 from .pricing.rules import RuleSet, compile_rules
 from .pricing.types import CustomerContext
 from .records import Card, CardTransaction, EarningRule, Incentive
@@ -72,6 +74,12 @@ class Credit:
 
 
 # -- arithmetic ---------------------------------------------------------------------------------
+#: Below this, `x // every` on ints equals the decimal floor (28 significant
+#: digits by default; beyond them the decimal division refuses, and keeps
+#: refusing: such values still take the decimal path).
+_EXACT_INT = 10**18
+
+
 def _number(value: Any) -> Decimal | None:
     if isinstance(value, bool) or value is None:
         return None
@@ -84,26 +92,17 @@ def _number(value: Any) -> Decimal | None:
     return None
 
 
-def _lookup(data: Mapping[str, Any] | None, prop: str) -> Any:
-    if not data:
-        return None
-    if prop in data:
-        return data[prop]
-    value: Any = data
-    for part in prop.split("."):
-        if not isinstance(value, Mapping) or part not in value:
-            return None
-        value = value[part]
-    return value
-
-
 def _proportional(every_value: Mapping[str, Any] | None, x: Any) -> int:
     if not every_value:
         return 0
     every = int(every_value.get("every") or 0)
     value = int(every_value.get("value") or 0)
+    if every <= 0:
+        return 0
+    if type(x) is int and 0 <= x < _EXACT_INT:
+        return value * (x // every)  # the usual amount: what the decimal path computes
     number = _number(x)
-    if every <= 0 or number is None or number < 0:
+    if number is None or number < 0:
         return 0
     return value * int(number // every)
 
@@ -121,10 +120,10 @@ def incentive_points(
     order = pp.get("order") or {}
     if kind == "CUSTOMER_METADATA_VALUE":
         spec = (pp.get("customer") or {}).get("metadata") or {}
-        return _proportional(spec, _lookup(customer_metadata, str(spec.get("property", ""))))
+        return _proportional(spec, lookup(customer_metadata, str(spec.get("property", ""))))
     if kind == "ORDER_METADATA_VALUE":
         spec = order.get("metadata") or {}
-        return _proportional(spec, _lookup(event_metadata, str(spec.get("property", ""))))
+        return _proportional(spec, lookup(event_metadata, str(spec.get("property", ""))))
     if kind == "PRE_DISCOUNT_ORDER_AMOUNT":
         return _proportional(order.get("amount"), event_metadata.get("amount"))
     if kind == "POST_DISCOUNT_ORDER_AMOUNT":
@@ -244,20 +243,13 @@ def card_named(sim: Simulator, code: str, customer_id: str | None) -> Card:
     return card
 
 
-def _program_open(sim: Simulator, program_id: str) -> bool:
-    program = sim.state.programs.get(program_id)
+def _program_open(st: State, program_id: str, now: datetime) -> bool:
+    program = st.programs.get(program_id)
     if program is None or program.status != "ACTIVE":
         return False
-    if program.start_date is not None and sim.now < program.start_date:
+    if program.start_date is not None and now < program.start_date:
         return False
-    return not (program.expiration_date is not None and sim.now > program.expiration_date)
-
-
-def _card_of(sim: Simulator, customer_id: str, program_id: str, definition: str) -> Card | None:
-    for member in members_of(sim, customer_id, program_id):
-        if member.status == "ACTIVE":
-            return ledger.card_for(sim, member.id, definition)
-    return None
+    return not (program.expiration_date is not None and now > program.expiration_date)
 
 
 def plan_credits(
@@ -273,22 +265,24 @@ def plan_credits(
     cid = customer.get("id")
     if cid is None:
         return []  # a customer created by this event is nobody's member yet
+    st = sim.state
+    now = sim.now
     customer_metadata = customer.get("metadata") or {}
     stock_used: dict[str, int] = {}
     credits: list[Credit] = []
-    for rule in sim.state.earning_rules.values():
+    for rule in st.earning_rules.values():
         if rule.event != event or not rule.active:
             continue
-        incentive = sim.state.incentives.get(rule.incentive_id)
+        incentive = st.incentives.get(rule.incentive_id)
         if incentive is None or incentive.status != "ACTIVE":
             continue
         if incentive.stock - stock_used.get(incentive.id, 0) <= 0:
             continue
         definition = incentive_card_definition(incentive)
-        if definition is None or not _program_open(sim, rule.program_id):
+        if definition is None or not _program_open(st, rule.program_id, now):
             continue
         if card is not None:
-            member = sim.state.members.get(card.member_id)
+            member = st.members.get(card.member_id)
             if (
                 card.program_id != rule.program_id
                 or card.card_definition_id != definition
@@ -298,10 +292,10 @@ def plan_credits(
                 continue
             target: Card | None = card
         else:
-            target = _card_of(sim, cid, rule.program_id, definition)
+            target = member_card(sim, cid, rule.program_id, definition)
         if target is None:
             continue
-        if not _rule_passes(sim, rule, customer, event_metadata):
+        if rule.validation_rules and not _evaluate(sim, _compiled(sim, rule), customer, event_metadata):
             continue
         points = incentive_points(incentive, customer_metadata, event_metadata)
         if points <= 0:

@@ -18,7 +18,7 @@ from .records import Card, CardTransaction
 if TYPE_CHECKING:
     from .simulator import Simulator
 
-__all__ = ["post", "settle", "card_for"]
+__all__ = ["card_for", "post", "settle"]
 
 
 def post(

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from .simulator import Simulator
 
-__all__ = ["PROCESSORS", "ClaimingProcessor", "Outbound", "Processor", "processor"]
+__all__ = ["PROCESSORS", "ClaimingProcessor", "Outbound", "Processor", "claims", "processor"]
 
 
 class Processor(Protocol):
@@ -47,6 +47,20 @@ class ClaimingProcessor(Protocol):
     def claim_due(self, sim: Simulator, now: datetime) -> Outbound | None: ...
 
     def finish(self, sim: Simulator, work: Outbound) -> None: ...
+
+
+_CLAIMS: dict[type, bool] = {}
+
+
+def claims(proc: Processor) -> bool:
+    """Whether `proc` is a ClaimingProcessor, answered once per class: an
+    isinstance check against a runtime-checkable protocol inspects every
+    member (several µs), and this is asked for every due step and write."""
+    kind = type(proc)
+    found = _CLAIMS.get(kind)
+    if found is None:
+        found = _CLAIMS[kind] = isinstance(proc, ClaimingProcessor)
+    return found
 
 
 #: Registered at import time by the modules that schedule work.

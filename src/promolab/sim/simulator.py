@@ -23,14 +23,14 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .clock import Clock, format_instant, parse_instant
 from .errors import JournalUnavailable
 from .ids import IdGenerator
 from .journal import Journal
 from .operations import REGISTRY, load_all
-from .processing import PROCESSORS, ClaimingProcessor, Outbound, Processor
+from .processing import PROCESSORS, ClaimingProcessor, Outbound, Processor, claims
 from .scenario import load_scenario, read_scenario
 from .state import Indexes, State
 
@@ -169,7 +169,7 @@ class Simulator:
             if when > self.clock.now:
                 self.clock.set(when)
             proc = PROCESSORS[index]
-            if not isinstance(proc, ClaimingProcessor):
+            if not claims(proc):
                 proc.run_due(self, self.clock.now)
                 continue
             work = self._claim(proc)
@@ -246,7 +246,7 @@ class Simulator:
                 when = proc.next_due(self)
                 if when is None or when > self.clock.now:
                     continue
-                if isinstance(proc, ClaimingProcessor):
+                if claims(proc):
                     work = self._claim(proc)
                     if work is not None:
                         claimed.append(work)
@@ -258,8 +258,7 @@ class Simulator:
     def _claim(self, proc: Processor) -> Claimed | None:
         """Claim what `proc` has due now (under the lock); counted in flight
         until `_finish`."""
-        assert isinstance(proc, ClaimingProcessor)
-        work = proc.claim_due(self, self.clock.now)
+        work = cast(ClaimingProcessor, proc).claim_due(self, self.clock.now)
         if work is None:
             return None
         self._in_flight += 1
@@ -269,8 +268,7 @@ class Simulator:
         """Hand sent work back to its processor (under the lock)."""
         proc, work = claimed
         try:
-            assert isinstance(proc, ClaimingProcessor)
-            proc.finish(self, work)
+            cast(ClaimingProcessor, proc).finish(self, work)
         finally:
             self._in_flight -= 1
             self._turns.notify_all()

@@ -22,7 +22,7 @@ from ..records import GrantedReward, Member, Reward
 if TYPE_CHECKING:
     from ..simulator import Simulator
 
-__all__ = ["grant", "describe"]
+__all__ = ["describe", "grant"]
 
 
 def grant(

@@ -26,7 +26,7 @@ from ..state import State, derived
 if TYPE_CHECKING:
     from ..simulator import Simulator
 
-__all__ = ["LoyaltyLookups", "assignment_of", "card_for", "members_of"]
+__all__ = ["LoyaltyLookups", "assignment_of", "card_for", "member_card", "members_of"]
 
 
 class LoyaltyLookups:
@@ -76,10 +76,38 @@ def members_of(sim: Simulator, customer_id: str, program_id: str) -> list[Member
     """The customer's memberships of the program, in creation order."""
     members = _lookups(sim).members_by_key.get((customer_id, program_id), [])
     live = sim.state.members
-    if any(live.get(m.id) is not m for m in members):  # pragma: no cover - replaced record
-        _lookups(sim).counts = (-1, -1, -1)
-        return members_of(sim, customer_id, program_id)
+    for m in members:
+        if live.get(m.id) is not m:  # pragma: no cover - replaced record
+            _lookups(sim).counts = (-1, -1, -1)
+            return members_of(sim, customer_id, program_id)
     return members
+
+
+def member_card(sim: Simulator, customer_id: str, program_id: str, card_definition_id: str) -> Card | None:
+    """The card of the definition held by the customer's first ACTIVE
+    membership of the program (the card an earning rule credits): the
+    answer of `members_of` then `card_for`, from one look at the lookups (an
+    event asks it once per earning rule)."""
+    look = _lookups(sim)
+    members = look.members_by_key.get((customer_id, program_id))
+    if not members:
+        return None
+    st = sim.state
+    live = st.members
+    for member in members:
+        if live.get(member.id) is not member:  # pragma: no cover - replaced record
+            break
+        if member.status == "ACTIVE":
+            card = look.card_by_key.get((member.id, card_definition_id))
+            if card is None or st.cards.get(card.id) is card:
+                return card
+            break  # pragma: no cover - replaced record
+    else:
+        return None
+    for member in members_of(sim, customer_id, program_id):  # pragma: no cover - the checked way
+        if member.status == "ACTIVE":
+            return card_for(sim, member.id, card_definition_id)
+    return None  # pragma: no cover
 
 
 def assignment_of(sim: Simulator, program_id: str, reward_id: str) -> RewardAssignment | None:

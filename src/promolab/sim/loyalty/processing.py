@@ -33,7 +33,7 @@ from .reservations import pending_index
 if TYPE_CHECKING:
     from ..simulator import Simulator
 
-__all__ = ["PurchaseProcessor", "PURCHASES", "process"]
+__all__ = ["PURCHASES", "PurchaseProcessor", "process"]
 
 
 class PurchaseProcessor:

@@ -37,15 +37,15 @@ if TYPE_CHECKING:
     from ..simulator import Simulator
 
 __all__ = [
-    "Target",
     "Price",
-    "resolve",
+    "Target",
+    "assignment_of",
+    "check_card",
     "check_open",
+    "check_request",
     "check_stock",
     "choose_price",
-    "check_card",
-    "assignment_of",
-    "check_request",
+    "resolve",
 ]
 
 

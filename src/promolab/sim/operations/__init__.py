@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Operation", "operation", "REGISTRY", "load_all"]
+__all__ = ["REGISTRY", "Operation", "load_all", "operation"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from typing import Any
 from ... import models
 from ..records import CardTransaction, Incentive, Reward
 
-__all__ = ["render_incentive", "render_reward", "render_card_transaction"]
+__all__ = ["render_card_transaction", "render_incentive", "render_reward"]
 
 
 def render_incentive(record: Incentive) -> models.Incentive:

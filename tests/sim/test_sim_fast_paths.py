@@ -1,0 +1,218 @@
+"""The simulator's replay-speed shortcuts say what the plain definitions say.
+
+- `render.iso` (direct formatting of a UTC instant) against `format_instant`;
+- `models.vouchers._relative_list_url` (a pattern for the urls the simulator
+  renders) against the full urlsplit/parse_qs check;
+- `publishing.publication_fingerprint` (written out) against `json.dumps`;
+- `earning._proportional` (integer floor division) against the decimal
+  arithmetic it skips;
+- `loyalty.lookups.member_card` (one look at the lookups) against
+  `members_of` + `card_for` and a full scan, through random histories that
+  also change records behind the operations' back;
+- earning reads metadata paths with the pricing rules' own `lookup`.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta, timezone
+from decimal import Decimal, InvalidOperation
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+import test_derived_indexes as derived_indexes
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import invariant
+from pydantic_core import PydanticCustomError
+
+from promolab.models.vouchers import _relative_list_url
+from promolab.sim import earning
+from promolab.sim.clock import format_instant
+from promolab.sim.loyalty.lookups import card_for, member_card, members_of
+from promolab.sim.pricing.rulebase import lookup
+from promolab.sim.publishing import publication_fingerprint
+from promolab.sim.render import iso
+
+# -- timestamps -------------------------------------------------------------------------------------
+zones = st.sampled_from([UTC, timezone(timedelta(0)), timezone(timedelta(hours=2)),
+                         timezone(timedelta(hours=-5, minutes=-30))])
+
+
+@given(st.datetimes(min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30), timezones=zones))
+@example(datetime(999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC))
+@example(datetime(1000, 1, 1, tzinfo=UTC))
+@example(datetime(2026, 3, 6, 10, 0, 0, 999, tzinfo=UTC))
+def test_iso_is_format_instant(moment: datetime) -> None:
+    assert iso(moment) == format_instant(moment)
+
+
+def test_iso_of_a_pydantic_utc_instant() -> None:
+    from promolab.sim.records import TrackedEvent
+
+    record = TrackedEvent.model_validate({"id": "e", "name": "n", "customer_id": "c",
+                                          "created_at": "2026-03-06T10:00:00.123456Z"})
+    assert iso(record.created_at) == format_instant(record.created_at) == "2026-03-06T10:00:00.123Z"
+    assert iso(None) is None
+
+
+# -- list urls --------------------------------------------------------------------------------------
+def _reference_list_url(value: str) -> str:
+    """The check as it was written before the shortcut."""
+    parts = urlsplit(value)
+    query = parse_qs(parts.query)
+    if parts.scheme or parts.netloc or not parts.path.startswith("/"):
+        raise PydanticCustomError("list_url", "list url should be a relative path such as /v1/...")
+    if "page" not in query or "limit" not in query:
+        raise PydanticCustomError("list_url", "list url should carry page and limit query parameters")
+    return value
+
+
+def _url_outcome(check: Any, value: str) -> tuple[str, str]:
+    try:
+        return "ok", check(value)
+    except PydanticCustomError as exc:
+        return "error", exc.message()
+    except ValueError as exc:  # urlsplit's own refusals (e.g. a bad IPv6 netloc)
+        return "error", type(exc).__name__
+
+
+url_like = st.builds(
+    lambda head, path, query, tail: f"{head}{path}{query}{tail}",
+    st.sampled_from(["/", "//", "", "http://x", "/v1/vouchers/", "x/", "/:", " /", "\t/"]),
+    st.text(alphabet="abcAZ09-._~%/?#&=: é\n", max_size=12),
+    st.sampled_from(["?page=1&limit=10", "?limit=10&page=1", "?page=&limit=10", "?page=1", "", "?page=1&limit=10&x=1",
+                     "?page=1;limit=10", "?page=01&limit=1", "?page=a&limit=b", "?page=1&limit=10#f"]),
+    st.sampled_from(["", "\n", " ", "#", "&"]),
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(url_like | st.text(max_size=40))
+@example("/v1/vouchers/NEWS-PY25BK/redemptions?page=1&limit=10")
+@example("/v1/vouchers/A%2FB%20C/publications?page=1&limit=10")
+@example("//evil.example/x?page=1&limit=10")
+@example("/?page=1&limit=10")
+def test_relative_list_url_is_the_full_check(value: str) -> None:
+    assert _url_outcome(_relative_list_url, value) == _url_outcome(_reference_list_url, value)
+
+
+# -- publication fingerprints -----------------------------------------------------------------------
+names = st.one_of(st.none(), st.text(max_size=8), st.sampled_from(['a"b', "é", "\u2028", "\x00", "\\", "\ud800"]))
+
+
+@given(names, names, names)
+def test_fingerprint_is_json_dumps(customer_id: str | None, voucher_code: str | None, campaign_id: str | None) -> None:
+    target = {"voucher": voucher_code} if voucher_code is not None else {"campaign": campaign_id}
+    expected = json.dumps({"customer": customer_id, **target}, sort_keys=True, separators=(",", ":"))
+    assert publication_fingerprint(customer_id, voucher_code, campaign_id) == expected
+
+
+@pytest.mark.parametrize("odd", [7, 2.5, ("t",)])
+def test_fingerprint_of_other_values_is_json_dumps(odd: Any) -> None:
+    for args in [(odd, "CODE", None), ("cust", odd, None), ("cust", None, odd)]:
+        voucher = args[1]
+        target = {"voucher": voucher} if voucher is not None else {"campaign": args[2]}
+        expected = json.dumps({"customer": args[0], **target}, sort_keys=True, separators=(",", ":"))
+        assert publication_fingerprint(*args) == expected
+
+
+# -- proportional points ----------------------------------------------------------------------------
+def _reference_proportional(every_value: dict[str, Any] | None, x: Any) -> int:
+    """`_proportional` as it was: decimal arithmetic for every number."""
+    if not every_value:
+        return 0
+    every = int(every_value.get("every") or 0)
+    value = int(every_value.get("value") or 0)
+    number = earning._number(x)
+    if every <= 0 or number is None or number < 0:
+        return 0
+    return value * int(number // every)
+
+
+def _points_outcome(func: Any, spec: dict[str, Any], x: Any) -> tuple[str, Any]:
+    try:
+        return "ok", func(spec, x)
+    except (InvalidOperation, ValueError, OverflowError) as exc:
+        return "error", type(exc)
+
+
+amounts = st.one_of(
+    st.integers(-(10**6), 10**7),
+    st.integers(10**17, 10**19),
+    st.integers(10**27, 10**30),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(["12", " 7 ", "1e3", "abc", "", True, None, Decimal("12.5"), [1]]),
+)
+
+
+@given(st.fixed_dictionaries({"every": st.integers(-2, 10**20), "value": st.integers(-3, 50)}), amounts)
+@example({"every": 100, "value": 1}, 4200)
+@example({"every": 1, "value": 1}, 10**18 - 1)
+@example({"every": 1, "value": 1}, 10**18)
+@example({"every": 1, "value": 1}, 10**28)
+def test_proportional_is_the_decimal_definition(spec: dict[str, Any], x: Any) -> None:
+    assert _points_outcome(earning._proportional, spec, x) == _points_outcome(_reference_proportional, spec, x)
+
+
+def test_earning_reads_paths_with_the_rules_lookup() -> None:
+    assert earning.lookup is lookup
+    assert not hasattr(earning, "_lookup")
+
+
+# -- the card an event credits ----------------------------------------------------------------------
+def _scan_member_card(sim: Any, customer_id: str, program_id: str, definition: str) -> Any:
+    members = [m for m in sim.state.members.values() if m.customer_id == customer_id and m.program_id == program_id]
+    for member in members:
+        if member.status == "ACTIVE":
+            return next((c for c in sim.state.cards.values()
+                         if c.member_id == member.id and c.card_definition_id == definition), None)
+    return None
+
+
+def _checked_member_card(sim: Any, customer_id: str, program_id: str, definition: str) -> Any:
+    for member in members_of(sim, customer_id, program_id):
+        if member.status == "ACTIVE":
+            return card_for(sim, member.id, definition)
+    return None
+
+
+def assert_member_card_matches(sim: Any) -> None:
+    st_ = sim.state
+    for customer in [*st_.customers, "cust_nope"]:
+        for program in [*st_.programs, "lprg_nope"]:
+            for definition in [*st_.card_definitions, "lcdef_nope"]:
+                found = member_card(sim, customer, program, definition)
+                assert found is _scan_member_card(sim, customer, program, definition)
+                assert found is _checked_member_card(sim, customer, program, definition)
+
+
+class MemberCardMachine(derived_indexes.DerivedIndexMachine):
+    """The derived-index histories (operations, clock, snapshots, records
+    changed behind the operations' back), with `member_card` checked too."""
+
+    @invariant()
+    def member_card_matches_the_scan(self) -> None:
+        assert_member_card_matches(self.sim)
+
+
+MemberCardMachine.TestCase.settings = settings(
+    max_examples=25, stateful_step_count=30, deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
+TestMemberCard = MemberCardMachine.TestCase
+
+
+def test_member_card_after_records_are_replaced(sim: Any) -> None:
+    """A membership or a card replaced by a new record (not through an
+    operation): the lookups notice and answer with the live records."""
+    st_ = sim.state
+    member = st_.members["lmbr_alice"]
+    st_.members[member.id] = member.model_copy(update={"status": "INACTIVE"})
+    assert_member_card_matches(sim)
+    st_.members[member.id] = member.model_copy()
+    card = st_.cards["lcrd_alice_beans"]
+    st_.cards[card.id] = card.model_copy(update={"balance": card.balance + 1})
+    assert_member_card_matches(sim)
+    assert member_card(sim, member.customer_id, member.program_id, card.card_definition_id) is st_.cards[card.id]
