@@ -30,11 +30,11 @@ from .pricing.types import (
 )
 
 if TYPE_CHECKING:
-    from .records import Campaign
+    from .records import Campaign, PromotionTier
     from .simulator import Simulator
     from .state import State
 
-__all__ = ["PricingView", "campaign_info", "customer_context", "pricing_view", "tracking_id"]
+__all__ = ["PricingView", "campaign_info", "customer_context", "pricing_view", "tier_spec", "tracking_id"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -95,6 +95,16 @@ def campaign_info(campaign: Campaign, index: int) -> CampaignInfo:
     )
 
 
+def tier_spec(tier: PromotionTier, campaign: CampaignInfo) -> TierSpec:
+    """The engine's view of a tier record (the scenario loader compiles the
+    same spec to refuse a tier the engine cannot evaluate)."""
+    return TierSpec(
+        id=tier.id, campaign=campaign, discount=tier.discount, name=tier.name, banner=tier.banner,
+        hierarchy=tier.hierarchy, rules=tier.validation_rules, applicable_to=tier.applicable_to,
+        metadata=tier.metadata,
+    )
+
+
 def build_view(state: State) -> PricingView:
     campaign_order = {cid: i for i, cid in enumerate(state.campaigns)}
     infos = {cid: campaign_info(c, campaign_order[cid]) for cid, c in state.campaigns.items()}
@@ -102,13 +112,7 @@ def build_view(state: State) -> PricingView:
         (t for t in state.tiers.values() if t.active),
         key=lambda t: (campaign_order[t.campaign_id], t.hierarchy),
     )
-    compiled = tuple(
-        compile_tier(TierSpec(
-            id=t.id, campaign=infos[t.campaign_id], discount=t.discount, name=t.name, banner=t.banner,
-            hierarchy=t.hierarchy, rules=t.validation_rules, applicable_to=t.applicable_to, metadata=t.metadata,
-        ))
-        for t in ordered
-    )
+    compiled = tuple(compile_tier(tier_spec(t, infos[t.campaign_id])) for t in ordered)
     segments_of: dict[str, set[str]] = {}
     for segment in state.segments.values():
         for customer_id in segment.customers:

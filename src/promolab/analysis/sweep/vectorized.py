@@ -42,6 +42,7 @@ from fractions import Fraction
 import numpy as np
 
 from ...sim.pricing import CompiledTier
+from ...sim.pricing.discounts import EFFECTS
 from .batch import Chunk, KeyTable
 from .lineset import LineSet
 from .rulemasks import NotVectorizable
@@ -51,17 +52,8 @@ __all__ = ["VECTORIZED_EFFECTS", "DiscountKernel", "Overflow", "budget_pass", "s
 _BIG = np.iinfo(np.int64).max
 _SAFE = 2**62
 
-VECTORIZED_EFFECTS = {
-    "AMOUNT": (
-        "APPLY_TO_ORDER",
-        "APPLY_TO_ITEMS",
-        "APPLY_TO_ITEMS_BY_QUANTITY",
-        "APPLY_TO_ITEMS_PROPORTIONALLY",
-        "APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY",
-    ),
-    "PERCENT": ("APPLY_TO_ORDER", "APPLY_TO_ITEMS"),
-    "FIXED": ("APPLY_TO_ORDER", "APPLY_TO_ITEMS"),
-}
+#: Every effect of the monetary discount types is vectorized (UNIT is not).
+VECTORIZED_EFFECTS = {kind: EFFECTS[kind] for kind in ("AMOUNT", "PERCENT", "FIXED")}
 
 
 class Overflow(ArithmeticError):

@@ -300,15 +300,10 @@ class _Builder:
         loading and then failing every validation with a 500. Inactive tiers
         are compiled too: a scenario states nothing the engine cannot do."""
         from ..pricing import TierConfigError, compile_tier
-        from ..pricing.types import TierSpec
-        from ..promotions import campaign_info
+        from ..promotions import campaign_info, tier_spec
 
         try:
-            compile_tier(TierSpec(
-                id=tier.id, campaign=campaign_info(campaign, index), discount=tier.discount, name=tier.name,
-                banner=tier.banner, hierarchy=tier.hierarchy, rules=tier.validation_rules,
-                applicable_to=tier.applicable_to, metadata=tier.metadata,
-            ))
+            compile_tier(tier_spec(tier, campaign_info(campaign, index)))
         except TierConfigError as exc:
             raise self.fail(exc.message) from None
 
