@@ -227,6 +227,29 @@ def test_replay_freezes_the_heap_only_while_it_runs(fresh: Any) -> None:
     assert gc.get_freeze_count() == 0
 
 
+def test_replay_freezes_again_as_the_state_grows(fresh: Any) -> None:
+    """Every `_REFREEZE_EVERY` lines the objects the replay kept (records of
+    the state) join the frozen ones, so full collections stop walking them;
+    and nothing stays frozen after the replay."""
+    from promolab.replay import runner
+
+    counts: list[int] = []
+
+    def receiver(headers: Any, body: bytes) -> None:
+        counts.append(gc.get_freeze_count())
+
+    sim = fresh()
+    sim.register_receiver("crm", receiver)
+    sim.register_receiver("notebook", receiver)
+    events = [line("track_event", {"request": {"event": "review_written", "customer": {"source_id": f"guest-{k}"},
+                                          "metadata": {"rating": 5}}}) for k in range(runner._REFREEZE_EVERY)]
+    gift = line("add_gift_balance", {"code": "GIFT-ALICE-50", "request": {"amount": 500}})
+    replay(sim, [gift, *events, gift])
+    assert len(counts) >= 2
+    assert counts[-1] > counts[0]  # the guests created in between were frozen
+    assert gc.get_freeze_count() == 0
+
+
 def test_replay_unfreezes_when_it_stops(fresh: Any) -> None:
     with pytest.raises(ReplayError):
         replay(fresh(), [line("teleport", {})])

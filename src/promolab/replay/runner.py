@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import gc
 import time as _time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -222,8 +222,10 @@ def replay(
 
     add = builder.add
     try:
-        with _frozen_heap():
+        with _frozen_heap() as refreeze:
             for number, raw in lines:
+                if not number % _REFREEZE_EVERY:
+                    refreeze()
                 item = check_item(number, raw)
                 if item is None:
                     continue  # a blank line
@@ -281,28 +283,42 @@ def replay(
     return result()
 
 
+#: Lines between two `gc.freeze()` calls during a replay (see `_frozen_heap`).
+_REFREEZE_EVERY = 1024
+
+
 @contextmanager
-def _frozen_heap() -> Iterator[None]:
+def _frozen_heap() -> Iterator[Callable[[], None]]:
     """Keep the cyclic garbage collector off the objects that existed before
-    the replay, while it runs.
+    the replay and off the state it builds, while it runs.
 
     A replay grows the state by tens of thousands of records, and the
     collector answers growth with full passes that walk every live object:
     the modules, pandas and the scenario, which the replay cannot have made
-    garbage, cost more to walk than the new records (about a tenth of a
-    replay's time). `gc.freeze()` sets them aside for the length of the
-    replay (young objects are collected as usual) and `gc.unfreeze()` puts
-    them back at the end, however the replay ends. Left alone when the
-    collector is disabled or the process froze objects itself.
+    garbage, and the records already added, which stay in the state. Such a
+    pass costs a hundred milliseconds and more on a grown state, so whichever
+    line happens to trigger it pays for all of them (about a fifth of a
+    replay's time). `gc.freeze()` sets the live objects aside, and the runner
+    calls it again every `_REFREEZE_EVERY` lines (the yielded `refreeze`), so
+    a full pass walks only what the last lines left; young objects are
+    collected as usual. `gc.unfreeze()` puts everything back at the end,
+    however the replay ends (a cycle that became garbage meanwhile is then
+    collected by the next full pass). Left alone (and `refreeze` does
+    nothing) when the collector is disabled or the process froze objects
+    itself.
     """
     if not gc.isenabled() or gc.get_freeze_count():
-        yield
+        yield _nothing
         return
     gc.freeze()
     try:
-        yield
+        yield gc.freeze
     finally:
         gc.unfreeze()
+
+
+def _nothing() -> None:
+    return None
 
 
 def _count_items(lines: list[tuple[int, Any]]) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-__all__ = ["Clock", "parse_instant", "format_instant"]
+__all__ = ["Clock", "format_instant", "parse_instant"]
 
 
 def parse_instant(value: str | datetime) -> datetime:
@@ -52,7 +52,7 @@ class Clock:
     def iso(self) -> str:
         return format_instant(self._now)
 
-    def advance(self, by: float | int | timedelta) -> datetime:
+    def advance(self, by: float | timedelta) -> datetime:
         delta = by if isinstance(by, timedelta) else timedelta(seconds=by)
         if delta < timedelta(0):
             raise ValueError("the simulated clock only moves forward")
@@ -60,7 +60,9 @@ class Clock:
         return self._now
 
     def set(self, moment: str | datetime) -> None:
-        target = parse_instant(moment)
+        # The simulator moves the clock to instants it computed from it (aware
+        # UTC already) at every step: only other values need `parse_instant`.
+        target = moment if type(moment) is datetime and moment.tzinfo is UTC else parse_instant(moment)
         if target < self._now:
             raise ValueError(f"cannot move the clock back from {self.iso()} to {format_instant(target)}")
         self._now = target

@@ -43,19 +43,18 @@ Everything is planned first (`plan_credits`, no change) and applied after
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import ledger
 from .errors import BadRequest, NotFound
-from .loyalty.lookups import member_card
+from .loyalty.lookups import loyalty_lookups, member_card
 from .pricing.items import NormalizedOrder
 from .pricing.rulebase import lookup
-from .pricing.rules import RuleSet, compile_rules
+from .pricing.rules import AUDIENCE_FAMILIES, RuleSet, compile_rules
 from .pricing.types import CustomerContext
-from .records import Card, CardTransaction, EarningRule, Incentive
+from .records import Card, CardTransaction, EarningRule, Incentive, Program
 from .state import derived
 
 if TYPE_CHECKING:
@@ -65,8 +64,9 @@ if TYPE_CHECKING:
 __all__ = ["Credit", "apply_credits", "card_named", "incentive_points", "plan_credits", "rules_pass"]
 
 
-@dataclass(frozen=True, slots=True)
-class Credit:
+class Credit(NamedTuple):
+    """One planned credit (a tuple: an event plans one per earning rule that credits)."""
+
     rule: EarningRule
     incentive: Incentive
     card: Card
@@ -111,24 +111,26 @@ def incentive_points(
     incentive: Incentive, customer_metadata: Mapping[str, Any], event_metadata: Mapping[str, Any]
 ) -> int:
     """Points one credit of `incentive` gives for this event (see the table)."""
-    if incentive.type == "POINTS":
+    kind = incentive.type
+    if kind == "POINTS":
         return int((incentive.points or {}).get("value") or 0)
-    if incentive.type != "POINTS_PROPORTIONAL" or incentive.points_proportional is None:
-        return 0
     pp = incentive.points_proportional
-    kind = pp.get("calculation_type")
-    order = pp.get("order") or {}
-    if kind == "CUSTOMER_METADATA_VALUE":
+    if kind != "POINTS_PROPORTIONAL" or pp is None:
+        return 0
+    calculation = pp.get("calculation_type")
+    if calculation == "ORDER_METADATA_VALUE":
+        spec = (pp.get("order") or {}).get("metadata") or {}
+        return _proportional(spec, lookup(event_metadata, str(spec.get("property", ""))))
+    if calculation == "CUSTOMER_METADATA_VALUE":
         spec = (pp.get("customer") or {}).get("metadata") or {}
         return _proportional(spec, lookup(customer_metadata, str(spec.get("property", ""))))
-    if kind == "ORDER_METADATA_VALUE":
-        spec = order.get("metadata") or {}
-        return _proportional(spec, lookup(event_metadata, str(spec.get("property", ""))))
-    if kind == "PRE_DISCOUNT_ORDER_AMOUNT":
-        return _proportional(order.get("amount"), event_metadata.get("amount"))
-    if kind == "POST_DISCOUNT_ORDER_AMOUNT":
+    if calculation == "PRE_DISCOUNT_ORDER_AMOUNT":
+        return _proportional((pp.get("order") or {}).get("amount"), event_metadata.get("amount"))
+    if calculation == "POST_DISCOUNT_ORDER_AMOUNT":
         x = event_metadata.get("total_amount")
-        return _proportional(order.get("total_amount"), x if x is not None else event_metadata.get("amount"))
+        return _proportional(
+            (pp.get("order") or {}).get("total_amount"), x if x is not None else event_metadata.get("amount")
+        )
     return 0
 
 
@@ -174,41 +176,135 @@ def _rule_passes(
     """`rules_pass` for a stored earning rule, its rules compiled once (`_compiled`)."""
     if not rule.validation_rules:
         return True
-    return _evaluate(sim, _compiled(sim, rule), customer, event_metadata)
+    caches = _caches(sim)
+    compiled = _compiled(caches, rule)
+    inputs = _rule_inputs(sim, caches, customer, event_metadata, compiled.reads_segments, compiled.reads_event)
+    return _passes(compiled.rules, inputs, sim.now)
 
 
-def _compiled(sim: Simulator, rule: EarningRule) -> RuleSet:
+class _Compiled(NamedTuple):
+    #: The mapping the rules were compiled from (the rule's own, by identity).
+    source: Mapping[str, Any]
+    rules: RuleSet
+    #: Whether a rule may read the customer's segments.
+    reads_segments: bool
+    #: Whether a rule may read the event (its order or metadata): not when
+    #: every rule reads the customer only (`customer.metadata`, `customer.segment`).
+    reads_event: bool
+
+
+class _StateCaches:
+    """What earning keeps per state object (`derived`: a restore or reset
+    starts over), each entry checked on use against the records it was made
+    from (see the function that uses it). One object, fetched once per event."""
+
+    __slots__ = ("blank_order", "compiled", "contexts", "windows")
+
+    def __init__(self, state: State) -> None:
+        #: earning rule id -> `_compiled`
+        self.compiled: dict[str, _Compiled] = {}
+        #: customer id -> (context, the metadata mapping it holds): `_customer_context`
+        self.contexts: dict[str, tuple[CustomerContext, Any]] = {}
+        #: program id -> `_Window`: `_open_now`
+        self.windows: dict[str, _Window] = {}
+        #: `_blank_order`
+        self.blank_order: NormalizedOrder | None = None
+
+
+def _caches(sim: Simulator) -> _StateCaches:
+    return derived(sim, "earning", _StateCaches)
+
+
+def _compiled(caches: _StateCaches, rule: EarningRule) -> _Compiled:
     """The rule's validation rules compiled, cached per state object and
     earning rule: compiling costs more than evaluating, and every event
     would otherwise compile the rules of every rule bound to it. An entry is
     used while the rule still holds the very mapping it was compiled from
     (replacing `validation_rules` recompiles); a restore/reset starts over."""
-    cache: dict[str, tuple[Mapping[str, Any], RuleSet]] = derived(sim, "earning_compiled_rules", _new_cache)
+    cache = caches.compiled
     entry = cache.get(rule.id)
     rules = rule.validation_rules
     assert rules is not None
-    if entry is None or entry[0] is not rules:
-        entry = cache[rule.id] = (rules, compile_rules(_rewrite(rules)))
-    return entry[1]
+    if entry is None or entry.source is not rules:
+        rewritten = _rewrite(rules)
+        compiled = compile_rules(rewritten)  # raises on a rule it cannot evaluate
+        families = _families(rewritten)
+        entry = cache[rule.id] = _Compiled(
+            rules,
+            compiled,
+            reads_segments=families is None or any("segment" in name for name in families),
+            reads_event=families is None or not families <= AUDIENCE_FAMILIES,
+        )
+    return entry
 
 
-def _new_cache(state: State) -> dict[str, Any]:
-    return {}
+def _families(rules: Any) -> frozenset[str] | None:
+    """Every rule family named anywhere in `rules` (sub-rules included), or
+    None when a name is not a string. What the planner may leave out of a
+    rule's inputs follows from it: the `customer.segment` family is the only
+    reader of segments, and the audience families (`pricing.rules`) read
+    nothing of the order or the event's metadata."""
+    names: set[str] = set()
+    stack = [rules]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            if "name" in item:
+                name = item["name"]
+                if not isinstance(name, str):
+                    return None
+                names.add(name)
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return frozenset(names)
 
 
 def _evaluate(
     sim: Simulator, compiled: RuleSet, customer: Mapping[str, Any], event_metadata: Mapping[str, Any]
 ) -> bool:
+    return _passes(compiled, _rule_inputs(sim, _caches(sim), customer, event_metadata, True, True), sim.now)
+
+
+class _RuleInputs(NamedTuple):
+    """What validation rules read of an event, built once per event and
+    shared by its rules (the engine reads them, never writes; leaf verdicts
+    are then shared too, see `RuleSet.evaluate`)."""
+
+    order: NormalizedOrder
+    customer: CustomerContext
+    #: The rules' `redemption.metadata`: the event metadata. Also a key of the
+    #: shared verdicts: a new object per planning keeps them to one event.
+    redemption_metadata: Mapping[str, Any]
+    with_segments: bool
+    with_event: bool
+
+
+def _covers(inputs: _RuleInputs, compiled: _Compiled) -> bool:
+    return (inputs.with_segments or not compiled.reads_segments) and (inputs.with_event or not compiled.reads_event)
+
+
+def _rule_inputs(
+    sim: Simulator,
+    caches: _StateCaches,
+    customer: Mapping[str, Any],
+    event_metadata: Mapping[str, Any],
+    with_segments: bool,
+    with_event: bool,
+) -> _RuleInputs:
+    """The event's empty-cart order and customer context, as far as rules
+    that read what `with_segments` / `with_event` say need them: without
+    segments the customer is in none, and without the event the order is a
+    blank one (`_blank_order`); rules that read neither get the same verdict.
+    A customer context without segments is reused from event to event
+    (`_customer_context`)."""
     cid = customer.get("id")
-    segments = frozenset(s.id for s in sim.state.segments.values() if cid is not None and cid in s.customers)
-    context = CustomerContext(
-        id=cid,
-        source_id=customer.get("source_id"),
-        name=customer.get("name"),
-        email=customer.get("email"),
-        metadata=dict(customer.get("metadata") or {}),
-        segment_ids=segments,
-    )
+    if with_segments or cid is None:
+        context = _new_context(sim, customer, with_segments)
+    else:
+        context = _customer_context(sim, caches, cid, customer)
+    if not with_event:
+        return _RuleInputs(_blank_order(caches), context, dict(event_metadata), with_segments, with_event)
     amount = event_metadata.get("amount")
     amount_int = amount if isinstance(amount, int) and not isinstance(amount, bool) else 0
     order = NormalizedOrder(
@@ -217,11 +313,71 @@ def _evaluate(
         initial_amount=amount_int,
         items_amount=0,
         total_quantity=0,
-        metadata=dict(event_metadata),
+        metadata=event_metadata,
         customer_id=cid,
         referrer_id=None,
     )
-    return compiled.evaluate(order, context, sim.now, dict(event_metadata), False) is None
+    return _RuleInputs(order, context, event_metadata, with_segments, with_event)
+
+
+def _new_context(sim: Simulator, customer: Mapping[str, Any], with_segments: bool) -> CustomerContext:
+    cid = customer.get("id")
+    segments: frozenset[str] = frozenset()
+    if with_segments and cid is not None:
+        segments = frozenset(s.id for s in sim.state.segments.values() if cid in s.customers)
+    metadata = customer.get("metadata")
+    return CustomerContext(
+        id=cid,
+        source_id=customer.get("source_id"),
+        name=customer.get("name"),
+        email=customer.get("email"),
+        metadata={} if metadata is None else metadata,
+        segment_ids=segments,
+    )
+
+
+def _customer_context(
+    sim: Simulator, caches: _StateCaches, cid: str, customer: Mapping[str, Any]
+) -> CustomerContext:
+    """`_new_context(sim, customer, False)`, kept per state object and
+    customer id while it holds the very objects `customer` gives now (the
+    context holds the customer's metadata mapping itself, so a change made in
+    it is seen at once; a replaced one builds anew)."""
+    cache = caches.contexts
+    metadata = customer.get("metadata")
+    entry = cache.get(cid)
+    if entry is not None:
+        context, source = entry
+        if (
+            source is metadata
+            and context.source_id is customer.get("source_id")
+            and context.name is customer.get("name")
+            and context.email is customer.get("email")
+        ):
+            return context
+    context = _new_context(sim, customer, False)
+    cache[cid] = (context, metadata)
+    return context
+
+
+def _blank_order(caches: _StateCaches) -> NormalizedOrder:
+    """An empty order for rules that read none (one per state object)."""
+    if caches.blank_order is None:
+        caches.blank_order = NormalizedOrder(
+            lines=(),
+            amount=0,
+            initial_amount=0,
+            items_amount=0,
+            total_quantity=0,
+            metadata={},
+            customer_id=None,
+            referrer_id=None,
+        )
+    return caches.blank_order
+
+
+def _passes(compiled: RuleSet, inputs: _RuleInputs, now: datetime) -> bool:
+    return compiled.evaluate(inputs.order, inputs.customer, now, inputs.redemption_metadata, False) is None
 
 
 # -- planning and applying -------------------------------------------------------------------------
@@ -252,6 +408,45 @@ def _program_open(st: State, program_id: str, now: datetime) -> bool:
     return not (program.expiration_date is not None and now > program.expiration_date)
 
 
+class _Window(NamedTuple):
+    """A program's validity window as stored, and the same instants in UTC."""
+
+    program: Program
+    start_date: datetime | None
+    expiration_date: datetime | None
+    start_utc: datetime | None
+    expiration_utc: datetime | None
+
+
+def _open_now(caches: _StateCaches, st: State, program_id: str, now: datetime) -> bool:
+    """`_program_open`, comparing UTC instants: stored dates carry the tzinfo
+    they were parsed with, and comparing datetimes of two tzinfos asks both
+    for their offset (about a microsecond a comparison). The UTC copies are
+    kept per state object and program, and used while the program record
+    still holds the very dates they were made from."""
+    program = st.programs.get(program_id)
+    if program is None or program.status != "ACTIVE":
+        return False
+    windows = caches.windows
+    window = windows.get(program_id)
+    if (
+        window is None
+        or window.program is not program
+        or window.start_date is not program.start_date
+        or window.expiration_date is not program.expiration_date
+    ):
+        window = windows[program_id] = _Window(
+            program,
+            program.start_date,
+            program.expiration_date,
+            None if program.start_date is None else program.start_date.astimezone(UTC),
+            None if program.expiration_date is None else program.expiration_date.astimezone(UTC),
+        )
+    if window.start_utc is not None and now < window.start_utc:
+        return False
+    return not (window.expiration_utc is not None and now > window.expiration_utc)
+
+
 def plan_credits(
     sim: Simulator,
     *,
@@ -261,43 +456,71 @@ def plan_credits(
     card: Card | None = None,
 ) -> list[Credit]:
     """The credits an event earns, changing nothing (stock use is counted
-    within the event: two rules on one incentive with one unit left credit once)."""
+    within the event: two rules on one incentive with one unit left credit once).
+
+    Planning changes nothing, so the conditions of a rule are tested cheapest
+    first (the card before the program's window and the validation rules),
+    and what all rules of the event share is asked once: the loyalty lookups,
+    each program's window, the order and customer the validation rules read."""
     cid = customer.get("id")
     if cid is None:
         return []  # a customer created by this event is nobody's member yet
     st = sim.state
     now = sim.now
-    customer_metadata = customer.get("metadata") or {}
+    incentives = st.incentives
+    look = loyalty_lookups(sim) if card is None else None
+    if look is not None and cid not in look.member_customers:
+        return []  # a member of no program holds no card (`member_card` finds none)
+    caches = _caches(sim)
     stock_used: dict[str, int] = {}
     credits: list[Credit] = []
+    program_open: dict[str, bool] = {}
+    inputs: _RuleInputs | None = None
     for rule in st.earning_rules.values():
         if rule.event != event or not rule.active:
             continue
-        incentive = st.incentives.get(rule.incentive_id)
+        incentive = incentives.get(rule.incentive_id)
         if incentive is None or incentive.status != "ACTIVE":
             continue
         if incentive.stock - stock_used.get(incentive.id, 0) <= 0:
             continue
         definition = incentive_card_definition(incentive)
-        if definition is None or not _program_open(st, rule.program_id, now):
+        if definition is None:
             continue
-        if card is not None:
+        program_id = rule.program_id
+        if card is None:
+            target = member_card(sim, cid, program_id, definition, synced=look)
+            if target is None:
+                continue
+        else:
             member = st.members.get(card.member_id)
             if (
-                card.program_id != rule.program_id
+                card.program_id != program_id
                 or card.card_definition_id != definition
                 or member is None
                 or member.status != "ACTIVE"
             ):
                 continue
-            target: Card | None = card
-        else:
-            target = member_card(sim, cid, rule.program_id, definition)
-        if target is None:
+            target = card
+        is_open = program_open.get(program_id)
+        if is_open is None:
+            is_open = program_open[program_id] = _open_now(caches, st, program_id, now)
+        if not is_open:
             continue
-        if rule.validation_rules and not _evaluate(sim, _compiled(sim, rule), customer, event_metadata):
-            continue
-        points = incentive_points(incentive, customer_metadata, event_metadata)
+        if rule.validation_rules:
+            compiled = _compiled(caches, rule)
+            if inputs is None or not _covers(inputs, compiled):
+                inputs = _rule_inputs(
+                    sim,
+                    caches,
+                    customer,
+                    event_metadata,
+                    compiled.reads_segments or (inputs is not None and inputs.with_segments),
+                    compiled.reads_event or (inputs is not None and inputs.with_event),
+                )
+            if not _passes(compiled.rules, inputs, now):
+                continue
+        points = incentive_points(incentive, customer.get("metadata") or {}, event_metadata)
         if points <= 0:
             continue
         stock_used[incentive.id] = stock_used.get(incentive.id, 0) + 1
@@ -308,23 +531,18 @@ def plan_credits(
 def apply_credits(sim: Simulator, credits: list[Credit], *, event: str, event_id: str) -> list[CardTransaction]:
     """Post the planned credits as APPROVED POINTS_EARNED transactions."""
     posted = []
-    for credit in credits:
-        credit.incentive.stock -= 1
-        posted.append(
-            ledger.post(
-                sim,
-                credit.card,
-                type="POINTS_EARNED",
-                points=credit.points,
-                details={
-                    "reason": f"custom event {event}",
-                    "metadata": {
-                        "event": event,
-                        "event_id": event_id,
-                        "earning_rule_id": credit.rule.id,
-                        "incentive_id": credit.incentive.id,
-                    },
-                },
-            )
-        )
+    reason = f"custom event {event}"
+    for rule, incentive, card, points in credits:
+        incentive_id = incentive.id
+        incentive.stock -= 1
+        details = {
+            "reason": reason,
+            "metadata": {
+                "event": event,
+                "event_id": event_id,
+                "earning_rule_id": rule.id,
+                "incentive_id": incentive_id,
+            },
+        }
+        posted.append(ledger.post(sim, card, type="POINTS_EARNED", points=points, details=details))
     return posted

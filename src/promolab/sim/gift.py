@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import models
 from .errors import BadRequest, NotFound
@@ -39,13 +39,14 @@ from .publishing import (
     register_voucher,
 )
 from .records import GiftState, Voucher, VoucherTransaction
-from .render import render_customer
+from .render.customers import customer_body
 from .render.vouchers import (
     render_balance,
     render_simple_campaign,
     render_simple_voucher,
     render_voucher_transaction,
 )
+from .validated import validated
 from .webhooks import emit, subscribers
 
 if TYPE_CHECKING:
@@ -97,20 +98,24 @@ def credit_gift_balance(
     check_gift_credit(voucher, amount)
     gift = voucher.gift
     assert gift is not None
+    now = sim.now
     gift.amount += amount
     gift.balance += amount
-    voucher.updated_at = sim.now
-    transaction = VoucherTransaction(
-        id=sim.ids.next("voucher_transaction"),
-        voucher_id=voucher.id,
-        campaign_id=voucher.campaign_id,
-        source_id=source_id,
-        source=source,
-        reason=reason,
-        type="CREDITS_ADDITION",
-        amount=amount,
-        details={"balance": render_balance(voucher, amount, operation_type="MANUAL")},
-        created_at=sim.now,
+    voucher.updated_at = now
+    transaction = validated(
+        VoucherTransaction,
+        {
+            "id": sim.ids.next("voucher_transaction"),
+            "voucher_id": voucher.id,
+            "campaign_id": voucher.campaign_id,
+            "source_id": source_id,
+            "source": source,
+            "reason": reason,
+            "type": "CREDITS_ADDITION",
+            "amount": amount,
+            "details": {"balance": render_balance(voucher, amount, operation_type="MANUAL")},
+            "created_at": now,
+        },
     )
     sim.state.voucher_transactions[transaction.id] = transaction
     # The payload is built (and checked) only for someone to send it to: it
@@ -120,20 +125,26 @@ def credit_gift_balance(
     return transaction
 
 
-def gift_balance_added_data(sim: Simulator, voucher: Voucher, transaction: VoucherTransaction) -> dict[str, Any]:
-    """`data` of EVENTS.CUSTOMER.VOUCHER.GIFT.BALANCE_ADDED, checked against the wire model."""
+def gift_balance_added_data(
+    sim: Simulator, voucher: Voucher, transaction: VoucherTransaction
+) -> models.GiftBalanceAddedData:
+    """`data` of EVENTS.CUSTOMER.VOUCHER.GIFT.BALANCE_ADDED, checked against
+    the wire model. The model itself is returned: `emit` nests it in each
+    delivery's envelope as it is (an envelope takes a model instance without
+    checking it again)."""
     assert voucher.holder_id is not None and voucher.campaign_id is not None
     campaign = sim.state.campaigns[voucher.campaign_id]
     customer = sim.state.customers[voucher.holder_id]
-    data = {
-        "customer": render_customer(customer).model_dump(mode="json"),
-        "campaign": render_simple_campaign(campaign),
-        "voucher": render_simple_voucher(voucher, campaign, fallback_created_at=sim.now),
-        "balance": render_balance(voucher, transaction.amount),
-        "transaction": render_voucher_transaction(transaction),
-    }
-    checked: dict[str, Any] = models.GiftBalanceAddedData.model_validate(data).model_dump(mode="json")
-    return checked
+    return validated(
+        models.GiftBalanceAddedData,
+        {
+            "customer": customer_body(customer),
+            "campaign": render_simple_campaign(campaign),
+            "voucher": render_simple_voucher(voucher, campaign, fallback_created_at=sim.now),
+            "balance": render_balance(voucher, transaction.amount),
+            "transaction": render_voucher_transaction(transaction),
+        }
+    )
 
 
 # -- issuing ----------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ValidationError
 
 from .errors import InvalidPayload
 
-__all__ = ["parse", "describe_validation_error"]
+__all__ = ["describe_validation_error", "parse", "readable"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -29,6 +29,20 @@ def describe_validation_error(exc: ValidationError, root: str = "") -> str:
     if first["type"] == "extra_forbidden":
         return f"Property {root}{path} is not allowed"
     return f"Property {root}{path or '.'}: {first['msg']}"
+
+
+def readable(value: str) -> bool:
+    """Whether pydantic can measure `value`: a str holding a lone surrogate
+    fails every length constraint (`string_unicode`), however long it is, so
+    the hand-written request checks of the hot operations send such a body
+    to the model for its 400."""
+    if value.isascii():
+        return True
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def parse(model: type[M], data: Any, *, root: str = "") -> M:

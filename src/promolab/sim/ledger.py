@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from .loyalty.lookups import card_for
 from .loyalty.reservations import pending_index
 from .records import Card, CardTransaction
+from .validated import validated
 
 if TYPE_CHECKING:
     from .simulator import Simulator
@@ -37,27 +38,37 @@ def post(
     `points` is signed (negative spends). Callers check balances first: a
     transaction that would drive a card below zero is a bug, refused here.
     """
-    if status == "APPROVED" and card.balance + points < 0:
-        raise ValueError(f"card {card.id} balance {card.balance} cannot take {points} points")
-    definition = sim.state.card_definitions[card.card_definition_id]
-    record = CardTransaction(
-        id=sim.ids.next("card_transaction"),
-        card_id=card.id,
-        program_id=card.program_id,
-        member_id=card.member_id,
-        card_definition_id=card.card_definition_id,
-        card_type=definition.card_type,
-        type=type,
-        status=status,  # type: ignore[arg-type]
-        points=points,
-        details={"reason": None, "metadata": {}, "points": {"total": abs(points)}, **(details or {})},
-        created_at=sim.now,
-        due_at=due_at,
-        reward_assignment_id=reward_assignment_id,
+    balance = card.balance
+    if status == "APPROVED" and balance + points < 0:
+        raise ValueError(f"card {card.id} balance {balance} cannot take {points} points")
+    st = sim.state
+    definition_id = card.card_definition_id
+    card_type = st.card_definitions[definition_id].card_type
+    transaction_id = sim.ids.next("card_transaction")
+    full_details = {"reason": None, "metadata": {}, "points": {"total": abs(points)}}
+    if details:
+        full_details.update(details)
+    record = validated(
+        CardTransaction,
+        {
+            "id": transaction_id,
+            "card_id": card.id,
+            "program_id": card.program_id,
+            "member_id": card.member_id,
+            "card_definition_id": definition_id,
+            "card_type": card_type,
+            "type": type,
+            "status": status,
+            "points": points,
+            "details": full_details,
+            "created_at": sim.now,
+            "due_at": due_at,
+            "reward_assignment_id": reward_assignment_id,
+        },
     )
     if status == "APPROVED":
-        card.balance += points
-    sim.state.card_transactions[record.id] = record
+        card.balance = balance + points
+    st.card_transactions[transaction_id] = record
     return record
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from .simulator import Simulator
 
-__all__ = ["PROCESSORS", "ClaimingProcessor", "Outbound", "Processor", "claims", "processor"]
+__all__ = ["PROCESSORS", "ClaimingProcessor", "Outbound", "Processor", "after_writes", "claims", "processor"]
 
 
 class Processor(Protocol):
@@ -65,8 +65,18 @@ def claims(proc: Processor) -> bool:
 
 #: Registered at import time by the modules that schedule work.
 PROCESSORS: list[Processor] = []
+#: The processors flagged `after_writes`, in registration order (rebuilt by `processor`).
+_AFTER_WRITES: list[Processor] = []
 
 
 def processor(p: Processor) -> Processor:
     PROCESSORS.append(p)
+    _AFTER_WRITES[:] = [proc for proc in PROCESSORS if getattr(proc, "after_writes", False)]
     return p
+
+
+def after_writes() -> list[Processor]:
+    """Processors whose due work must run right after every write (first
+    webhook attempts), asked after each write: kept as a list, not filtered
+    per write."""
+    return _AFTER_WRITES

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .clock import format_instant
 from .pricing.engine import CompiledTier, compile_tier
+from .pricing.schedule import RunningTiers
 from .pricing.types import (
     CampaignInfo,
     Catalogue,
@@ -47,6 +48,8 @@ class PricingView:
     #: tier id -> (campaign id, tier metadata), for filters.
     tier_meta: dict[str, tuple[str, dict[str, Any]]]
     segments_of: dict[str, frozenset[str]]
+    #: `tiers` whose campaign runs at an instant (remembered between instants)
+    running: RunningTiers
 
 
 def catalogue_of(state: State) -> Catalogue:
@@ -122,6 +125,7 @@ def build_view(state: State) -> PricingView:
         tiers=compiled,
         tier_meta={t.id: (t.campaign_id, t.metadata) for t in ordered},
         segments_of={k: frozenset(v) for k, v in segments_of.items()},
+        running=RunningTiers(compiled),
     )
 
 

@@ -33,9 +33,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
 from json.encoder import encode_basestring_ascii
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .errors import BadRequest, NotFound
 from .records import Campaign, Customer, Publication, Voucher
@@ -264,8 +263,7 @@ def _cannot_publish(details: str) -> BadRequest:
 
 
 # -- selection (pure) and application -----------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class Selection:
+class Selection(NamedTuple):
     """What a publication request resolves to: a stored publication to return
     (a retry, or join_once), or a voucher to publish now."""
 

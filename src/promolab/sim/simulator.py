@@ -30,7 +30,7 @@ from .errors import JournalUnavailable
 from .ids import IdGenerator
 from .journal import Journal
 from .operations import REGISTRY, load_all
-from .processing import PROCESSORS, ClaimingProcessor, Outbound, Processor, claims
+from .processing import PROCESSORS, ClaimingProcessor, Outbound, Processor, after_writes, claims
 from .scenario import load_scenario, read_scenario
 from .state import Indexes, State
 
@@ -44,6 +44,7 @@ __all__ = ["SNAPSHOT_FORMAT", "Simulator"]
 
 SNAPSHOT_FORMAT = "promolab.snapshot/1"
 DEFAULT_START = "2026-01-01T00:00:00Z"
+_ZERO = timedelta(0)
 
 Receiver = Callable[[Mapping[str, str], bytes], Any]
 #: Claimed outbound work and the processor that records it.
@@ -87,7 +88,10 @@ class Simulator:
         self._lock = threading.RLock()
         #: Notified when claimed outbound work is recorded and when an advance ends.
         self._turns = threading.Condition(self._lock)
-        #: Per thread: how deep it is in `_held` (nested calls never wait nor let go).
+        #: Threads inside `_turns.wait_for` (`_wait_until`): with none, there is
+        #: nobody to notify, and the common single-threaded call skips it.
+        self._waiting = 0
+        #: Per thread: how deep it is in `_enter` (nested calls never wait nor let go).
         self._depth = threading.local()
         #: Outbound work claimed and not yet handed back to its processor.
         self._in_flight = 0
@@ -131,24 +135,28 @@ class Simulator:
         so the journal's order stays the order things happened in.
         """
         delta = by if isinstance(by, timedelta) else timedelta(seconds=by)
-        if delta < timedelta(0):
+        if delta < _ZERO:
             raise ValueError("the simulated clock only moves forward")
-        with self._held() as nested:
-            if not nested:
+        depth = self._enter()
+        try:
+            if not depth:
                 self._wait_for_quiet()
                 self._advancer = threading.get_ident()
             try:
                 if self._journal is not None:
                     self._check_journal()
                 target = self.clock.now + delta
-                self._run_due(target, nested=nested)
+                self._run_due(target, nested=depth > 0)
                 self.clock.set(target)
-                self._journal_write("advance", {"seconds": delta.total_seconds()})
+                if self._journal is not None:
+                    self._journal_write("advance", {"seconds": delta.total_seconds()})
                 return self.clock.now
             finally:
-                if not nested:
+                if not depth:
                     self._advancer = None
-                    self._turns.notify_all()
+                    self._notify()
+        finally:
+            self._leave(depth)
 
     def _run_due(self, target: datetime, *, nested: bool) -> None:
         #: Claiming processors that claimed nothing though due (a receiver
@@ -199,18 +207,23 @@ class Simulator:
         if not op.write:
             with self._lock:
                 return op.func(self, **args)
-        with self._held() as nested:
-            if not nested:
+        depth = self._enter()
+        try:
+            if not depth and (self._advancer is not None or self._quiet_waiters):
                 me = threading.get_ident()
-                self._turns.wait_for(lambda: self._advancer in (None, me) and not self._quiet_waiters)
-            self._check_journal()
+                self._wait_until(lambda: self._advancer in (None, me) and not self._quiet_waiters)
+            if self._journal_error is not None:
+                self._check_journal()
             result = op.func(self, **args)
-            self._journal_write(name, args)
+            if self._journal is not None:
+                self._journal_write(name, args)
             claimed = self._run_after_write()
-            if nested or not any(work.needs_network for _, work in claimed):
+            if claimed and (depth or not any(work.needs_network for _, work in claimed)):
                 for item in claimed:
                     self._finish_inline(item)
                 claimed = []
+        finally:
+            self._leave(depth)
         if claimed:
             self._send_and_finish(claimed)
         return result
@@ -241,17 +254,16 @@ class Simulator:
         claiming one only claims it, and the claimed work is returned for
         `apply` to send and hand back before it returns."""
         claimed: list[Claimed] = []
-        for proc in PROCESSORS:
-            if getattr(proc, "after_writes", False):
-                when = proc.next_due(self)
-                if when is None or when > self.clock.now:
-                    continue
-                if claims(proc):
-                    work = self._claim(proc)
-                    if work is not None:
-                        claimed.append(work)
-                else:
-                    proc.run_due(self, self.clock.now)
+        for proc in after_writes():
+            when = proc.next_due(self)
+            if when is None or when > self.clock.now:
+                continue
+            if claims(proc):
+                work = self._claim(proc)
+                if work is not None:
+                    claimed.append(work)
+            else:
+                proc.run_due(self, self.clock.now)
         return claimed
 
     # -- outbound work (webhook POSTs) outside the lock --------------------
@@ -271,7 +283,7 @@ class Simulator:
             cast(ClaimingProcessor, proc).finish(self, work)
         finally:
             self._in_flight -= 1
-            self._turns.notify_all()
+            self._notify()
 
     def _finish_inline(self, claimed: Claimed) -> None:
         """Send without letting go of the lock, then finish: for work with
@@ -294,27 +306,53 @@ class Simulator:
                 for item in claimed:
                     self._finish(item)
 
+    def _enter(self) -> int:
+        """Take the lock; return how deep this thread already was (0: not
+        inside; more: a receiver calling back, work run by `advance`). A
+        nested call must neither wait for other threads nor let go of the
+        lock. Paired with `_leave(depth)` in a `finally` (the hot paths,
+        `apply` and `advance`, spell it out: a generator-based context
+        manager costs more than the lock itself)."""
+        self._lock.acquire()
+        local = self._depth
+        depth: int = getattr(local, "n", 0)
+        local.n = depth + 1
+        return depth
+
+    def _leave(self, depth: int) -> None:
+        self._depth.n = depth
+        self._lock.release()
+
     @contextmanager
     def _held(self) -> Iterator[bool]:
-        """The lock, yielding whether this thread was already inside `_held`
-        (a receiver calling back, work run by `advance`): such a nested call
-        must neither wait for other threads nor let go of the lock."""
-        with self._lock:
-            depth = getattr(self._depth, "n", 0)
-            self._depth.n = depth + 1
-            try:
-                yield depth > 0
-            finally:
-                self._depth.n = depth
+        """`_enter`/`_leave` as a context manager, yielding whether the call is nested."""
+        depth = self._enter()
+        try:
+            yield depth > 0
+        finally:
+            self._leave(depth)
 
     @contextmanager
     def _released(self) -> Iterator[None]:
-        """Let go of the lock (held once, by `_held`, not nested) for a while."""
+        """Let go of the lock (held once, by `_enter`, not nested) for a while."""
         self._lock.release()
         try:
             yield
         finally:
             self._lock.acquire()
+
+    def _wait_until(self, predicate: Callable[[], bool]) -> None:
+        """`_turns.wait_for`, counted in `_waiting` (under the lock)."""
+        self._waiting += 1
+        try:
+            self._turns.wait_for(predicate)
+        finally:
+            self._waiting -= 1
+
+    def _notify(self) -> None:
+        """Wake the waiting threads, if any (under the lock)."""
+        if self._waiting:
+            self._turns.notify_all()
 
     def _wait_for_quiet(self) -> None:
         """Wait (the lock is released while waiting) until no outbound work is
@@ -322,12 +360,14 @@ class Simulator:
         complete image (no sendout both off the queue and out of the log).
         New writes are held back meanwhile (see `_quiet_waiters`)."""
         me = threading.get_ident()
+        if self._in_flight == 0 and self._advancer in (None, me):
+            return  # already quiet: nothing to wait for, nobody held back
         self._quiet_waiters += 1
         try:
-            self._turns.wait_for(lambda: self._in_flight == 0 and self._advancer in (None, me))
+            self._wait_until(lambda: self._in_flight == 0 and self._advancer in (None, me))
         finally:
             self._quiet_waiters -= 1
-            self._turns.notify_all()
+            self._notify()
 
     @contextmanager
     def _quiet(self) -> Iterator[None]:

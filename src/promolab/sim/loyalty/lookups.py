@@ -26,17 +26,18 @@ from ..state import State, derived
 if TYPE_CHECKING:
     from ..simulator import Simulator
 
-__all__ = ["LoyaltyLookups", "assignment_of", "card_for", "member_card", "members_of"]
+__all__ = ["LoyaltyLookups", "assignment_of", "card_for", "loyalty_lookups", "member_card", "members_of"]
 
 
 class LoyaltyLookups:
-    __slots__ = ("assignment_by_key", "card_by_key", "counts", "members_by_key", "state")
+    __slots__ = ("assignment_by_key", "card_by_key", "counts", "member_customers", "members_by_key", "state")
 
     def __init__(self, state: State) -> None:
         self.state = state
         self.counts = (-1, -1, -1)
         self.card_by_key: dict[tuple[str, str], Card] = {}
         self.members_by_key: dict[tuple[str, str], list[Member]] = {}
+        self.member_customers: frozenset[str] = frozenset()
         self.assignment_by_key: dict[tuple[str, str], RewardAssignment] = {}
 
     def sync(self) -> LoyaltyLookups:
@@ -52,6 +53,9 @@ class LoyaltyLookups:
             self.members_by_key = {}
             for member in st.members.values():
                 self.members_by_key.setdefault((member.customer_id, member.program_id), []).append(member)
+            #: customers with a membership of any program, in any status: the
+            #: others hold no card (most customers of an event, in a busy shop)
+            self.member_customers = frozenset(customer_id for customer_id, _ in self.members_by_key)
             #: (program id, reward id) -> the first assignment of the reward
             self.assignment_by_key = {}
             for assignment in st.reward_assignments.values():
@@ -61,6 +65,13 @@ class LoyaltyLookups:
 
 def _lookups(sim: Simulator) -> LoyaltyLookups:
     return derived(sim, "loyalty_lookups", LoyaltyLookups).sync()
+
+
+def loyalty_lookups(sim: Simulator) -> LoyaltyLookups:
+    """The lookups, in step with the state now: a caller that asks several
+    questions with nothing changed in between (an event planning its credits)
+    passes them as `synced=` instead of having each question check them."""
+    return _lookups(sim)
 
 
 def card_for(sim: Simulator, member_id: str, card_definition_id: str) -> Card | None:
@@ -83,12 +94,19 @@ def members_of(sim: Simulator, customer_id: str, program_id: str) -> list[Member
     return members
 
 
-def member_card(sim: Simulator, customer_id: str, program_id: str, card_definition_id: str) -> Card | None:
+def member_card(
+    sim: Simulator,
+    customer_id: str,
+    program_id: str,
+    card_definition_id: str,
+    *,
+    synced: LoyaltyLookups | None = None,
+) -> Card | None:
     """The card of the definition held by the customer's first ACTIVE
     membership of the program (the card an earning rule credits): the
     answer of `members_of` then `card_for`, from one look at the lookups (an
-    event asks it once per earning rule)."""
-    look = _lookups(sim)
+    event asks it once per earning rule; `synced`: see `loyalty_lookups`)."""
+    look = _lookups(sim) if synced is None else synced
     members = look.members_by_key.get((customer_id, program_id))
     if not members:
         return None

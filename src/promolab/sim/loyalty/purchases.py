@@ -22,16 +22,16 @@ Order of the checks (the first failure wins; docs/loyalty.md):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime
-from typing import TYPE_CHECKING
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..clock import format_instant
 from ..errors import BadRequest, Locked, NotFound
 from ..ledger import card_for
 from ..records import Card, Member, Program, Reward, RewardAssignment
+from ..state import derived
 from .lookups import assignment_of
-from .reservations import reserved_points, reserved_stock
+from .reservations import PendingPurchases, pending_index
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -49,8 +49,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Target:
+class Target(NamedTuple):
     """What a purchase is about, all ids resolved."""
 
     program: Program
@@ -59,8 +58,7 @@ class Target:
     assignment: RewardAssignment
 
 
-@dataclass(frozen=True, slots=True)
-class Price:
+class Price(NamedTuple):
     """The cost chosen for a purchase; `card` is None for a free reward."""
 
     card_definition_id: str
@@ -100,9 +98,7 @@ def check_open(sim: Simulator, program: Program, member: Member, reward: Reward)
             resource_id=program.id, resource_type="program",
         )
     now = sim.now
-    if (program.start_date is not None and now < program.start_date) or (
-        program.expiration_date is not None and now > program.expiration_date
-    ):
+    if _outside_window(sim, program, now):
         window = (
             f"from {_when(program.start_date, 'the beginning')} "
             f"until {_when(program.expiration_date, 'no end')}"
@@ -124,6 +120,36 @@ def check_open(sim: Simulator, program: Program, member: Member, reward: Reward)
             key="non_active_reward", message="Reward is not active",
             resource_id=reward.id, resource_type="reward",
         )
+
+
+def _outside_window(sim: Simulator, program: Program, now: datetime) -> bool:
+    """Whether `now` is before the program's start or after its expiration.
+
+    Compared with UTC copies of the bounds: a record's instants carry
+    pydantic's tzinfo, and comparing one with the clock's UTC instant calls
+    back into it, at ten times the cost of the comparison itself. The copies
+    are kept per program and state (`derived`) with the very bound objects
+    they were made from, so a changed bound is noticed."""
+    windows: dict[str, _Window] = derived(sim, _WINDOWS_KEY, _no_windows)
+    start, end = program.start_date, program.expiration_date
+    window = windows.get(program.id)
+    if window is None or window[0] is not start or window[1] is not end:
+        window = windows[program.id] = (start, end, _utc(start), _utc(end))
+    utc_start, utc_end = window[2], window[3]
+    return (utc_start is not None and now < utc_start) or (utc_end is not None and now > utc_end)
+
+
+#: (start, expiration, the same in UTC) of a program's validity window.
+_Window = tuple[datetime | None, datetime | None, datetime | None, datetime | None]
+_WINDOWS_KEY = "loyalty.program_windows"
+
+
+def _no_windows(state: object) -> dict[str, _Window]:
+    return {}
+
+
+def _utc(moment: datetime | None) -> datetime | None:
+    return None if moment is None else moment.astimezone(UTC)
 
 
 def check_stock(assignment: RewardAssignment, reserved: int) -> None:
@@ -158,23 +184,27 @@ def check_card(card: Card, points: int, reserved: int) -> None:
         )
 
 
-def choose_price(sim: Simulator, member: Member, assignment: RewardAssignment) -> Price:
+def choose_price(
+    sim: Simulator, member: Member, assignment: RewardAssignment, *, pending: PendingPurchases | None = None
+) -> Price:
     """Pick the cost the member pays, in the assignment's order of costs.
 
     A cost of 0 points makes the reward free (no card needed). Otherwise the
     first cost whose card covers it is chosen; when none does, the refusal
-    is the one of the first cost the member holds a card for.
+    is the one of the first cost the member holds a card for. `pending`: the
+    simulator's `pending_index`, when the caller has it at hand.
     """
     for cost in assignment.costs:
         if cost.points == 0:
             return Price(cost.card_definition_id, 0, None)
+    held = (pending_index(sim) if pending is None else pending).points_held
     refusal: Locked | None = None
     for cost in assignment.costs:
         card = card_for(sim, member.id, cost.card_definition_id)
         if card is None:
             continue
         try:
-            check_card(card, cost.points, reserved_points(sim, card.id))
+            check_card(card, cost.points, held.get(card.id, 0))
         except Locked as exc:
             refusal = refusal or exc
             continue
@@ -196,8 +226,9 @@ def check_request(
     """Every request-time rule; raises the first failure, changes nothing."""
     target = resolve(sim, program_id, member_id, reward_id)
     check_open(sim, target.program, target.member, target.reward)
-    check_stock(target.assignment, reserved_stock(sim, target.assignment.id))
-    return target, choose_price(sim, target.member, target.assignment)
+    pending = pending_index(sim)
+    check_stock(target.assignment, pending.units_held.get(target.assignment.id, 0))
+    return target, choose_price(sim, target.member, target.assignment, pending=pending)
 
 
 def _when(value: datetime | None, default: str) -> str:

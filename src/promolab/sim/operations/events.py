@@ -23,88 +23,240 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ... import models
 from ..earning import apply_credits, card_named, plan_credits
 from ..errors import BadRequest, InvalidPayload
-from ..inputs import parse
+from ..inputs import parse, readable
 from ..publishing import create_customer, find_customer
 from ..records import EventSchema, MetadataProperty, TrackedEvent
 from ..referrals import apply_conversion, plan_conversion
 from ..render import render_event_result
+from ..validated import validated
 from . import operation
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
 
-__all__ = ["check_event_metadata", "track_event"]
+__all__ = ["EventBody", "check_event_metadata", "plainly_valid", "read_body", "track_event"]
 
 
 @operation("track_event", write=True)
 def track_event(sim: Simulator, *, request: Any) -> models.CustomEventResult:
-    if not isinstance(request, Mapping):
+    if type(request) is not dict and not isinstance(request, Mapping):
         raise InvalidPayload("Payload should be an object")
-    body = parse(models.CustomEventRequest, request)
-    metadata = dict(body.metadata or {})
-    schema = sim.state.event_schemas.get(body.event)
-    if schema is None and sim.state.settings.undefined_events != "accept":
+    body = read_body(request)
+    event, given, metadata, referral, loyalty, _ = body
+    st = sim.state
+    schema = st.event_schemas.get(event)
+    if schema is None and st.settings.undefined_events != "accept":
         raise InvalidPayload(
-            f"Property .event: custom event {body.event!r} is not defined in the project's event schema"
+            f"Property .event: custom event {event!r} is not defined in the project's event schema"
         )
     if schema is not None:
         check_event_metadata(schema, metadata)
 
-    named = body.customer
-    customer = find_customer(sim, {"id": named.id, "source_id": named.source_id})
+    customer = find_customer(sim, given)
     # What the rules see of the customer (read only): the stored one, or the
     # one about to be created (the request's customer, dumped only then).
     customer_ref: dict[str, Any] | None = None
     if customer is not None:
+        customer_id: str | None = customer.id
         seen: Mapping[str, Any] = {
-            "id": customer.id,
+            "id": customer_id,
             "source_id": customer.source_id,
             "name": customer.name,
             "email": customer.email,
             "metadata": customer.metadata,
         }
     else:
-        customer_ref = named.model_dump(exclude_none=True)
+        customer_id = None
+        customer_ref = new_customer_ref(body)
         seen = {k: v for k, v in customer_ref.items() if k != "id"}
-    customer_id = customer.id if customer is not None else None
 
     credits = []
     conversion = None
     if schema is not None:
-        card = card_named(sim, body.loyalty.code, customer_id) if body.loyalty is not None else None
-        credits = plan_credits(sim, event=body.event, customer=seen, event_metadata=metadata, card=card)
-        if body.referral is not None:
-            conversion = plan_conversion(
-                sim,
-                event=body.event,
-                referral=body.referral.model_dump(exclude_none=True),
-                referee_id=customer_id,
-            )
+        card = card_named(sim, loyalty["code"], customer_id) if loyalty is not None else None
+        credits = plan_credits(sim, event=event, customer=seen, event_metadata=metadata, card=card)
+        if referral is not None:
+            conversion = plan_conversion(sim, event=event, referral=dict(referral), referee_id=customer_id)
 
     # -- nothing refused: apply -------------------------------------------------------------
     if customer is None:
         assert customer_ref is not None
         customer = create_customer(sim, customer_ref)
+        customer_id = customer.id
     event_id = sim.ids.next("event")
-    apply_credits(sim, credits, event=body.event, event_id=event_id)
+    if credits:
+        apply_credits(sim, credits, event=event, event_id=event_id)
     if conversion is not None:
         apply_conversion(sim, conversion, referee_id=customer.id, event_id=event_id)
-    record = TrackedEvent(
-        id=event_id,
-        name=body.event,
-        customer_id=customer.id,
-        metadata=metadata,
+    record = validated(
+        TrackedEvent,
+        {
+            "id": event_id,
+            "name": event,
+            "customer_id": customer_id,
+            "metadata": metadata,
+            "referral": referral,
+            "loyalty": loyalty,
+            "created_at": sim.now,
+        },
+    )
+    st.events[event_id] = record
+    return render_event_result(record, customer)
+
+
+# -- the request body ------------------------------------------------------------------------------
+class EventBody(NamedTuple):
+    """What `track_event` reads of a request body, the same whether the body
+    went through `models.CustomEventRequest` or passed `plainly_valid`."""
+
+    event: str
+    #: The request's customer reference: `find_customer` reads its id and source_id.
+    customer: Mapping[str, Any]
+    #: A fresh dict of the event metadata (the event record keeps its own copy).
+    metadata: dict[str, Any]
+    #: `referral` / `loyalty` as the model dumps them (None values left out), or None.
+    referral: dict[str, Any] | None
+    loyalty: dict[str, Any] | None
+    #: The parsed model, when the body needed one.
+    parsed: models.CustomEventRequest | None
+
+
+def read_body(request: Mapping[str, Any]) -> EventBody:
+    """The request body, checked: the usual body (plain JSON types, known
+    keys) by `plainly_valid`, any other through the model (its exact 400)."""
+    if plainly_valid(request):
+        referral = request.get("referral")
+        loyalty = request.get("loyalty")
+        metadata = request.get("metadata")
+        return EventBody(
+            request["event"],
+            request["customer"],
+            {} if metadata is None else dict(metadata),
+            None if referral is None else _dumped_referral(referral),
+            None if loyalty is None else {"code": loyalty["code"]},
+            None,
+        )
+    body = parse(models.CustomEventRequest, request)
+    named = body.customer
+    return EventBody(
+        event=body.event,
+        customer={"id": named.id, "source_id": named.source_id},
+        metadata=dict(body.metadata or {}),
         referral=body.referral.model_dump(exclude_none=True) if body.referral is not None else None,
         loyalty=body.loyalty.model_dump(exclude_none=True) if body.loyalty is not None else None,
-        created_at=sim.now,
+        parsed=body,
     )
-    sim.state.events[record.id] = record
-    return render_event_result(record, customer)
+
+
+def _dumped_referral(referral: Mapping[str, Any]) -> dict[str, Any]:
+    """`ReferralInput.model_dump(exclude_none=True)` of a plainly valid referral (field order)."""
+    referrer_id = referral.get("referrer_id")
+    if referrer_id is None:
+        return {"code": referral["code"]}
+    return {"code": referral["code"], "referrer_id": referrer_id}
+
+
+def new_customer_ref(body: EventBody) -> dict[str, Any]:
+    """`EventCustomer.model_dump(exclude_none=True)` of the body's customer:
+    what `create_customer` makes the new customer from. A plainly valid
+    customer of plain strings is laid out directly (field order); objects
+    (metadata, address) go through the model, whose dump copies them."""
+    if body.parsed is not None:
+        return body.parsed.customer.model_dump(exclude_none=True)
+    given = body.customer
+    if given.get("metadata") is None and given.get("address") is None:
+        return {name: given[name] for name in _CUSTOMER_FIELDS if given.get(name) is not None}
+    return models.EventCustomer.model_validate(given).model_dump(exclude_none=True)
+
+
+# -- the cheap request check -----------------------------------------------------------------------
+# Each helper answers "would the model accept this value?" with True only when
+# it certainly would (exact JSON types, known keys); False means "ask the model"
+# (tests/sim/test_track_event_fast_paths.py checks this against the model).
+# Plain loops and type tests: this runs on every event, and costs less than a
+# tenth of the model's validation only when written this way.
+_BODY_KEYS = frozenset({"event", "customer", "referral", "loyalty", "metadata"})
+_EVENT_MAX_LENGTH = 300
+#: `models.EventCustomer`'s fields, in its field order (what its dump lists).
+_CUSTOMER_FIELDS = ("id", "source_id", "name", "email", "metadata", "phone", "address", "birthday", "birthdate", "description")
+#: How the model checks each customer field: a `min_length=1` str, a plain
+#: str, an object (str keys), each optional.
+_CODE, _TEXT, _OBJECT = "code", "text", "object"
+_CUSTOMER_KINDS = {
+    "id": _CODE,
+    "source_id": _CODE,
+    "name": _TEXT,
+    "email": _TEXT,
+    "metadata": _OBJECT,
+    "phone": _TEXT,
+    "address": _OBJECT,
+    "birthday": _TEXT,
+    "birthdate": _TEXT,
+    "description": _TEXT,
+}
+_REFERRAL_KINDS = {"code": _CODE, "referrer_id": _CODE}
+_LOYALTY_KINDS = {"code": _CODE}
+
+
+def _object(value: Any) -> bool:
+    """A dict the model's `dict[str, Any]` accepts (values: anything)."""
+    if type(value) is not dict:
+        return False
+    for key in value:
+        if type(key) is not str:
+            return False
+    return True
+
+
+def _fields_ok(given: Any, kinds: dict[str, str]) -> bool:
+    """An object of known optional fields, each None or of its kind."""
+    if type(given) is not dict:
+        return False
+    for key, value in given.items():
+        kind = kinds.get(key)
+        if kind is None:
+            return False
+        if value is None:
+            continue
+        if type(value) is str:
+            if kind == _TEXT or (kind == _CODE and value and (value.isascii() or readable(value))):
+                continue
+            return False
+        if kind != _OBJECT or not _object(value):
+            return False
+    return True
+
+
+def plainly_valid(request: Any) -> bool:
+    """True only if `models.CustomEventRequest` certainly accepts `request`."""
+    if type(request) is not dict or not _BODY_KEYS.issuperset(request):
+        return False
+    event = request.get("event")
+    if type(event) is not str or not 0 < len(event) <= _EVENT_MAX_LENGTH or not (event.isascii() or readable(event)):
+        return False
+    customer: Any = request.get("customer")
+    if type(customer) is dict and len(customer) == 1 and type(source_id := customer.get("source_id")) is str:
+        if not (source_id and (source_id.isascii() or readable(source_id))):  # the usual reference
+            return False
+    elif not _fields_ok(customer, _CUSTOMER_KINDS):
+        return False
+    elif customer.get("source_id") is None and customer.get("id") is None:
+        return False  # the model's "id or source_id"
+    metadata = request.get("metadata")
+    if metadata is not None and not _object(metadata):
+        return False
+    if len(request) == 2 or (len(request) == 3 and metadata is not None):
+        return True  # no referral, no loyalty
+    referral = request.get("referral")
+    if referral is not None and not (_fields_ok(referral, _REFERRAL_KINDS) and referral.get("code") is not None):
+        return False
+    loyalty = request.get("loyalty")
+    return loyalty is None or (_fields_ok(loyalty, _LOYALTY_KINDS) and loyalty.get("code") is not None)
 
 
 # -- metadata schema -------------------------------------------------------------------------------
@@ -117,6 +269,9 @@ def _fail(event: str, name: str, problem: str) -> BadRequest:
 
 
 def _is_number(value: Any) -> bool:
+    kind = type(value)
+    if kind is int or kind is float:
+        return True
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
@@ -152,34 +307,46 @@ _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
 }
 
 
-def _check_property(event: str, name: str, prop: MetadataProperty, value: Any) -> None:
-    if not _TYPE_CHECKS[prop.type](value):
-        raise _fail(event, name, f"should be of type {prop.type}, got {value!r}")
-    if prop.enum is not None and value not in prop.enum:
-        raise _fail(event, name, f"should be one of {prop.enum}, got {value!r}")
-    if prop.type == "number":
-        if prop.min is not None and value < prop.min:
-            raise _fail(event, name, f"should be >= {prop.min:g}, got {value!r}")
-        if prop.max is not None and value > prop.max:
-            raise _fail(event, name, f"should be <= {prop.max:g}, got {value!r}")
+def _check_property(schema: EventSchema, name: str, prop: MetadataProperty, value: Any) -> None:
+    kind = prop.type
+    if kind == "number":
+        if not _is_number(value):
+            raise _fail(schema.name, name, f"should be of type {kind}, got {value!r}")
+    elif kind == "string":
+        if not isinstance(value, str):
+            raise _fail(schema.name, name, f"should be of type {kind}, got {value!r}")
+    elif not _TYPE_CHECKS[kind](value):
+        raise _fail(schema.name, name, f"should be of type {kind}, got {value!r}")
+    enum = prop.enum
+    if enum is not None and value not in enum:
+        raise _fail(schema.name, name, f"should be one of {enum}, got {value!r}")
+    if kind == "number":
+        low, high = prop.min, prop.max
+        if low is not None and value < low:
+            raise _fail(schema.name, name, f"should be >= {low:g}, got {value!r}")
+        if high is not None and value > high:
+            raise _fail(schema.name, name, f"should be <= {high:g}, got {value!r}")
+        return  # a number is neither a str nor a list: no length
     if isinstance(value, str | list):
-        if prop.min_length is not None and len(value) < prop.min_length:
-            raise _fail(event, name, f"should have at least {prop.min_length} characters/items, got {len(value)}")
-        if prop.max_length is not None and len(value) > prop.max_length:
-            raise _fail(event, name, f"should have at most {prop.max_length} characters/items, got {len(value)}")
+        shortest, longest = prop.min_length, prop.max_length
+        if shortest is not None and len(value) < shortest:
+            raise _fail(schema.name, name, f"should have at least {shortest} characters/items, got {len(value)}")
+        if longest is not None and len(value) > longest:
+            raise _fail(schema.name, name, f"should have at most {longest} characters/items, got {len(value)}")
 
 
 def check_event_metadata(schema: EventSchema, metadata: Mapping[str, Any]) -> None:
     """Raise 400 `metadata_validation_failed` for the first property (schema
     order, then extra keys in request order) that breaks the event's schema."""
-    for name, prop in schema.metadata.items():
+    properties = schema.metadata
+    for name, prop in properties.items():
         value = metadata.get(name)
         if value is None:
             if prop.required:
                 raise _fail(schema.name, name, "is required")
             continue
-        _check_property(schema.name, name, prop, value)
+        _check_property(schema, name, prop, value)
     if not schema.allow_extra:
         for name in metadata:
-            if name not in schema.metadata:
+            if name not in properties:
                 raise _fail(schema.name, name, "is not defined in the event schema")

@@ -16,12 +16,14 @@ gives the exact 400 message.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ... import models
 from ..errors import InvalidPayload, InvalidQueryParams
-from ..inputs import parse
-from ..pricing.engine import price_normalized
+from ..inputs import parse, readable
+from ..pricing.engine import running_entries
 from ..pricing.errors import PricingInputError
 from ..pricing.items import normalize_order
 from ..pricing.types import PricingContext
@@ -57,53 +59,41 @@ def validate(
         order = normalize_order(view.catalogue, request.get("order"), customer.id if customer else None)
     except PricingInputError as exc:
         raise InvalidPayload(f"Property .{exc.field}: {exc.message}") from None
-    expand = frozenset(expand_list) if expand_list else frozenset()
-    ctx = PricingContext(
-        now=sim.now,
-        redemption_metadata=request.get("metadata") or {},
-        audience_only=audience_rules_only,
-        expand=expand,
-    )
+    ctx = _context(sim.now, request.get("metadata"), audience_rules_only, expand_list)
     track = tracking_id(sim.state.project.id, source)
-    promotions = []
-    for tier in view.tiers:
-        if keep is not None and tier.id not in keep:
-            continue
-        if audience_rules_only and tier.campaign.evaluate(ctx.now) is not None:
-            # The engine's audience_only skips campaign checks along with the
-            # non-customer rules; the endpoint still never lists a campaign that
-            # is not running now (inactive, not started, expired, off-schedule):
-            # audienceRulesOnly narrows the tier's validation rules, nothing else.
-            continue
-        outcome = price_normalized(view.catalogue, tier, order, customer, ctx)
-        if not outcome.valid:
-            continue
-        spec = tier.spec
-        # One dict literal (pre-sized) and then the absent fields removed: the
-        # body is built for every valid tier, and this keeps the key order.
-        body: dict[str, Any] = {
-            "valid": True,
-            "applicable_to": outcome.applicable_to,
-            "inapplicable_to": outcome.inapplicable_to,
-            "tracking_id": track,
-            "order": outcome.order,
-            "id": spec.id,
-            "name": spec.name,
-            "banner": spec.banner,
-            "discount": outcome.discount,
-            "campaign": outcome.campaign,
-            "hierarchy": spec.hierarchy,
-            "discount_amount": outcome.discount_amount,
-            "applied_discount_amount": outcome.applied_discount_amount,
-            "metadata": dict(spec.metadata),
-            "object": "promotion_tier",
-        }
-        if spec.banner is None:
-            del body["banner"]
-        if outcome.discount_amount is None:  # a free-shipping unit without a price
-            del body["discount_amount"], body["applied_discount_amount"]
-        promotions.append(body)
+    # Only tiers whose campaign runs now: the engine would refuse the others,
+    # and with audienceRulesOnly (which skips the campaign checks along with
+    # the non-customer rules) the endpoint still never lists a campaign that
+    # is not running now (inactive, not started, expired, off-schedule).
+    tiers = view.running.at(ctx.now)
+    if keep is not None:
+        tiers = tuple(tier for tier in tiers if tier.id in keep)
+    promotions = running_entries(view.catalogue, tiers, order, customer, ctx, track)
     return {"valid": bool(promotions), "tracking_id": track, "promotions": promotions}
+
+
+#: The last context of a request without redemption metadata or expand: the
+#: requests between two clock steps share it (a one-slot list, replaced whole;
+#: it holds the instant it was made for, so the identity check is sound).
+_LAST_CONTEXT: list[PricingContext | None] = [None]
+
+
+def _context(
+    now: datetime, metadata: Any, audience_only: bool, expand_list: list[str] | None
+) -> PricingContext:
+    """The request's pricing context (immutable: requests may share one)."""
+    if metadata or expand_list:
+        return PricingContext(
+            now=now,
+            redemption_metadata=metadata or {},
+            audience_only=audience_only,
+            expand=frozenset(expand_list) if expand_list else frozenset(),
+        )
+    last = _LAST_CONTEXT[0]
+    if last is not None and last.now is now and last.audience_only == audience_only:
+        return last
+    context = _LAST_CONTEXT[0] = PricingContext(now=now, audience_only=audience_only)
+    return context
 
 
 def tier_filter(filters: dict[str, Any], tier_meta: dict[str, tuple[str, dict[str, Any]]]) -> set[str]:
@@ -164,13 +154,10 @@ def _holds(actual: str | None, op: str, values: list[str]) -> bool:
 # -- the cheap request check -----------------------------------------------------------------
 # Each helper answers "would the model accept this value?" with True only when
 # it certainly would (exact JSON types, known keys); False means "ask the model".
+# An object is checked key by key against a table of its known fields (an
+# unknown key fails), so only the fields present cost anything: a usual body
+# has a customer with one id and items with an id and a quantity.
 _INT64_MAX = 2**63 - 1
-_REQUEST_KEYS = frozenset({"customer", "order", "metadata", "options"})
-_CUSTOMER_TEXT = frozenset({"name", "email", "phone", "birthday", "birthdate", "description"})
-_CUSTOMER_KEYS = _CUSTOMER_TEXT | {"id", "source_id", "metadata", "address"}
-_ORDER_KEYS = frozenset({"id", "source_id", "amount", "items", "metadata"})
-#: `product` / `sku` objects are left to the model (rare in requests).
-_ITEM_KEYS = frozenset({"product_id", "sku_id", "source_id", "related_object", "quantity", "price", "amount", "metadata"})
 
 
 def _text(value: Any) -> bool:
@@ -178,7 +165,7 @@ def _text(value: Any) -> bool:
 
 
 def _id(value: Any) -> bool:
-    return value is None or (type(value) is str and value != "")
+    return value is None or (type(value) is str and value != "" and readable(value))
 
 
 def _money(value: Any) -> bool:
@@ -196,70 +183,76 @@ def _quantity(value: Any) -> bool:
     return type(value) is int and 1 <= value <= _INT64_MAX
 
 
+def _related(value: Any) -> bool:
+    return value is None or (type(value) is str and value in ("product", "sku"))
+
+
+def _fields_ok(value: Any, checks: dict[str, Callable[[Any], bool]]) -> bool:
+    """`value` is a dict whose every key is in `checks` and passes its check."""
+    if type(value) is not dict:
+        return False
+    for key, field in value.items():
+        check = checks.get(key)
+        if check is None or not check(field):
+            return False
+    return True
+
+
+#: `product` / `sku` objects are left to the model (rare in requests).
+_ITEM_FIELDS: dict[str, Callable[[Any], bool]] = {
+    "product_id": _id, "sku_id": _id, "source_id": _id, "related_object": _related,
+    "quantity": _quantity, "price": _money, "amount": _money, "metadata": _object,
+}  # fmt: skip
+
+
 def _item_ok(item: Any) -> bool:
-    if type(item) is not dict or not _ITEM_KEYS.issuperset(item):
-        return False
-    if not _quantity(item.get("quantity")):
-        return False
-    if not (_id(item.get("product_id")) and _id(item.get("sku_id")) and _id(item.get("source_id"))):
-        return False
-    related = item.get("related_object")
-    if related is not None and (type(related) is not str or related not in ("product", "sku")):
-        return False
-    if not (_money(item.get("price")) and _money(item.get("amount")) and _object(item.get("metadata"))):
+    if not _fields_ok(item, _ITEM_FIELDS) or "quantity" not in item:
         return False
     # the model's rule: product_id or sku_id, or source_id with related_object
     return (
         item.get("product_id") is not None
         or item.get("sku_id") is not None
-        or (item.get("source_id") is not None and related is not None)
+        or (item.get("source_id") is not None and item.get("related_object") is not None)
     )
 
 
-def _order_ok(order: Any) -> bool:
-    if order is None:
-        return True
-    if type(order) is not dict or not _ORDER_KEYS.issuperset(order):
-        return False
-    if not (_text(order.get("id")) and _text(order.get("source_id")) and _money(order.get("amount"))):
-        return False
-    if not _object(order.get("metadata")):
-        return False
-    items = order.get("items")
+def _items_ok(items: Any) -> bool:
     return items is None or (type(items) is list and all(_item_ok(item) for item in items))
 
 
+_ORDER_FIELDS: dict[str, Callable[[Any], bool]] = {
+    "id": _text, "source_id": _text, "amount": _money, "items": _items_ok, "metadata": _object,
+}  # fmt: skip
+
+
+def _order_ok(order: Any) -> bool:
+    return order is None or _fields_ok(order, _ORDER_FIELDS)
+
+
+_CUSTOMER_FIELDS: dict[str, Callable[[Any], bool]] = {
+    "id": _id, "source_id": _id, "metadata": _object, "address": _object,
+    **dict.fromkeys(("name", "email", "phone", "birthday", "birthdate", "description"), _text),
+}  # fmt: skip
+
+
 def _customer_ok(customer: Any) -> bool:
-    if customer is None:
-        return True
-    if type(customer) is not dict or not _CUSTOMER_KEYS.issuperset(customer):
-        return False
-    return (
-        _id(customer.get("id"))
-        and _id(customer.get("source_id"))
-        and all(_text(customer.get(k)) for k in _CUSTOMER_TEXT)
-        and _object(customer.get("metadata"))
-        and _object(customer.get("address"))
-    )
+    return customer is None or _fields_ok(customer, _CUSTOMER_FIELDS)
+
+
+def _expand_ok(expand: Any) -> bool:
+    return expand is None or (type(expand) is list and all(type(e) is str for e in expand))
 
 
 def _options_ok(options: Any) -> bool:
-    if options is None:
-        return True
-    if type(options) is not dict or not {"expand"}.issuperset(options):
-        return False
-    expand = options.get("expand")
-    return expand is None or (type(expand) is list and all(type(e) is str for e in expand))
+    return options is None or _fields_ok(options, {"expand": _expand_ok})
+
+
+_REQUEST_FIELDS: dict[str, Callable[[Any], bool]] = {
+    "customer": _customer_ok, "order": _order_ok, "metadata": _object, "options": _options_ok,
+}  # fmt: skip
 
 
 def plainly_valid(request: Any) -> bool:
     """True only if `models.ValidationRequest` certainly accepts `request`
     (tests/sim/test_validation_endpoint.py checks this against the model)."""
-    return (
-        type(request) is dict
-        and _REQUEST_KEYS.issuperset(request)
-        and _customer_ok(request.get("customer"))
-        and _order_ok(request.get("order"))
-        and _object(request.get("metadata"))
-        and _options_ok(request.get("options"))
-    )
+    return _fields_ok(request, _REQUEST_FIELDS)

@@ -193,6 +193,13 @@ OPERATORS: Mapping[str, CheckFn] = {
 #: Operators that pass on a missing value.
 NEGATIVE_OPERATORS = frozenset({"$is_not", "$not_in"})
 
+#: Operators whose answer depends on the pricing instant (`now`); every other
+#: operator reads the value and its arguments only.
+NOW_OPERATORS = frozenset(
+    {"$is_days_ago", "$is_days_in_future", "$more_than_ago", "$less_than_ago",
+     "$more_than_future", "$less_than_future"}
+)  # fmt: skip
+
 _WORDS = {
     "$is": "equal to",
     "$in": "one of",

@@ -115,13 +115,14 @@ class AmountDiscount:
         lines = order.lines
         out = [0] * len(lines)
         # What the scope reaches, and each reached line's discountable units,
-        # base and cap, depend on the order and the scope only: computed once
-        # per request for all the tiers that share the scope.
-        found = order.memo.get(scope.token)
+        # base and cap, depend on the lines and the scope only: computed once
+        # for all the tiers that share the scope (and the orders that share
+        # the lines, `NormalizedOrder.shared`).
+        found = order.shared.get(scope.token)
         if found is None:
             reached = scope.reached(lines)
             budgeted = any(line_scope.amount_budgets for _, _, line_scope in reached)
-            found = order.memo[scope.token] = (reached, *_discountable(reached), budgeted)
+            found = order.shared[scope.token] = (reached, *_discountable(reached), budgeted)
         reached, units, bases, caps, budgeted = found
         if not reached:
             return out

@@ -44,11 +44,17 @@ shortcut against its plain definition):
   wire shapes, catalogue metadata and price;
 - per scope / rule target list and product identity (`Line.match_key`): which
   entries match a line (`Scope.line_scope`, `item_rules._Targets.matches`);
-- per request and line (`Line.wire_item`): the undiscounted order item,
-  copied for every tier whose order is read;
-- per request and shared scope / rule leaf (`NormalizedOrder.memo`): the
-  lines a scope reaches with their discountable units, and each rule verdict;
-  equal scopes and rules of different tiers are compiled to one object.
+- per plain item and position (`items._plain_line`): the line, with its
+  undiscounted order item (`Line.wire_item`), copied for every tier whose
+  order is read;
+- per order lines and amounts (`NormalizedOrder.shared`, shared by the
+  orders with the same plain items): the lines a scope reaches with their
+  discountable units, each valid tier's discount, total and wire order
+  (`settle.Settlement`), and the verdict of each rule (and rule set) that
+  reads nothing but the lines and amounts (`rules._order_only`);
+- per request and rule leaf (`RuleEnv.results`): every other rule verdict;
+  equal scopes and rules of different tiers are compiled to one object;
+- per instant span (`schedule.RunningTiers`): which campaigns run.
 Outcomes settle the amounts and build their wire parts when first read
 (`TierOutcome`). Every outcome owns all its dicts and lists: callers may
 mutate them.
@@ -56,7 +62,7 @@ mutate them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,14 +70,23 @@ from .campaign import CampaignCheck, compile_campaign
 from .discounts import EFFECTS, AmountDiscount, compile_amount_discount, default_effect
 from .errors import TierConfigError
 from .items import NormalizedOrder, normalize_order
-from .order import assemble_items, assemble_order_level, assemble_units, unit_totals
+from .rulebase import RuleEnv
 from .rules import RuleConfigError, RuleSet, compile_rules
 from .scope import Scope, compile_scope
+from .settle import Settlement, settle
 from .types import Catalogue, CustomerContext, PricingContext, TierSpec
-from .units import UnitSpec, apply_units, compile_units
+from .units import UnitSpec, compile_units
 from .wire import StaticWire
 
-__all__ = ["CompiledTier", "TierOutcome", "compile_tier", "price_normalized", "price_tier"]
+__all__ = [
+    "CompiledTier",
+    "TierOutcome",
+    "compile_tier",
+    "price_normalized",
+    "price_running",
+    "price_tier",
+    "running_entries",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +106,9 @@ class CompiledTier:
     _wire: list[StaticWire | None] = field(
         default_factory=lambda: [None], repr=False, compare=False
     )
+    #: Identity of this tier in per-order memos (`NormalizedOrder.shared`): a
+    #: fresh object, so that no other tier can ever take its place there.
+    token: object = field(default_factory=object, repr=False, compare=False)
 
     @property
     def id(self) -> str:
@@ -162,7 +180,7 @@ class TierOutcome:
         total_amount: int | None,
         static: StaticWire,
         expand_category: bool,
-        assembly: tuple[Callable[..., tuple[dict[str, Any], int]], tuple[Any, ...]] | None,
+        assembly: tuple[Settlement, NormalizedOrder] | None,
     ) -> None:
         self.tier_id = tier_id
         self.valid = valid
@@ -181,8 +199,8 @@ class TierOutcome:
     def order(self) -> dict[str, Any] | None:
         """The wire order as if only this tier applied (None when not valid)."""
         if self._order is None and self._assembly is not None:
-            assemble, args = self._assembly
-            self._order = assemble(*args)[0]
+            settlement, order = self._assembly
+            self._order = settlement.wire_order(order)
         return self._order
 
     def _part(self, k: int) -> dict[str, Any]:
@@ -206,6 +224,16 @@ class TierOutcome:
     @property
     def campaign(self) -> dict[str, Any]:
         return self._part(3)
+
+    def entry(self, tracking_id: str) -> dict[str, Any]:
+        """This valid outcome as a `promotions[]` entry of a validation
+        response: `wire.promotion_tier_wire(spec, self, tracking_id)`, built
+        from the tier's planned template (fresh copies of its parts, not the
+        ones `applicable_to` & co. hand out) plus the order and the amounts."""
+        if not self.valid:
+            raise ValueError(f"tier {self.tier_id} is not valid: it has no promotions[] entry")
+        entry = self._static.entry(self._expand)
+        return _entry(entry, tracking_id, self.order, self.discount_amount)
 
     def _fields(self) -> tuple[Any, ...]:
         return (
@@ -280,28 +308,110 @@ def price_normalized(
             static, expand_category, None,
         )  # fmt: skip
 
-    # The total is settled here, the wire order (built from the same numbers
-    # by the same function) only when someone reads it.
-    amount_discount = tier.amount_discount
-    if amount_discount is None:
-        units = apply_units(order, catalogue, tier.units)
-        discount, total = unit_totals(order, units)
-        assembly: tuple[Any, ...] = (assemble_units, (order, units))
-        if not units.monetary:
-            discount = None
-    elif amount_discount.order_level:
-        discount = amount_discount.order_discount(order.amount)  # at most the amount
-        total = order.amount - discount
-        assembly = (assemble_order_level, (order, discount))
-    else:
-        line_discounts = amount_discount.line_discounts(order, tier.scope)
-        discount = sum(line_discounts)
-        discount = min(discount, order.amount)
-        total = order.amount - discount
-        assembly = (assemble_items, (order, line_discounts))
+    return _priced(catalogue, tier, order, static, expand_category)
+
+
+def _priced(
+    catalogue: Catalogue,
+    tier: CompiledTier,
+    order: NormalizedOrder,
+    static: StaticWire,
+    expand_category: bool,
+) -> TierOutcome:
+    """The valid outcome of a tier whose checks passed: the discount and the
+    total are settled now (or were, for an order with the same lines), the wire
+    order (built from the same numbers) only when someone reads it."""
+    settlement = settle(catalogue, tier, order)
     return TierOutcome(
-        tier.spec.id, True, None, None, discount, total, static, expand_category, assembly
-    )
+        tier.spec.id, True, None, None, settlement.discount, settlement.total,
+        static, expand_category, (settlement, order),
+    )  # fmt: skip
+
+
+def price_running(
+    catalogue: Catalogue,
+    tiers: Iterable[CompiledTier],
+    order: NormalizedOrder,
+    customer: CustomerContext | None,
+    ctx: PricingContext,
+) -> list[TierOutcome]:
+    """The valid outcomes of `tiers`, in order, for tiers whose campaign runs
+    at `ctx.now` (`schedule.RunningTiers.at(ctx.now)`): the campaign checks
+    are not repeated. For such tiers this is
+    `[o for t in tiers if (o := price_normalized(catalogue, t, order, customer, ctx)).valid]`.
+
+    What a validation request needs, without what it does not: no outcome
+    object for a tier that fails (the endpoint lists the valid ones only), and
+    one rule environment for all the tiers, so that a rule leaf shared by
+    several tiers is evaluated once.
+    """
+    expand_category = "category" in ctx.expand
+    return [
+        _priced(catalogue, tier, order, tier.static_wire(catalogue), expand_category)
+        for tier in _passing(tiers, order, customer, ctx)
+    ]
+
+
+def running_entries(
+    catalogue: Catalogue,
+    tiers: Iterable[CompiledTier],
+    order: NormalizedOrder,
+    customer: CustomerContext | None,
+    ctx: PricingContext,
+    tracking_id: str,
+) -> list[dict[str, Any]]:
+    """The `promotions[]` entries of a validation response:
+    `[o.entry(tracking_id) for o in price_running(...)]`, built straight from
+    each valid tier's settlement, without the outcome objects."""
+    expand_category = "category" in ctx.expand
+    out = []
+    for tier in _passing(tiers, order, customer, ctx):
+        settlement = settle(catalogue, tier, order)
+        entry = tier.static_wire(catalogue).entry(expand_category)
+        out.append(_entry(entry, tracking_id, settlement.wire_order(order), settlement.discount))
+    return out
+
+
+def _passing(
+    tiers: Iterable[CompiledTier],
+    order: NormalizedOrder,
+    customer: CustomerContext | None,
+    ctx: PricingContext,
+) -> Iterator[CompiledTier]:
+    """The tiers whose rules (all, or the audience ones) pass, evaluated in
+    one rule environment; the verdict of rules that read the order's lines
+    and amounts only is kept with the order's shared results."""
+    audience_only = ctx.audience_only
+    env = RuleEnv(order, customer, ctx.now, ctx.redemption_metadata)
+    shared = order.shared
+    for tier in tiers:
+        rules = tier.rules
+        check = rules.audience if audience_only else rules.full
+        if check is None:
+            yield tier
+        elif audience_only or not rules.order_only:
+            if check(env):
+                yield tier
+        else:
+            passed = shared.get(rules.token)
+            if passed is None:
+                passed = shared[rules.token] = bool(check(env))
+            if passed:
+                yield tier
+
+
+def _entry(
+    entry: dict[str, Any], tracking_id: str, order: dict[str, Any] | None, discount: int | None
+) -> dict[str, Any]:
+    """A tier's entry template (`StaticWire.entry`) completed with the
+    request's tracking id, the wire order and the discount amounts."""
+    entry["tracking_id"] = tracking_id
+    entry["order"] = order
+    if discount is None:  # a free-shipping unit without a price
+        del entry["discount_amount"], entry["applied_discount_amount"]
+    else:
+        entry["discount_amount"] = entry["applied_discount_amount"] = discount
+    return entry
 
 
 def price_tier(

@@ -21,7 +21,12 @@ Decisions where the docs are silent:
 Performance: everything an item's catalogue ids determine (the product and
 SKU, their wire shapes, collections, merged metadata, the catalogue price) is
 resolved once per catalogue and id combination and cached on the catalogue
-(`_resolve`); per item only the request's own values are checked.
+(`_resolve`); per item only the request's own values are checked. A plain
+item (every value a string, an integer or null: ids, quantity, price, amount)
+is normalized once per catalogue, position and content: the `Line` is shared
+by every order holding such an item there (`_plain_line`), and with it the
+line's order-item template (`Line.wire_item`), built once instead of per
+request. Lines are therefore read-only, their metadata included.
 """
 
 from __future__ import annotations
@@ -38,12 +43,16 @@ __all__ = ["Line", "NormalizedOrder", "normalize_order", "product_wire", "sku_wi
 #: Resolution cache entries per catalogue before it is emptied: requests may
 #: name any number of unknown (priced) products, the cache must not grow forever.
 _CACHE_LIMIT = 4096
+#: Orders (their lines, amounts and shared results) kept per catalogue: fewer,
+#: as each holds the wire orders of the tiers read for it.
+_ORDER_CACHE_LIMIT = 1024
 
 
 # Not frozen on purpose: a frozen dataclass's __init__ sets each of its fields
 # through object.__setattr__, about 5x the cost of a plain one, and a line is
 # built per item per request. Nothing mutates a Line after normalize_order,
-# except order.py filling `wire_item` on first use.
+# except order.py filling `wire_item` on first use (always with the same
+# template: lines of plain items are shared between orders, see _plain_line).
 @dataclass(slots=True)
 class Line:
     index: int
@@ -72,7 +81,9 @@ class Line:
         return self.amount if self.amount is not None else 0
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen either, for the same reason as Line: one is built per request,
+# and nothing changes it after normalize_order (its memo dicts fill up).
+@dataclass(slots=True)
 class NormalizedOrder:
     lines: tuple[Line, ...]
     #: order.amount as sent, else the sum of line amounts
@@ -84,11 +95,18 @@ class NormalizedOrder:
     metadata: Mapping[str, Any]
     customer_id: str | None
     referrer_id: str | None
-    #: Per-request results that depend only on this order and a compiled,
-    #: immutable part of a tier (e.g. the lines a scope reaches and their
-    #: discountable units), keyed by that part's token: the tiers of one
-    #: request that share the part compute it once. Never part of the answer.
+    #: Per-request results (e.g. rule verdicts for this order, customer and
+    #: instant), keyed by the token of the compiled part they belong to: the
+    #: tiers of one request that share the part compute it once. Never part of
+    #: the answer.
     memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
+    #: Results that depend on nothing but `lines`, `amount` and
+    #: `initial_amount` and a compiled, immutable part of a tier (the lines a
+    #: scope reaches and their discountable units, a tier's discount and its
+    #: wire order), keyed by that part's token. Shared by every order of the
+    #: same catalogue with the same plain items and amounts (see
+    #: `normalize_order`), else private to this order. Never part of the answer.
+    shared: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
 
 
 def product_wire(product: Product | None, product_id: str | None) -> dict[str, Any] | None:
@@ -332,6 +350,48 @@ def _line(catalogue: Catalogue, index: int, item: Any) -> Line:
     )
 
 
+def _plain(value: Any) -> bool:
+    """A value that is exactly a str, an int (not a bool) or None: no two
+    such values of different types compare equal (unlike 1 / 1.0 / True), so
+    a tuple of them is an exact cache key for what they mean."""
+    kind = type(value)
+    return kind is str or kind is int or value is None
+
+
+def _plain_key(index: int, item: Any) -> tuple[Any, ...] | None:
+    """`(index, *item.items())` for a dict item whose values are all plain,
+    else None (metadata, nested product/sku objects, floats, a non-dict...)."""
+    if type(item) is not dict:
+        return None
+    for value in item.values():
+        kind = type(value)
+        if kind is not str and kind is not int and value is not None:
+            return None
+    return (index, *item.items())
+
+
+def _plain_line(catalogue: Catalogue, index: int, item: Any) -> Line:
+    """`_line(catalogue, index, item)`, shared between requests for a plain item.
+
+    A line depends on nothing but the catalogue, its position and the item's
+    keys and values, all of which a plain item's key holds exactly: equal keys
+    give equal lines, and the first one built serves them all, with its
+    wire-item template. Any other item is normalized afresh; so is an item
+    that fails (it raises, nothing is kept).
+    """
+    key = _plain_key(index, item)
+    if key is None:
+        return _line(catalogue, index, item)
+    cache = catalogue._lines
+    found = cache.get(key)
+    if found is None:
+        found = _line(catalogue, index, item)
+        if len(cache) >= _CACHE_LIMIT:
+            cache.clear()
+        cache[key] = found
+    return found
+
+
 def normalize_order(
     catalogue: Catalogue, order_input: Mapping[str, Any] | None, customer_id: str | None = None
 ) -> NormalizedOrder:
@@ -347,27 +407,75 @@ def normalize_order(
         isinstance(raw_items, str | bytes) or not isinstance(raw_items, Sequence)
     ):
         raise PricingInputError("order.items", "must be an array")
-    lines = tuple([_line(catalogue, i, item) for i, item in enumerate(raw_items)])
-    items_amount = sum(line.amount for line in lines if line.amount is not None)
-    if order_input.get("amount") is not None:
-        amount = _non_negative_int(order_input["amount"], "order.amount")
-    else:
-        amount = items_amount
-    if order_input.get("initial_amount") is not None:
-        initial_amount = _non_negative_int(order_input["initial_amount"], "order.initial_amount")
-    else:
-        initial_amount = amount
+    raw_amount = order_input.get("amount")
+    raw_initial = order_input.get("initial_amount")
+    core = _core(catalogue, raw_items, raw_amount, raw_initial)
     metadata = _mapping(order_input.get("metadata"), "order.metadata")
     referrer_id = order_input.get("referrer_id")
     if referrer_id is not None and not isinstance(referrer_id, str):
         raise PricingInputError("order.referrer_id", "must be a string")
     return NormalizedOrder(
-        lines=lines,
-        amount=amount,
-        initial_amount=initial_amount,
-        items_amount=items_amount,
-        total_quantity=sum(line.quantity for line in lines),
-        metadata=metadata,
-        customer_id=customer_id,
-        referrer_id=referrer_id,
+        core.lines,
+        core.amount,
+        core.initial_amount,
+        core.items_amount,
+        core.total_quantity,
+        metadata,
+        customer_id,
+        referrer_id,
+        {},
+        core.shared,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class _Core:
+    """What an order's items and amounts determine: its lines, amounts and the
+    `NormalizedOrder.shared` results."""
+
+    lines: tuple[Line, ...]
+    amount: int
+    initial_amount: int
+    items_amount: int
+    total_quantity: int
+    shared: dict[Any, Any]
+
+
+def _core(catalogue: Catalogue, raw_items: Any, raw_amount: Any, raw_initial: Any) -> _Core:
+    """The order's lines and amounts, shared by orders of plain items.
+
+    When every item is plain and the amounts are ints or absent, the items'
+    keys and the amounts as sent are an exact key for the result (see
+    `_plain_key`): the first such order normalized serves every later one,
+    with the results its `shared` dict collects. Anything else is computed
+    afresh, with a private `shared` dict.
+    """
+    keys = [_plain_key(i, item) for i, item in enumerate(raw_items)]
+    if None in keys or not (_plain(raw_amount) and _plain(raw_initial)):
+        return _compute_core(catalogue, raw_items, raw_amount, raw_initial)
+    key = (raw_amount, raw_initial, *keys)
+    cache = catalogue._orders
+    found = cache.get(key)
+    if found is None:
+        found = _compute_core(catalogue, raw_items, raw_amount, raw_initial)
+        if len(cache) >= _ORDER_CACHE_LIMIT:
+            cache.clear()
+        cache[key] = found
+    return found
+
+
+def _compute_core(
+    catalogue: Catalogue, raw_items: Any, raw_amount: Any, raw_initial: Any
+) -> _Core:
+    lines = tuple([_plain_line(catalogue, i, item) for i, item in enumerate(raw_items)])
+    items_amount = sum(line.amount for line in lines if line.amount is not None)
+    if raw_amount is not None:
+        amount = _non_negative_int(raw_amount, "order.amount")
+    else:
+        amount = items_amount
+    if raw_initial is not None:
+        initial_amount = _non_negative_int(raw_initial, "order.initial_amount")
+    else:
+        initial_amount = amount
+    total_quantity = sum(line.quantity for line in lines)
+    return _Core(lines, amount, initial_amount, items_amount, total_quantity, {})

@@ -38,6 +38,7 @@ __all__ = [
     "assemble_order",
     "assemble_order_level",
     "assemble_units",
+    "copy_order",
     "unit_totals",
 ]
 
@@ -241,6 +242,29 @@ def assemble_items(
         line_discounts, items_discount = trimmed, amount
     items = _items(order.lines, line_discounts)
     return _order_object(order, amount, None, 0, items_discount, items), items_discount
+
+
+def copy_order(order: dict[str, Any]) -> dict[str, Any]:
+    """A fresh copy of a wire order built here: the order's own containers
+    are `items` (order items, whose only containers are their `product` and
+    `sku` objects, flat) and `metadata` (copied shallowly, as `_order_object`
+    copies the request's)."""
+    out = order.copy()
+    items = []
+    for item in order["items"]:
+        copied = item.copy()
+        product = copied.get("product")
+        if product is not None:
+            copied["product"] = product.copy()
+        sku = copied.get("sku")
+        if sku is not None:
+            copied["sku"] = sku.copy()
+        items.append(copied)
+    out["items"] = items
+    metadata = out["metadata"]
+    if metadata is not None:
+        out["metadata"] = dict(metadata)
+    return out
 
 
 def _order_object(

@@ -58,11 +58,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from .conditions import describe_conditions
+from .conditions import NOW_OPERATORS, describe_conditions
 from .item_rules import ITEM_FAMILIES
 from .items import NormalizedOrder
 from .logic import LogicError, and_all, compile_logic
@@ -119,6 +119,27 @@ _SCALARS: dict[str, ScalarSubject] = {
 
 
 RULE_FAMILIES = frozenset(_SCALARS) | frozenset(ITEM_FAMILIES)
+
+#: Families that read nothing but the order's lines and amounts (and the
+#: instant, through a few operators: see `_order_only`).
+_LINE_FAMILIES = frozenset(
+    {"order.amount", "order.initial_amount", "order.items.count", "order.items.quantity"}
+) | frozenset(ITEM_FAMILIES)
+
+
+def _order_only(rule: Mapping[str, Any], name: str) -> bool:
+    """The rule's verdict depends on nothing but the order's lines and
+    amounts: a line family, and no operator reading the instant anywhere in
+    it (conditions or sub-rules)."""
+    return name in _LINE_FAMILIES and not _mentions(rule, NOW_OPERATORS)
+
+
+def _mentions(value: Any, keys: frozenset[str]) -> bool:
+    if isinstance(value, Mapping):
+        return any(k in keys or _mentions(v, keys) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(_mentions(v, keys) for v in value)
+    return False
 
 
 def _reason_key(name: str) -> str:
@@ -178,9 +199,13 @@ def _leaf(rule: Mapping[str, Any], fallback: str | None) -> tuple[Pred, bool]:
     except KeyError as exc:
         raise RuleConfigError(f"unknown operator {exc.args[0]} in rule {name}") from None
     failure = RuleFailure(_reason_key(name), _message(rule, name, fallback))
+    # Verdicts are kept per request (`env.results`), or, for a rule that reads
+    # the order's lines and amounts only, with the order's shared results: the
+    # orders with the same lines (a shop's frequent carts) evaluate it once.
+    order_only = _order_only(rule, name)
 
     def leaf(env: RuleEnv) -> bool:
-        results = env.results
+        results = env.order.shared if order_only else env.results
         passed = results.get(leaf)
         if passed is None:
             passed = results[leaf] = bool(test(env))
@@ -227,6 +252,11 @@ class RuleSet:
     full: Pred | None
     audience: Pred | None
     generic: RuleFailure
+    #: Every rule reads the order's lines and amounts only (`_order_only`):
+    #: the full check's verdict is one per order lines and amounts, kept in
+    #: `NormalizedOrder.shared` under `token` by the callers that want it.
+    order_only: bool = False
+    token: object = field(default_factory=object, repr=False, compare=False)
 
     def evaluate(
         self,
@@ -275,6 +305,7 @@ def compile_rules(validation_rule: Mapping[str, Any] | None) -> RuleSet:
     full_leaves: dict[str, Pred] = {}
     audience_leaves: dict[str, Pred] = {}
     any_audience = False
+    order_only = True
     for rid in ids:
         raw = rules[rid]
         if not isinstance(raw, Mapping):
@@ -283,6 +314,7 @@ def compile_rules(validation_rule: Mapping[str, Any] | None) -> RuleSet:
         full_leaves[rid] = leaf
         audience_leaves[rid] = leaf if is_audience else _always
         any_audience = any_audience or is_audience
+        order_only = order_only and _order_only(raw, raw["name"])
     logic = rules.get("logic") or validation_rule.get("logic") or and_all(ids)
     if not isinstance(logic, str):
         raise RuleConfigError("'logic' must be a string")
@@ -291,4 +323,4 @@ def compile_rules(validation_rule: Mapping[str, Any] | None) -> RuleSet:
         audience = compile_logic(logic, audience_leaves) if any_audience else None
     except LogicError as exc:
         raise RuleConfigError(str(exc)) from None
-    return RuleSet(full, audience, generic)
+    return RuleSet(full, audience, generic, order_only)

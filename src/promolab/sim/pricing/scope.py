@@ -183,7 +183,7 @@ class Scope:
     _lines: dict[tuple[Any, ...], LineScope | None] = field(
         default_factory=dict, repr=False, compare=False
     )
-    #: Identity of this scope in per-request memos (`NormalizedOrder.memo`):
+    #: Identity of this scope in per-order memos (`NormalizedOrder.shared`):
     #: a fresh object, kept alive by the memo that holds it, so that no other
     #: scope can ever take its place there (unlike an `id()`).
     token: object = field(default_factory=object, repr=False, compare=False)
@@ -243,7 +243,7 @@ _UNSCOPED = LineScope.of(())
 
 
 #: Scopes compiled so far, by their canonical JSON: tiers with the same
-#: applicable_to share one Scope, hence its line cache and its per-request memo.
+#: applicable_to share one Scope, hence its line cache and its per-order memo.
 _INTERNED: dict[str, Scope] = {}
 _NO_SCOPE = Scope((), ())
 

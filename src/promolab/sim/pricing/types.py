@@ -71,7 +71,9 @@ class Catalogue:
     __slots__ = (
         "_collections",
         "_line_cache",
+        "_lines",
         "_membership_cache",
+        "_orders",
         "_products",
         "_products_by_source",
         "_skus",
@@ -97,6 +99,10 @@ class Catalogue:
         self._membership_cache: dict[tuple[str | None, str | None], frozenset[str]] = {}
         #: items.py's resolution of an item's ids against this catalogue, by ids
         self._line_cache: dict[tuple[Any, ...], Any] = {}
+        #: items.py's normalized lines of plain items, by position and content
+        self._lines: dict[tuple[Any, ...], Any] = {}
+        #: items.py's order lines, amounts and shared results of plain orders
+        self._orders: dict[tuple[Any, ...], Any] = {}
         self._unit_targets: dict[str, tuple[Product, Sku | None]] = {}
 
     # -- lookups ---------------------------------------------------------------

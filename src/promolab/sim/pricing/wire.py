@@ -11,7 +11,9 @@
 
 These parts depend on the tier and the catalogue only, never on the order, so
 `StaticWire` builds them once per (tier, catalogue) and every outcome gets
-fresh copies (callers own what they receive and may mutate it).
+fresh copies (callers own what they receive and may mutate it). So is the
+whole `promotions[]` entry of a validation response but for its tracking id,
+order and amounts: `StaticWire.entry` copies it from one planned template.
 """
 
 from __future__ import annotations
@@ -165,6 +167,8 @@ class StaticWire:
         "_campaign",
         "_campaign_expanded",
         "_discount",
+        "_entry",
+        "_entry_expanded",
         "_excluded",
         "_included",
         "catalogue",
@@ -184,6 +188,37 @@ class StaticWire:
         self._discount = copier(discount_wire(spec.discount, effect, catalogue))
         self._campaign = copier(campaign_wire(spec.campaign, frozenset()))
         self._campaign_expanded = copier(campaign_wire(spec.campaign, frozenset({"category"})))
+        self._entry = copier(self._entry_template(spec, self._campaign()))
+        self._entry_expanded = copier(self._entry_template(spec, self._campaign_expanded()))
+
+    def _entry_template(self, spec: TierSpec, campaign: dict[str, Any]) -> dict[str, Any]:
+        """`promotion_tier_wire`'s object with the per-request values
+        (tracking_id, order, the amounts) left as None, in their places."""
+        out: dict[str, Any] = {
+            "valid": True,
+            "applicable_to": self._included(),
+            "inapplicable_to": self._excluded(),
+            "tracking_id": None,
+            "order": None,
+            "id": spec.id,
+            "name": spec.name,
+        }
+        if spec.banner is not None:
+            out["banner"] = spec.banner
+        out["discount"] = self._discount()
+        out["campaign"] = campaign
+        out["hierarchy"] = spec.hierarchy
+        out["discount_amount"] = None
+        out["applied_discount_amount"] = None
+        out["metadata"] = dict(spec.metadata)
+        out["object"] = "promotion_tier"
+        return out
+
+    def entry(self, expand_category: bool) -> dict[str, Any]:
+        """A fresh `promotions[]` entry with the tier's own parts filled in
+        (the engine adds the tracking id, the order and the amounts)."""
+        entry: dict[str, Any] = self._entry_expanded() if expand_category else self._entry()
+        return entry
 
     def fresh(
         self, expand_category: bool

@@ -6,12 +6,13 @@ from typing import Any
 
 from ... import models
 from ..records import Customer
+from ..validated import validated
 
 __all__ = ["customer_body", "render_customer"]
 
 
 def render_customer(record: Customer) -> models.Customer:
-    return models.Customer.model_validate(customer_body(record))
+    return validated(models.Customer, customer_body(record))
 
 
 def customer_body(record: Customer) -> dict[str, Any]:

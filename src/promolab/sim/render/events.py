@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ... import models
 from ..records import Customer, TrackedEvent
+from ..validated import validated
 from .customers import customer_body
 
 __all__ = ["render_event_result"]
@@ -12,7 +13,8 @@ __all__ = ["render_event_result"]
 def render_event_result(record: TrackedEvent, customer: Customer) -> models.CustomEventResult:
     """As the interface shows it: `referral` and `loyalty` are null (what the
     event did is in the state: card transactions, conversions)."""
-    return models.CustomEventResult.model_validate(
+    return validated(
+        models.CustomEventResult,
         {
             "object": "event",
             "type": record.name,
@@ -20,5 +22,5 @@ def render_event_result(record: TrackedEvent, customer: Customer) -> models.Cust
             "referral": None,
             "loyalty": None,
             "metadata": record.metadata,
-        }
+        },
     )

@@ -12,6 +12,7 @@ from typing import Any
 
 from ... import models
 from ..records import CardTransaction, Incentive, Reward
+from ..validated import validated
 
 __all__ = ["render_card_transaction", "render_incentive", "render_reward"]
 
@@ -53,7 +54,8 @@ def render_reward(record: Reward) -> models.Reward:
 
 
 def render_card_transaction(record: CardTransaction) -> models.CardTransaction:
-    return models.CardTransaction.model_validate(
+    return validated(
+        models.CardTransaction,
         {
             "id": record.id,
             "card_id": record.card_id,

@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING
 
 from ... import models
 from ..records import Publication
-from ._time import iso
+from ..validated import validated
 from .customers import customer_body
-from .vouchers import render_voucher
+from .vouchers import render_voucher, wire_instant
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -18,15 +18,17 @@ __all__ = ["render_publication"]
 
 def render_publication(sim: Simulator, record: Publication) -> models.Publication:
     """The publication with its customer and the voucher as they are now
-    (`publish.count` and `holder_id` reflect every publication so far)."""
+    (`publish.count` and `holder_id` reflect every publication so far).
+    Every answer is built afresh: a caller may change the models it got."""
     st = sim.state
     voucher = st.vouchers[record.voucher_id]
     campaign = st.campaigns.get(voucher.campaign_id) if voucher.campaign_id is not None else None
-    return models.Publication.model_validate(
+    return validated(
+        models.Publication,
         {
             "id": record.id,
             "object": "publication",
-            "created_at": iso(record.created_at),
+            "created_at": wire_instant(record.created_at),
             "customer_id": record.customer_id,
             "tracking_id": record.tracking_id,
             "metadata": record.metadata,

@@ -13,6 +13,7 @@ null, so an unlimited code shows 0 (see docs/publications-events-webhooks.md).
 from __future__ import annotations
 
 import hashlib
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -28,6 +29,7 @@ __all__ = [
     "render_voucher",
     "render_voucher_transaction",
     "voucher_created_at",
+    "wire_instant",
 ]
 
 ASSETS_BASE_URL = "https://assets.promolab.local/v1/assets"
@@ -41,6 +43,21 @@ def _asset(seed: int, kind: str, voucher_id: str) -> dict[str, str]:
 
 def voucher_created_at(voucher: Voucher, campaign: Campaign | None) -> Any:
     return voucher.created_at or (campaign.created_at if campaign is not None else None)
+
+
+def wire_instant(value: datetime | None) -> datetime | str | None:
+    """What a `Timestamp` field of a wire model is given for a record's instant.
+
+    The datetime itself: the wire type normalises it to UTC milliseconds,
+    which is the value `iso(value)` parsed back gives, without writing and
+    reading the text. Only where the text would not be that value (a naive
+    datetime, or a year `iso` does not write in four digits) is the text
+    handed over, so the model says what it said before
+    (tests/sim/test_publish_fast_paths.py compares both).
+    """
+    if value is None or (value.year > 1000 and value.utcoffset() is not None):
+        return value
+    return iso(value)
 
 
 def render_voucher(voucher: Voucher, campaign: Campaign | None, *, seed: int) -> models.Voucher:
@@ -58,8 +75,8 @@ def render_voucher(voucher: Voucher, campaign: Campaign | None, *, seed: int) ->
         "discount": voucher.discount,
         "gift": None if gift is None else {"amount": gift.amount, "balance": gift.balance, "effect": gift.effect},
         "loyalty_card": None,
-        "start_date": iso(voucher.start_date),
-        "expiration_date": iso(voucher.expiration_date),
+        "start_date": wire_instant(voucher.start_date),
+        "expiration_date": wire_instant(voucher.expiration_date),
         "validity_timeframe": (
             campaign.validity_timeframe.model_dump() if campaign is not None and campaign.validity_timeframe else None
         ),
@@ -69,8 +86,8 @@ def render_voucher(voucher: Voucher, campaign: Campaign | None, *, seed: int) ->
         "metadata": voucher.metadata,
         "assets": {"qr": _asset(seed, "qr", voucher.id), "barcode": _asset(seed, "barcode", voucher.id)},
         "is_referral_code": voucher.is_referral_code,
-        "created_at": iso(voucher_created_at(voucher, campaign)),
-        "updated_at": iso(voucher.updated_at),
+        "created_at": wire_instant(voucher_created_at(voucher, campaign)),
+        "updated_at": wire_instant(voucher.updated_at),
         "holder_id": voucher.holder_id,
         "redemption": {
             "quantity": voucher.redemption_quantity if voucher.redemption_quantity is not None else 0,
@@ -123,7 +140,8 @@ def render_simple_campaign(campaign: Campaign) -> dict[str, Any]:
 
 
 def render_simple_voucher(voucher: Voucher, campaign: Campaign | None, *, fallback_created_at: Any) -> dict[str, Any]:
-    """`data.voucher` of the gift balance webhook (SimpleVoucher)."""
+    """`data.voucher` of the gift balance webhook (SimpleVoucher), for the
+    wire model to check (instants as `wire_instant` gives them)."""
     gift = voucher.gift
     body: dict[str, Any] = {
         "id": voucher.id,
@@ -136,15 +154,15 @@ def render_simple_voucher(voucher: Voucher, campaign: Campaign | None, *, fallba
         "holder_id": voucher.holder_id,
         "category_id": campaign.category_id if campaign is not None else None,
         "active": voucher.active,
-        "created_at": iso(voucher_created_at(voucher, campaign) or fallback_created_at),
-        "updated_at": iso(voucher.updated_at),
+        "created_at": wire_instant(voucher_created_at(voucher, campaign) or fallback_created_at),
+        "updated_at": wire_instant(voucher.updated_at),
         "redemption": {
             "quantity": voucher.redemption_quantity,
             "redeemed_quantity": voucher.redeemed_quantity,
             "redeemed_amount": voucher.redeemed_amount,
         },
-        "start_date": iso(voucher.start_date),
-        "expiration_date": iso(voucher.expiration_date),
+        "start_date": wire_instant(voucher.start_date),
+        "expiration_date": wire_instant(voucher.expiration_date),
         "metadata": voucher.metadata,
         "object": "voucher",
     }
@@ -169,6 +187,8 @@ def render_balance(voucher: Voucher, added: int, *, operation_type: str | None =
 
 
 def render_voucher_transaction(record: VoucherTransaction) -> dict[str, Any]:
+    """`data.transaction` of the gift balance webhook, for the wire model to
+    check (the instant as `wire_instant` gives it)."""
     return {
         "id": record.id,
         "source_id": record.source_id,
@@ -179,5 +199,5 @@ def render_voucher_transaction(record: VoucherTransaction) -> dict[str, Any]:
         "type": record.type,
         "details": record.details,
         "related_transaction_id": record.related_transaction_id,
-        "created_at": iso(record.created_at),
+        "created_at": wire_instant(record.created_at),
     }

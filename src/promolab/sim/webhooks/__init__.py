@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from .delivery import MAX_ATTEMPTS, RETRY_OFFSETS, deliver_due
-from .envelope import build_envelope, payload_type
+from .envelope import EventBodies, build_envelope, payload_type
 from .signing import SIGNATURE_HEADER, encode_body, sign, verify_signature
 
 if TYPE_CHECKING:
@@ -42,7 +44,7 @@ def subscribers(sim: Simulator, event_type: str) -> list[Any]:
 def emit(
     sim: Simulator,
     event_type: str,
-    data: dict[str, Any],
+    data: BaseModel | dict[str, Any],
     *,
     entity_id: str,
     group_id: str | None = None,
@@ -50,7 +52,8 @@ def emit(
     """Send `event_type` with `data` to every subscribed ACTIVE configuration.
 
     `event_type` is the subscription name (`EVENTS.CUSTOMER.VOUCHER.GIFT.
-    BALANCE_ADDED`); `data` is the JSON-ready payload; `entity_id` the id of the
+    BALANCE_ADDED`); `data` is the JSON-ready payload, or its validated wire
+    model (taken as it is, see `build_envelope`); `entity_id` the id of the
     entity the event is about; `group_id` the id of the request that caused it
     (a fresh `v-…` id when not given). Nothing happens without subscribers.
     Delivery is queued, never done inline: it runs once the calling operation
@@ -63,17 +66,15 @@ def emit(
         return
     event_id = sim.ids.next("event")
     group = group_id if group_id is not None else sim.ids.next("request")
+    bodies = EventBodies(
+        data,
+        project_id=sim.state.project.id,
+        event_type=event_type,
+        event_id=event_id,
+        created_at=sim.now,
+        entity_id=entity_id,
+        group_id=group,
+    )
     for config in configs:
         sendout_id = sim.ids.next("webhook_sendout")
-        envelope = build_envelope(
-            project_id=sim.state.project.id,
-            config=config,
-            event_type=event_type,
-            data=data,
-            sendout_id=sendout_id,
-            event_id=event_id,
-            created_at=sim.now,
-            entity_id=entity_id,
-            group_id=group,
-        )
-        queue(sim, config, event_type, sendout_id, encode_body(envelope).decode("utf-8"))
+        queue(sim, config, event_type, sendout_id, bodies.body(config, sendout_id))

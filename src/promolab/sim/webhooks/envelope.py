@@ -18,14 +18,19 @@ group); each configuration gets its own sendout id and `source`.
 
 from __future__ import annotations
 
+import itertools
 from datetime import datetime
 from typing import Any
 
+from pydantic import BaseModel
+
 from ... import models
 from ..records import WebhookConfig
-from ..render import iso
+from ..render.vouchers import wire_instant
+from ..validated import validated
+from .signing import encode_body
 
-__all__ = ["build_envelope", "payload_type", "target_of"]
+__all__ = ["EventBodies", "build_envelope", "payload_type", "target_of"]
 
 
 def payload_type(event_type: str) -> str:
@@ -45,30 +50,118 @@ def build_envelope(
     project_id: str,
     config: WebhookConfig,
     event_type: str,
-    data: dict[str, Any],
+    data: BaseModel | dict[str, Any],
     sendout_id: str,
     event_id: str,
     created_at: datetime,
     entity_id: str,
     group_id: str,
 ) -> dict[str, Any]:
-    """The envelope as JSON-ready data, checked against the wire model."""
+    """The envelope as JSON-ready data, checked against the wire model.
+
+    `data` is the payload as JSON-ready data, or as the validated wire model
+    (`models.GiftBalanceAddedData`), which the envelope takes as it is: it
+    was checked when it was built from the records, and is written out here.
+    """
+    checked = _checked_envelope(
+        project_id=project_id, config=config, event_type=event_type, data=data, sendout_id=sendout_id,
+        event_id=event_id, created_at=created_at, entity_id=entity_id, group_id=group_id,
+    )
+    dumped: dict[str, Any] = checked.model_dump(mode="json")
+    return dumped
+
+
+def _checked_envelope(
+    *,
+    project_id: str,
+    config: WebhookConfig,
+    event_type: str,
+    data: BaseModel | dict[str, Any],
+    sendout_id: str,
+    event_id: str,
+    created_at: datetime,
+    entity_id: str,
+    group_id: str,
+) -> models.WebhookEnvelope:
     kind = payload_type(event_type)
+    created = wire_instant(created_at)  # the instant itself: the Timestamp fields normalise it
     envelope = {
         "id": sendout_id,
         "project_id": project_id,
-        "created_at": iso(created_at),
+        "created_at": created,
         "type": kind,
         "data": data,
-        "source": {"id": config.id, "object": "webhook", "target_url": target_of(config)},
+        "source": _source(config),
         "event": {
             "id": event_id,
             "type": kind,
-            "created_at": iso(created_at),
+            "created_at": created,
             "entity_id": entity_id,
             "group_id": group_id,
             "event_source": {"channel": "API"},
         },
     }
-    checked: dict[str, Any] = models.WebhookEnvelope.model_validate(envelope).model_dump(mode="json")
-    return checked
+    return validated(models.WebhookEnvelope, envelope)
+
+
+def _source(config: WebhookConfig) -> dict[str, Any]:
+    """`source` of a delivery to `config`."""
+    return {"id": config.id, "object": "webhook", "target_url": target_of(config)}
+
+
+#: The envelope's fields written before `data` (the model's field order;
+#: extra keys, if any, come after every field).
+_BEFORE_DATA = tuple(itertools.takewhile(lambda name: name != "data", models.WebhookEnvelope.model_fields))
+
+
+class EventBodies:
+    """The encoded bodies (`encode_body` of `build_envelope`) of one event's
+    deliveries, one per configuration, with what they share written once.
+
+    Every delivery of an event carries the same `data` and `event`; only the
+    sendout id and the `source` differ. Writing a gift payload out
+    (`model_dump`) and encoding it cost more than the rest of the delivery,
+    so with `data` given as its validated model, the first envelope is
+    checked whole (its own fields, the data taken as it is) and written out
+    without the data; each further one is that envelope with its own sendout
+    id and its own checked `source`. The data is written and encoded once,
+    and each body put together from the encoded parts: compact JSON is the
+    concatenation of its members' encodings, so the bytes are those of
+    `encode_body` of the whole envelope (tests/sim/test_publish_fast_paths.py
+    compares both). Data given as JSON-ready data goes the plain way.
+    """
+
+    __slots__ = ("common", "data", "data_text", "head")
+
+    def __init__(self, data: BaseModel | dict[str, Any], **common: Any) -> None:
+        #: the envelope arguments shared by every delivery of the event
+        self.common = common
+        self.data = data
+        self.data_text = (
+            encode_body(data.model_dump(mode="json")).decode("utf-8") if isinstance(data, BaseModel) else None
+        )
+        #: the first envelope checked, written out without its data
+        self.head: dict[str, Any] | None = None
+
+    def body(self, config: WebhookConfig, sendout_id: str) -> str:
+        """The body of the delivery `sendout_id` to `config`."""
+        if self.data_text is None:
+            envelope = build_envelope(config=config, data=self.data, sendout_id=sendout_id, **self.common)
+            return encode_body(envelope).decode("utf-8")
+        if self.head is None or type(sendout_id) is not str:  # (an id that is no string is checked too)
+            checked = _checked_envelope(config=config, data=self.data, sendout_id=sendout_id, **self.common)
+            head = checked.model_dump(mode="json", exclude={"data"})
+            if self.head is None:
+                self.head = head
+        else:
+            source = validated(models.WebhookSource, _source(config)).model_dump(mode="json")
+            head = {**self.head, "id": sendout_id, "source": source}
+        before = {key: head[key] for key in _BEFORE_DATA if key in head}
+        after = {key: value for key, value in head.items() if key not in before}
+        members = [_members(before), '"data":' + self.data_text, _members(after)]
+        return "{" + ",".join(m for m in members if m) + "}"
+
+
+def _members(part: dict[str, Any]) -> str:
+    """The members of `encode_body(part)`, without the braces."""
+    return encode_body(part).decode("utf-8")[1:-1]
