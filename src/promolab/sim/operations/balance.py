@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ... import models
 from ..errors import InvalidPayload, NotFound
 from ..gift import credit_gift_balance
-from ..inputs import parse, readable
+from ..inputs import code, parse, text
 from ..validated import validated
 from . import operation
 
@@ -76,8 +76,8 @@ def read_body(request: Mapping[str, Any]) -> BalanceBody:
         if (
             type(amount) is int
             and models.INT64_MIN <= amount <= models.INT64_MAX
-            and (source_id is None or (type(source_id) is str and source_id != "" and readable(source_id)))
-            and (reason is None or type(reason) is str)
+            and code(source_id)
+            and text(reason)
         ):
             return BalanceBody(amount, source_id, reason)
     parsed = parse(models.AddBalanceRequest, request)

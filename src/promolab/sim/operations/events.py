@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ... import models
 from ..earning import apply_credits, card_named, plan_credits
 from ..errors import BadRequest, InvalidPayload
-from ..inputs import parse, readable
+from ..inputs import CUSTOMER_CHECKS, code, fields_ok, json_object, parse, readable
 from ..publishing import create_customer, find_customer
 from ..records import EventSchema, MetadataProperty, TrackedEvent
 from ..referrals import apply_conversion, plan_conversion
@@ -174,62 +174,14 @@ def new_customer_ref(body: EventBody) -> dict[str, Any]:
     return models.EventCustomer.model_validate(given).model_dump(exclude_none=True)
 
 
-# -- the cheap request check -----------------------------------------------------------------------
-# Each helper answers "would the model accept this value?" with True only when
-# it certainly would (exact JSON types, known keys); False means "ask the model"
-# (tests/sim/test_track_event_fast_paths.py checks this against the model).
-# Plain loops and type tests: this runs on every event, and costs less than a
-# tenth of the model's validation only when written this way.
+# -- the cheap request check (see `inputs`; tests/sim/test_track_event_fast_paths.py
+# checks it against the model) ---------------------------------------------------------------------
 _BODY_KEYS = frozenset({"event", "customer", "referral", "loyalty", "metadata"})
 _EVENT_MAX_LENGTH = 300
 #: `models.EventCustomer`'s fields, in its field order (what its dump lists).
-_CUSTOMER_FIELDS = ("id", "source_id", "name", "email", "metadata", "phone", "address", "birthday", "birthdate", "description")
-#: How the model checks each customer field: a `min_length=1` str, a plain
-#: str, an object (str keys), each optional.
-_CODE, _TEXT, _OBJECT = "code", "text", "object"
-_CUSTOMER_KINDS = {
-    "id": _CODE,
-    "source_id": _CODE,
-    "name": _TEXT,
-    "email": _TEXT,
-    "metadata": _OBJECT,
-    "phone": _TEXT,
-    "address": _OBJECT,
-    "birthday": _TEXT,
-    "birthdate": _TEXT,
-    "description": _TEXT,
-}
-_REFERRAL_KINDS = {"code": _CODE, "referrer_id": _CODE}
-_LOYALTY_KINDS = {"code": _CODE}
-
-
-def _object(value: Any) -> bool:
-    """A dict the model's `dict[str, Any]` accepts (values: anything)."""
-    if type(value) is not dict:
-        return False
-    for key in value:
-        if type(key) is not str:
-            return False
-    return True
-
-
-def _fields_ok(given: Any, kinds: dict[str, str]) -> bool:
-    """An object of known optional fields, each None or of its kind."""
-    if type(given) is not dict:
-        return False
-    for key, value in given.items():
-        kind = kinds.get(key)
-        if kind is None:
-            return False
-        if value is None:
-            continue
-        if type(value) is str:
-            if kind == _TEXT or (kind == _CODE and value and (value.isascii() or readable(value))):
-                continue
-            return False
-        if kind != _OBJECT or not _object(value):
-            return False
-    return True
+_CUSTOMER_FIELDS = tuple(models.EventCustomer.model_fields)
+_REFERRAL_CHECKS = {"code": code, "referrer_id": code}
+_LOYALTY_CHECKS = {"code": code}
 
 
 def plainly_valid(request: Any) -> bool:
@@ -237,26 +189,26 @@ def plainly_valid(request: Any) -> bool:
     if type(request) is not dict or not _BODY_KEYS.issuperset(request):
         return False
     event = request.get("event")
-    if type(event) is not str or not 0 < len(event) <= _EVENT_MAX_LENGTH or not (event.isascii() or readable(event)):
+    if type(event) is not str or not 0 < len(event) <= _EVENT_MAX_LENGTH or not readable(event):
         return False
     customer: Any = request.get("customer")
     if type(customer) is dict and len(customer) == 1 and type(source_id := customer.get("source_id")) is str:
-        if not (source_id and (source_id.isascii() or readable(source_id))):  # the usual reference
+        if not (source_id and readable(source_id)):  # the usual reference
             return False
-    elif not _fields_ok(customer, _CUSTOMER_KINDS):
+    elif not fields_ok(customer, CUSTOMER_CHECKS):
         return False
     elif customer.get("source_id") is None and customer.get("id") is None:
         return False  # the model's "id or source_id"
     metadata = request.get("metadata")
-    if metadata is not None and not _object(metadata):
+    if not json_object(metadata):
         return False
     if len(request) == 2 or (len(request) == 3 and metadata is not None):
         return True  # no referral, no loyalty
     referral = request.get("referral")
-    if referral is not None and not (_fields_ok(referral, _REFERRAL_KINDS) and referral.get("code") is not None):
+    if referral is not None and not (fields_ok(referral, _REFERRAL_CHECKS) and referral.get("code") is not None):
         return False
     loyalty = request.get("loyalty")
-    return loyalty is None or (_fields_ok(loyalty, _LOYALTY_KINDS) and loyalty.get("code") is not None)
+    return loyalty is None or (fields_ok(loyalty, _LOYALTY_CHECKS) and loyalty.get("code") is not None)
 
 
 # -- metadata schema -------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ... import models
 from ..errors import BadRequest, InvalidPayload
-from ..inputs import parse, readable
+from ..inputs import code, parse, text
 from ..publishing import (
     apply_publication,
     create_customer,
@@ -120,7 +120,7 @@ def plain_body(request: Mapping[str, Any]) -> PublishBody | None:
     voucher, source_id, channel = request.get("voucher"), request.get("source_id"), request.get("channel")
     customer, campaign = request.get("customer"), request.get("campaign")
     if (
-        not _texts_or_none(voucher, source_id, channel)
+        not (code(voucher) and code(source_id) and code(channel))
         or type(customer) is not dict
         or not _CUSTOMER_KEYS.issuperset(customer)
     ):
@@ -128,15 +128,15 @@ def plain_body(request: Mapping[str, Any]) -> PublishBody | None:
     cid, customer_source, name, email = (
         customer.get("id"), customer.get("source_id"), customer.get("name"), customer.get("email")
     )
-    if (cid is None and customer_source is None) or not _texts_or_none(cid, customer_source):
+    if (cid is None and customer_source is None) or not (code(cid) and code(customer_source)):
         return None
-    if (name is not None and type(name) is not str) or (email is not None and type(email) is not str):
+    if not (text(name) and text(email)):
         return None  # (no minimum length: "" is a name)
     if campaign is not None:
         if type(campaign) is not dict or not _CAMPAIGN_KEYS.issuperset(campaign):
             return None
         campaign_id, campaign_name = campaign.get("id"), campaign.get("name")
-        if (campaign_id is None and campaign_name is None) or not _texts_or_none(campaign_id, campaign_name):
+        if (campaign_id is None and campaign_name is None) or not (code(campaign_id) and code(campaign_name)):
             return None
         campaign = (campaign_id, campaign_name)
     elif voucher is None:
@@ -152,12 +152,3 @@ def plain_body(request: Mapping[str, Any]) -> PublishBody | None:
     if email is not None:
         ref["email"] = email
     return PublishBody._make((voucher, campaign, ref, source_id, None, channel))  # (tuple.__new__: quicker)
-
-
-def _texts_or_none(*values: Any) -> bool:
-    """Each value None, or a non-empty string pydantic can measure (what a
-    `str | None` field with `min_length=1` takes as it is)."""
-    for value in values:
-        if value is not None and (type(value) is not str or value == "" or not readable(value)):
-            return False
-    return True

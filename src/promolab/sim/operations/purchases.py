@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import models
 from .. import ledger
-from ..inputs import parse, readable
+from ..inputs import code, parse
 from ..loyalty import processing as _processing  # noqa: F401  (registers the processor)
 from ..loyalty.granting import grant
 from ..loyalty.purchases import check_request
@@ -84,6 +84,6 @@ def read_reward_id(request: Any) -> str:
     that very string for it (tests/sim/test_publish_fast_paths.py)."""
     if type(request) is dict and len(request) == 1:
         reward_id = request.get("reward_id")
-        if type(reward_id) is str and reward_id != "" and readable(reward_id):
+        if reward_id is not None and code(reward_id):
             return reward_id
     return parse(models.RewardPurchaseRequest, request).reward_id

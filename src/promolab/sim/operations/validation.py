@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import models
 from ..errors import InvalidPayload, InvalidQueryParams
-from ..inputs import parse, readable
+from ..inputs import CUSTOMER_CHECKS, code, fields_ok, json_object, money, parse, text
 from ..pricing.engine import running_entries
 from ..pricing.errors import PricingInputError
 from ..pricing.items import normalize_order
@@ -151,62 +151,30 @@ def _holds(actual: str | None, op: str, values: list[str]) -> bool:
     return actual not in lowered
 
 
-# -- the cheap request check -----------------------------------------------------------------
-# Each helper answers "would the model accept this value?" with True only when
-# it certainly would (exact JSON types, known keys); False means "ask the model".
+# -- the cheap request check (the shared checks are in `inputs`) ------------------------------
 # An object is checked key by key against a table of its known fields (an
 # unknown key fails), so only the fields present cost anything: a usual body
 # has a customer with one id and items with an id and a quantity.
-_INT64_MAX = 2**63 - 1
-
-
-def _text(value: Any) -> bool:
-    return value is None or type(value) is str
-
-
-def _id(value: Any) -> bool:
-    return value is None or (type(value) is str and value != "" and readable(value))
-
-
-def _money(value: Any) -> bool:
-    return value is None or (type(value) is int and 0 <= value <= _INT64_MAX)
-
-
-def _object(value: Any) -> bool:
-    return value is None or (type(value) is dict and all(type(k) is str for k in value))
-
-
 def _quantity(value: Any) -> bool:
     """An int from 1 to 2**63-1, or its ASCII digit string (the model's Quantity)."""
     if type(value) is str and value.isascii() and value.isdigit():
         value = int(value)
-    return type(value) is int and 1 <= value <= _INT64_MAX
+    return type(value) is int and 1 <= value <= models.INT64_MAX
 
 
 def _related(value: Any) -> bool:
     return value is None or (type(value) is str and value in ("product", "sku"))
 
 
-def _fields_ok(value: Any, checks: dict[str, Callable[[Any], bool]]) -> bool:
-    """`value` is a dict whose every key is in `checks` and passes its check."""
-    if type(value) is not dict:
-        return False
-    for key, field in value.items():
-        check = checks.get(key)
-        if check is None or not check(field):
-            return False
-    return True
-
-
 #: `product` / `sku` objects are left to the model (rare in requests).
 _ITEM_FIELDS: dict[str, Callable[[Any], bool]] = {
-    "product_id": _id, "sku_id": _id, "source_id": _id, "related_object": _related,
-    "quantity": _quantity, "price": _money, "amount": _money, "metadata": _object,
+    "product_id": code, "sku_id": code, "source_id": code, "related_object": _related,
+    "quantity": _quantity, "price": money, "amount": money, "metadata": json_object,
 }  # fmt: skip
 
 
 def _item_ok(item: Any) -> bool:
-    if not _fields_ok(item, _ITEM_FIELDS) or "quantity" not in item:
+    if not fields_ok(item, _ITEM_FIELDS) or "quantity" not in item:
         return False
     # the model's rule: product_id or sku_id, or source_id with related_object
     return (
@@ -221,22 +189,16 @@ def _items_ok(items: Any) -> bool:
 
 
 _ORDER_FIELDS: dict[str, Callable[[Any], bool]] = {
-    "id": _text, "source_id": _text, "amount": _money, "items": _items_ok, "metadata": _object,
+    "id": text, "source_id": text, "amount": money, "items": _items_ok, "metadata": json_object,
 }  # fmt: skip
 
 
 def _order_ok(order: Any) -> bool:
-    return order is None or _fields_ok(order, _ORDER_FIELDS)
-
-
-_CUSTOMER_FIELDS: dict[str, Callable[[Any], bool]] = {
-    "id": _id, "source_id": _id, "metadata": _object, "address": _object,
-    **dict.fromkeys(("name", "email", "phone", "birthday", "birthdate", "description"), _text),
-}  # fmt: skip
+    return order is None or fields_ok(order, _ORDER_FIELDS)
 
 
 def _customer_ok(customer: Any) -> bool:
-    return customer is None or _fields_ok(customer, _CUSTOMER_FIELDS)
+    return customer is None or fields_ok(customer, CUSTOMER_CHECKS)
 
 
 def _expand_ok(expand: Any) -> bool:
@@ -244,15 +206,15 @@ def _expand_ok(expand: Any) -> bool:
 
 
 def _options_ok(options: Any) -> bool:
-    return options is None or _fields_ok(options, {"expand": _expand_ok})
+    return options is None or fields_ok(options, {"expand": _expand_ok})
 
 
 _REQUEST_FIELDS: dict[str, Callable[[Any], bool]] = {
-    "customer": _customer_ok, "order": _order_ok, "metadata": _object, "options": _options_ok,
+    "customer": _customer_ok, "order": _order_ok, "metadata": json_object, "options": _options_ok,
 }  # fmt: skip
 
 
 def plainly_valid(request: Any) -> bool:
     """True only if `models.ValidationRequest` certainly accepts `request`
     (tests/sim/test_validation_endpoint.py checks this against the model)."""
-    return _fields_ok(request, _REQUEST_FIELDS)
+    return fields_ok(request, _REQUEST_FIELDS)
