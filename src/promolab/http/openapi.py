@@ -60,7 +60,7 @@ _CROSS_FIELD_RULES: dict[str, dict[str, Any]] = {
 
 
 #: pydantic writes a `Field(ge=..., le=...)` that follows a BeforeValidator in
-#: an `Annotated` type (models.common.Int64, Money, ...) under its own names;
+#: an `Annotated` type (models.discounts.Percent) under its own names;
 #: JSON Schema validators ignore `ge`/`le`, so the document would allow
 #: amounts the simulator refuses. Renamed to the JSON Schema keywords.
 _BOUND_KEYWORDS = {"ge": "minimum", "le": "maximum", "gt": "exclusiveMinimum", "lt": "exclusiveMaximum"}

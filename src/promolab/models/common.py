@@ -11,7 +11,7 @@ from datetime import UTC, date, datetime
 from numbers import Integral
 from typing import Annotated, Any, Generic, Literal, Self, TypeVar
 
-from pydantic import AfterValidator, BeforeValidator, Field, PlainSerializer, Strict
+from pydantic import BeforeValidator, Field, PlainSerializer, Strict
 from pydantic_core import PydanticCustomError
 
 from ._base import WireModel
@@ -20,6 +20,7 @@ __all__ = [
     "INT32_MAX",
     "INT64_MAX",
     "INT64_MIN",
+    "INTEGER_ONLY",
     "IdRef",
     "Int64",
     "IsoDate",
@@ -53,12 +54,23 @@ def _integer_only(what: str) -> Any:
     return BeforeValidator(check)
 
 
+#: The check of a JSON integer, for integer types with other bounds than the
+#: ones below (`Annotated[int, Strict(), Field(ge=1, le=...), INTEGER_ONLY]`).
+INTEGER_ONLY = _integer_only("number")
+
+# The bounds come before the check in each `Annotated` so that pydantic-core
+# applies them inside its native strict-int validator (and writes them into
+# the JSON schema as `minimum`/`maximum`). Bounds written after a Python
+# validator, including a `Field(ge=...)` on a field of one of these types,
+# become Python calls per value: the same errors at twice the cost of every
+# amount in every response. A field needing other bounds declares its own
+# `Annotated` type in this order.
 #: A JSON integer that fits a signed 64-bit integer.
-Int64 = Annotated[int, _integer_only("number"), Strict(), Field(ge=INT64_MIN, le=INT64_MAX)]
+Int64 = Annotated[int, Strict(), Field(ge=INT64_MIN, le=INT64_MAX), INTEGER_ONLY]
 #: A 64-bit count (quantities, stock, limits) that cannot be negative.
-NonNegativeInt64 = Annotated[int, _integer_only("number"), Strict(), Field(ge=0, le=INT64_MAX)]
+NonNegativeInt64 = Annotated[int, Strict(), Field(ge=0, le=INT64_MAX), INTEGER_ONLY]
 #: An amount of money in the smallest currency unit (cents): non-negative 64-bit integer.
-Money = Annotated[int, _integer_only("amount"), Strict(), Field(ge=0, le=INT64_MAX)]
+Money = Annotated[int, Strict(), Field(ge=0, le=INT64_MAX), _integer_only("amount")]
 
 
 def _parse_timestamp(value: Any) -> Any:
@@ -97,11 +109,19 @@ def format_timestamp(value: datetime) -> str:
     )
 
 
+def _timestamp(value: Any) -> Any:
+    """Parse and normalise in one Python call (every response carries several
+    timestamps); an instant already in UTC at whole milliseconds, which is
+    what the simulator hands over, is taken as it is."""
+    if type(value) is datetime and value.tzinfo is UTC and not value.microsecond % 1000:
+        return value
+    return _to_utc_millis(_parse_timestamp(value))
+
+
 #: An aware instant; parsed from any ISO 8601 form with an offset, sent as UTC millis + Z.
 Timestamp = Annotated[
     datetime,
-    BeforeValidator(_parse_timestamp),
-    AfterValidator(_to_utc_millis),
+    BeforeValidator(_timestamp),
     PlainSerializer(format_timestamp, return_type=str, when_used="json"),
 ]
 

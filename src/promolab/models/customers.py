@@ -8,9 +8,7 @@ shown fields are always sent, ``null`` when unknown (a customer created from a b
 
 from __future__ import annotations
 
-from typing import Any
-
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 from pydantic import Field, model_validator
 

@@ -8,10 +8,15 @@ set, so the management 401 is exactly ``{"code":401,"key":"unauthorized",
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Annotated
+
+from pydantic import Field, Strict
 
 from ._base import WireModel
-from .common import Int64
+from .common import INTEGER_ONLY, NonNegativeInt64
+
+#: An HTTP status code (bounds checked natively: see `common.Int64`).
+HttpStatus = Annotated[int, Strict(), Field(ge=100, le=599), INTEGER_ONLY]
 
 __all__ = ["ErrorBody"]
 
@@ -30,7 +35,7 @@ class ErrorBody(WireModel):
     )
 
     #: The HTTP status repeated in the body.
-    code: Int64 = Field(ge=100, le=599)
+    code: HttpStatus
     key: str = Field(min_length=1)
     message: str
     details: str | None = None
@@ -40,4 +45,4 @@ class ErrorBody(WireModel):
     #: Only on ``resource_in_use``: what still references the resource.
     related_object_ids: list[str] | None = None
     related_object_type: str | None = None
-    related_object_total: Int64 | None = Field(default=None, ge=0)
+    related_object_total: NonNegativeInt64 | None = None

@@ -9,12 +9,17 @@ others so that the simulator can never render an incentive that says POINTS but 
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal, Self
+from typing import Annotated, Literal, Self
 
-from pydantic import Field, model_validator
+from pydantic import Field, Strict, model_validator
 
 from ._base import WireModel, fail, require_exactly_one_of
-from .common import INT32_MAX, IdRef, Money, NonNegativeInt64, Timestamp
+from .common import INT32_MAX, INT64_MAX, INTEGER_ONLY, IdRef, Money, NonNegativeInt64, Timestamp
+
+#: A ratio's divisor (bounds checked natively: see `common.Int64`).
+PositiveInt64 = Annotated[int, Strict(), Field(ge=1, le=INT64_MAX), INTEGER_ONLY]
+#: An incentive's stock: the service stores it as a 32-bit integer.
+Stock = Annotated[int, Strict(), Field(ge=0, le=INT32_MAX), INTEGER_ONLY]
 
 __all__ = [
     "INCENTIVE_ID_PATTERN",
@@ -94,7 +99,7 @@ class IncentivePoints(WireModel):
 class ProportionalEvery(WireModel):
     """``value`` points for every ``every`` units; ``every`` >= 1 so the ratio is defined."""
 
-    every: NonNegativeInt64 = Field(ge=1)
+    every: PositiveInt64
     value: NonNegativeInt64
 
 
@@ -278,7 +283,7 @@ class Incentive(WireModel):
     name: str = Field(max_length=200)
     type: IncentiveType
     status: IncentiveStatus
-    stock: NonNegativeInt64 = Field(le=INT32_MAX)
+    stock: Stock
     points: IncentivePoints | None = None
     points_proportional: PointsProportional | None = None
     material: Material | None = None
