@@ -15,17 +15,24 @@ ADMIN debit or a status change may have happened meanwhile) and then:
 
 Purchases due at the same instant are processed in creation order, so an
 earlier purchase has the first claim on a card's points and a reward's stock.
+
+Whether a purchase may be due is asked at nearly every clock move, mostly
+right after writes that added card transactions which are not purchases
+(points earned): `DueWatch` answers that by looking at the new transactions'
+status, without bringing `PendingPurchases` up to date at every step.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
+from itertools import islice
 from typing import TYPE_CHECKING
 
 from .. import ledger
 from ..errors import BadRequest, NotFound, SimError
 from ..processing import processor
 from ..records import CardTransaction
+from ..state import State, derived
 from .granting import describe, grant
 from .purchases import assignment_of, check_card, check_open, check_stock
 from .reservations import pending_index
@@ -33,14 +40,79 @@ from .reservations import pending_index
 if TYPE_CHECKING:
     from ..simulator import Simulator
 
-__all__ = ["PURCHASES", "PurchaseProcessor", "process"]
+__all__ = ["PURCHASES", "DueWatch", "PurchaseProcessor", "process"]
+
+
+class DueWatch:
+    """Whether a PENDING purchase may be due by an instant (the processor's
+    `processing.Watch`), per state.
+
+    `earliest` is at most the due time of every PENDING purchase among the
+    first `seen` card transactions (None: there is none). It is set from the
+    exact `next_due` whenever that is computed; in between, new transactions
+    only lower it by the due times of those that are PENDING, and settling a
+    purchase only makes the true value later. So a step of the clock looks
+    at the transactions added since the last one (mostly one, points earned)
+    without bringing `PendingPurchases` up to date. Like `PendingPurchases`,
+    it relies on card transactions only being added (fewer than seen sends
+    it back to the exact value), a PENDING purchase never getting an earlier
+    due time and a settled one never becoming PENDING again.
+    """
+
+    __slots__ = ("earliest", "seen", "state")
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        #: How many card transactions `earliest` accounts for (-1: none yet).
+        self.seen = -1
+        self.earliest: datetime | None = None
+
+    def due_by(self, sim: Simulator, target: datetime) -> bool:
+        transactions = self.state.card_transactions
+        new = len(transactions) - self.seen
+        if new:
+            if new < 0 or self.seen < 0:
+                _exact(sim, self)
+            else:
+                self._absorb(transactions, new)
+        earliest = self.earliest
+        return earliest is not None and earliest <= target
+
+    def _absorb(self, transactions: dict[str, CardTransaction], new: int) -> None:
+        """Account for the last `new` card transactions."""
+        records = (
+            (next(reversed(transactions.values())),) if new == 1
+            else islice(reversed(transactions.values()), new)
+        )
+        for record in records:
+            fields = record.__dict__  # read once: a record's attribute read costs more
+            due = fields["due_at"]
+            if due is not None and fields["status"] == "PENDING" and (self.earliest is None or due < self.earliest):
+                self.earliest = due
+        self.seen += new
+
+
+def _exact(sim: Simulator, watch: DueWatch) -> datetime | None:
+    """The purchases' exact next due time, which `watch` starts again from."""
+    index = pending_index(sim)
+    watch.earliest = when = index.next_due()
+    watch.seen = index.seen
+    return when
+
+
+def due_watch(sim: Simulator) -> DueWatch:
+    """The `DueWatch` of the simulator's state."""
+    return derived(sim, "purchase_due_watch", DueWatch)
 
 
 class PurchaseProcessor:
     name = "reward_purchases"
 
     def next_due(self, sim: Simulator) -> datetime | None:
-        return pending_index(sim).next_due()
+        return _exact(sim, due_watch(sim))
+
+    def watch(self, sim: Simulator) -> DueWatch:
+        return due_watch(sim)
 
     def run_due(self, sim: Simulator, now: datetime) -> None:
         # Earliest first; equal due times in creation order. Processing one

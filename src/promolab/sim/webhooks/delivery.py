@@ -85,6 +85,7 @@ MAX_ATTEMPTS = 1 + len(RETRY_OFFSETS)
 
 _DELIVERING = "_promolab_delivering_webhooks"
 _OUTBOX = "_promolab_webhook_outbox"
+_DUE_ORDER = "webhook_due_order"
 
 Outcome = Literal["delivered", "failed", "timeout", "error"]
 Result = tuple[Outcome, int | None, str | None]
@@ -268,6 +269,8 @@ class DueOrder:
 
     def sync(self) -> DueOrder:
         items = self.state.pending_deliveries
+        if items is self.items and len(items) == self.seen:
+            return self  # nothing new: the common case, asked after every write
         if items is not self.items or len(items) < self.seen:
             self._rebuild()
             return self
@@ -280,6 +283,15 @@ class DueOrder:
 
     def next_due(self) -> datetime | None:
         return self.heap[0][0] if self.heap else None
+
+    def due_by(self, sim: Simulator, target: datetime) -> bool:
+        """Whether a sendout is due at or before `target`: the processor's
+        `processing.Watch` (exact, once in step with the queue)."""
+        items = self.items
+        if items is not self.state.pending_deliveries or len(items) != self.seen:
+            self.sync()
+        heap = self.heap
+        return bool(heap) and heap[0][0] <= target
 
     def take_due(self, moment: datetime) -> PendingDelivery | None:
         """Remove the earliest sendout due at or before `moment` from the queue."""
@@ -303,7 +315,7 @@ class DueOrder:
 
 def due_order(sim: Simulator) -> DueOrder:
     """The simulator's `DueOrder`, up to date."""
-    return derived(sim, "webhook_due_order", DueOrder).sync()
+    return derived(sim, _DUE_ORDER, DueOrder).sync()
 
 
 def _headers(signature: str) -> dict[str, str]:
@@ -430,6 +442,10 @@ class DeliveryProcessor:
 
     def next_due(self, sim: Simulator) -> datetime | None:
         return due_order(sim).next_due()
+
+    def watch(self, sim: Simulator) -> DueOrder:
+        """The `DueOrder` of the simulator's state (it follows the queue itself)."""
+        return derived(sim, _DUE_ORDER, DueOrder)
 
     def run_due(self, sim: Simulator, now: datetime) -> None:
         deliver_due(sim, now)
