@@ -30,7 +30,8 @@ from promolab.sim import earning, ledger
 from promolab.sim.errors import SimError
 from promolab.sim.ids import PREFIXES, IdGenerator
 from promolab.sim.operations import events as events_op
-from promolab.sim.records import Member
+from promolab.sim.pricing.rulebase import lookup
+from promolab.sim.records import EventSchema, Member, MetadataProperty
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -345,3 +346,74 @@ def test_a_refused_posting_takes_no_id(sim: Simulator) -> None:
     assert record.details == {"reason": "r", "metadata": {}, "points": {"total": 5}, "extra": 1}
     assert list(record.details) == ["reason", "metadata", "points", "extra"]
     assert sim.state.card_transactions[record.id] is record and card.balance == 5
+
+
+# -- the metadata schema's usual values ---------------------------------------------------------------
+_PROPERTIES = [
+    MetadataProperty(type="number", required=True, min=0),
+    MetadataProperty(type="number", min=1, max=5),
+    MetadataProperty(type="number", enum=[1, 2.5]),
+    MetadataProperty(type="string", enum=["web", "app"]),
+    MetadataProperty(type="string"),
+    MetadataProperty(type="string", min_length=2, max_length=3),
+    MetadataProperty(type="boolean"),
+    MetadataProperty(type="array", max_length=1),
+    MetadataProperty(type="date"),
+]
+_VALUES = [0, -1, 1, 5, 6, 2.5, -0.5, float("nan"), float("inf"), True, False, "web", "x", "", "abcd",
+           [1], [1, 2], {"a": 1}, "2026-03-06", "2026-03-06T10:00:00Z"]
+
+
+@pytest.mark.parametrize("prop", _PROPERTIES)
+def test_a_value_that_plainly_fits_is_one_the_full_check_accepts(prop: MetadataProperty) -> None:
+    schema = EventSchema(name="e", metadata={"p": prop})
+    taken = 0
+    for value in _VALUES:
+        if events_op._plainly_fits(prop.__dict__, value):
+            taken += 1
+            events_op._check_property(schema, "p", prop, value)  # does not raise
+    if prop.type in ("number", "string") and prop.min_length is None and prop.enum != [1, 2.5]:
+        assert taken > 0  # the usual values take the short way
+
+
+@SETTINGS
+@given(
+    prop=st.builds(
+        MetadataProperty,
+        type=st.sampled_from(["number", "string", "boolean", "array"]),
+        enum=st.one_of(st.none(), st.lists(st.one_of(st.integers(-3, 3), st.sampled_from(["a", "b"])), max_size=3)),
+        min=st.one_of(st.none(), st.floats(-5, 5)),
+        max=st.one_of(st.none(), st.floats(-5, 5)),
+        min_length=st.one_of(st.none(), st.integers(0, 3)),
+        max_length=st.one_of(st.none(), st.integers(0, 3)),
+    ),
+    value=st.one_of(st.integers(-6, 6), st.floats(allow_nan=True), st.booleans(), st.text(max_size=4),
+                    st.lists(st.integers(), max_size=4)),
+)
+def test_generated_values_that_plainly_fit_pass_the_full_check(prop: MetadataProperty, value: Any) -> None:
+    schema = EventSchema(name="e", metadata={"p": prop})
+    if events_op._plainly_fits(prop.__dict__, value):
+        events_op._check_property(schema, "p", prop, value)
+    try:
+        events_op.check_event_metadata(schema, {"p": value})
+        fast = None
+    except SimError as exc:
+        fast = str(exc)
+    try:
+        events_op._check_property(schema, "p", prop, value)
+        full = None
+    except SimError as exc:
+        full = str(exc)
+    assert fast == full  # the same verdict, the same message
+
+
+# -- points, read once per rule -----------------------------------------------------------------------
+@pytest.mark.parametrize("calculation", ["ORDER_METADATA_VALUE", "CUSTOMER_METADATA_VALUE"])
+@pytest.mark.parametrize("prop", ["amount", "deep.amount", "", "missing", 7])
+def test_points_of_a_metadata_value_read_flat_keys_and_paths(calculation: str, prop: Any) -> None:
+    side = "order" if calculation == "ORDER_METADATA_VALUE" else "customer"
+    detail = {"calculation_type": calculation, side: {"metadata": {"every": 10, "value": 2, "property": prop}}}
+    metadata = {"amount": 95, "deep": {"amount": 41}, "": 30, "7": 70}
+    expected = 2 * (lookup(metadata, str(prop)) // 10) if lookup(metadata, str(prop)) is not None else 0
+    given = (metadata, {}) if side == "customer" else ({}, metadata)
+    assert earning._points("POINTS_PROPORTIONAL", detail, *given) == expected

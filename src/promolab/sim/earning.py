@@ -112,24 +112,34 @@ def incentive_points(
 ) -> int:
     """Points one credit of `incentive` gives for this event (see the table)."""
     kind = incentive.type
+    detail = incentive.points if kind == "POINTS" else incentive.points_proportional
+    return _points(kind, detail, customer_metadata, event_metadata)
+
+
+def _points(
+    kind: str, detail: Mapping[str, Any] | None, customer_metadata: Mapping[str, Any], event_metadata: Mapping[str, Any]
+) -> int:
+    """`incentive_points` from the incentive's type and its `points` (POINTS)
+    or `points_proportional` (any other type) mapping, read once by the planner."""
     if kind == "POINTS":
-        return int((incentive.points or {}).get("value") or 0)
-    pp = incentive.points_proportional
-    if kind != "POINTS_PROPORTIONAL" or pp is None:
+        return int((detail or {}).get("value") or 0)
+    if kind != "POINTS_PROPORTIONAL" or detail is None:
         return 0
-    calculation = pp.get("calculation_type")
-    if calculation == "ORDER_METADATA_VALUE":
-        spec = (pp.get("order") or {}).get("metadata") or {}
-        return _proportional(spec, lookup(event_metadata, str(spec.get("property", ""))))
-    if calculation == "CUSTOMER_METADATA_VALUE":
-        spec = (pp.get("customer") or {}).get("metadata") or {}
-        return _proportional(spec, lookup(customer_metadata, str(spec.get("property", ""))))
+    calculation = detail.get("calculation_type")
+    if calculation == "ORDER_METADATA_VALUE" or calculation == "CUSTOMER_METADATA_VALUE":
+        of_order = calculation == "ORDER_METADATA_VALUE"
+        spec = (detail.get("order" if of_order else "customer") or {}).get("metadata") or {}
+        metadata = event_metadata if of_order else customer_metadata
+        name = spec.get("property", "")
+        if type(name) is str and name in metadata:  # a flat key (the usual one), read at once
+            return _proportional(spec, metadata[name])
+        return _proportional(spec, lookup(metadata, str(name)))
     if calculation == "PRE_DISCOUNT_ORDER_AMOUNT":
-        return _proportional((pp.get("order") or {}).get("amount"), event_metadata.get("amount"))
+        return _proportional((detail.get("order") or {}).get("amount"), event_metadata.get("amount"))
     if calculation == "POST_DISCOUNT_ORDER_AMOUNT":
         x = event_metadata.get("total_amount")
         return _proportional(
-            (pp.get("order") or {}).get("total_amount"), x if x is not None else event_metadata.get("amount")
+            (detail.get("order") or {}).get("total_amount"), x if x is not None else event_metadata.get("amount")
         )
     return 0
 
@@ -466,28 +476,38 @@ def plan_credits(
     if cid is None:
         return []  # a customer created by this event is nobody's member yet
     st = sim.state
-    now = sim.now
-    incentives = st.incentives
     look = loyalty_lookups(sim) if card is None else None
     if look is not None and cid not in look.member_customers:
         return []  # a member of no program holds no card (`member_card` finds none)
-    caches = _caches(sim)
+    now = sim.now
+    incentives = st.incentives
+    caches = derived(sim, "earning", _StateCaches)  # `_caches`, one call less (every event)
     stock_used: dict[str, int] = {}
     credits: list[Credit] = []
     program_open: dict[str, bool] = {}
     inputs: _RuleInputs | None = None
     for rule in st.earning_rules.values():
-        if rule.event != event or not rule.active:
+        # The records' fields are read from their `__dict__` (where pydantic
+        # keeps them): an attribute read on a pydantic model passes through its
+        # `__getattr__` hook and costs several dict reads; this loop reads many.
+        fields = rule.__dict__
+        if fields["event"] != event or not fields["active"]:
             continue
-        incentive = incentives.get(rule.incentive_id)
-        if incentive is None or incentive.status != "ACTIVE":
+        incentive = incentives.get(fields["incentive_id"])
+        if incentive is None:
             continue
-        if incentive.stock - stock_used.get(incentive.id, 0) <= 0:
+        offer = incentive.__dict__
+        if offer["status"] != "ACTIVE":
             continue
-        definition = incentive_card_definition(incentive)
+        incentive_id = offer["id"]
+        if offer["stock"] - (stock_used.get(incentive_id, 0) if stock_used else 0) <= 0:
+            continue
+        kind = offer["type"]  # what `incentive_card_definition` and `incentive_points` read
+        detail = offer["points"] if kind == "POINTS" else offer["points_proportional"]
+        definition = None if detail is None else detail.get("card_definition_id")
         if definition is None:
             continue
-        program_id = rule.program_id
+        program_id = fields["program_id"]
         if card is None:
             target = member_card(sim, cid, program_id, definition, synced=look)
             if target is None:
@@ -507,7 +527,7 @@ def plan_credits(
             is_open = program_open[program_id] = _open_now(caches, st, program_id, now)
         if not is_open:
             continue
-        if rule.validation_rules:
+        if fields["validation_rules"]:
             compiled = _compiled(caches, rule)
             if inputs is None or not _covers(inputs, compiled):
                 inputs = _rule_inputs(
@@ -520,10 +540,10 @@ def plan_credits(
                 )
             if not _passes(compiled.rules, inputs, now):
                 continue
-        points = incentive_points(incentive, customer.get("metadata") or {}, event_metadata)
+        points = _points(kind, detail, customer.get("metadata") or {}, event_metadata)
         if points <= 0:
             continue
-        stock_used[incentive.id] = stock_used.get(incentive.id, 0) + 1
+        stock_used[incentive_id] = stock_used.get(incentive_id, 0) + 1
         credits.append(Credit(rule, incentive, target, points))
     return credits
 

@@ -38,11 +38,13 @@ def post(
     `points` is signed (negative spends). Callers check balances first: a
     transaction that would drive a card below zero is a bug, refused here.
     """
-    balance = card.balance
-    if status == "APPROVED" and balance + points < 0:
-        raise ValueError(f"card {card.id} balance {balance} cannot take {points} points")
+    fields = card.__dict__  # the record's fields, read once (an attribute read costs ~5x)
+    balance = fields["balance"]
+    approved = status == "APPROVED"
+    if approved and balance + points < 0:
+        raise ValueError(f"card {fields['id']} balance {balance} cannot take {points} points")
     st = sim.state
-    definition_id = card.card_definition_id
+    definition_id = fields["card_definition_id"]
     card_type = st.card_definitions[definition_id].card_type
     transaction_id = sim.ids.next("card_transaction")
     full_details = {"reason": None, "metadata": {}, "points": {"total": abs(points)}}
@@ -52,9 +54,9 @@ def post(
         CardTransaction,
         {
             "id": transaction_id,
-            "card_id": card.id,
-            "program_id": card.program_id,
-            "member_id": card.member_id,
+            "card_id": fields["id"],
+            "program_id": fields["program_id"],
+            "member_id": fields["member_id"],
             "card_definition_id": definition_id,
             "card_type": card_type,
             "type": type,
@@ -66,7 +68,7 @@ def post(
             "reward_assignment_id": reward_assignment_id,
         },
     )
-    if status == "APPROVED":
+    if approved:
         card.balance = balance + points
     st.card_transactions[transaction_id] = record
     return record

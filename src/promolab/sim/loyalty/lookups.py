@@ -42,7 +42,8 @@ class LoyaltyLookups:
 
     def sync(self) -> LoyaltyLookups:
         st = self.state
-        counts = (len(st.cards), len(st.members), len(st.reward_assignments))
+        fields = st.__dict__  # the state's fields (see `member_card`)
+        counts = (len(fields["cards"]), len(fields["members"]), len(fields["reward_assignments"]))
         if counts != self.counts:
             self.counts = counts
             #: (member id, card definition id) -> the member's first such card
@@ -71,7 +72,7 @@ def loyalty_lookups(sim: Simulator) -> LoyaltyLookups:
     """The lookups, in step with the state now: a caller that asks several
     questions with nothing changed in between (an event planning its credits)
     passes them as `synced=` instead of having each question check them."""
-    return _lookups(sim)
+    return derived(sim, "loyalty_lookups", LoyaltyLookups).sync()  # `_lookups`, one call less (every event)
 
 
 def card_for(sim: Simulator, member_id: str, card_definition_id: str) -> Card | None:
@@ -110,14 +111,19 @@ def member_card(
     members = look.members_by_key.get((customer_id, program_id))
     if not members:
         return None
-    st = sim.state
-    live = st.members
+    # Records' fields are read from their `__dict__` (where pydantic keeps
+    # them): an attribute read on a pydantic model passes through its
+    # `__getattr__` hook and costs about five dict reads.
+    st = sim.state.__dict__
+    live = st["members"]
     for member in members:
-        if live.get(member.id) is not member:  # pragma: no cover - replaced record
+        fields = member.__dict__
+        member_id = fields["id"]
+        if live.get(member_id) is not member:  # pragma: no cover - replaced record
             break
-        if member.status == "ACTIVE":
-            card = look.card_by_key.get((member.id, card_definition_id))
-            if card is None or st.cards.get(card.id) is card:
+        if fields["status"] == "ACTIVE":
+            card = look.card_by_key.get((member_id, card_definition_id))
+            if card is None or st["cards"].get(card.__dict__["id"]) is card:
                 return card
             break  # pragma: no cover - replaced record
     else:

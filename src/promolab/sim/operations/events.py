@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from ... import models
 from ..earning import apply_credits, card_named, plan_credits
 from ..errors import BadRequest, InvalidPayload
-from ..inputs import CUSTOMER_CHECKS, code, fields_ok, json_object, parse, readable
+from ..inputs import CUSTOMER_CHECKS, code, fields_ok, parse, readable
 from ..publishing import create_customer, find_customer
 from ..records import EventSchema, MetadataProperty, TrackedEvent
 from ..referrals import apply_conversion, plan_conversion
@@ -62,18 +62,14 @@ def track_event(sim: Simulator, *, request: Any) -> models.CustomEventResult:
     # one about to be created (the request's customer, dumped only then).
     customer_ref: dict[str, Any] | None = None
     if customer is not None:
-        customer_id: str | None = customer.id
-        seen: Mapping[str, Any] = {
-            "id": customer_id,
-            "source_id": customer.source_id,
-            "name": customer.name,
-            "email": customer.email,
-            "metadata": customer.metadata,
-        }
+        # The stored customer's fields as they are (read only: its id,
+        # source_id, name, email and metadata are what the rules read).
+        seen: Mapping[str, Any] = customer.__dict__
+        customer_id: str | None = seen["id"]
     else:
         customer_id = None
         customer_ref = new_customer_ref(body)
-        seen = {k: v for k, v in customer_ref.items() if k != "id"}
+        seen = customer_ref if "id" not in customer_ref else {k: v for k, v in customer_ref.items() if k != "id"}
 
     credits = []
     conversion = None
@@ -169,6 +165,8 @@ def new_customer_ref(body: EventBody) -> dict[str, Any]:
     if body.parsed is not None:
         return body.parsed.customer.model_dump(exclude_none=True)
     given = body.customer
+    if len(given) == 1 and type(source_id := given.get("source_id")) is str:
+        return {"source_id": source_id}  # the usual reference (plainly valid: a non-empty text)
     if given.get("metadata") is None and given.get("address") is None:
         return {name: given[name] for name in _CUSTOMER_FIELDS if given.get(name) is not None}
     return models.EventCustomer.model_validate(given).model_dump(exclude_none=True)
@@ -189,19 +187,24 @@ def plainly_valid(request: Any) -> bool:
     if type(request) is not dict or not _BODY_KEYS.issuperset(request):
         return False
     event = request.get("event")
-    if type(event) is not str or not 0 < len(event) <= _EVENT_MAX_LENGTH or not readable(event):
+    # (`text.isascii() or readable(text)`: an ASCII text is readable, asked without a call)
+    if type(event) is not str or not 0 < len(event) <= _EVENT_MAX_LENGTH or not (event.isascii() or readable(event)):
         return False
     customer: Any = request.get("customer")
     if type(customer) is dict and len(customer) == 1 and type(source_id := customer.get("source_id")) is str:
-        if not (source_id and readable(source_id)):  # the usual reference
+        if not (source_id and (source_id.isascii() or readable(source_id))):  # the usual reference
             return False
     elif not fields_ok(customer, CUSTOMER_CHECKS):
         return False
     elif customer.get("source_id") is None and customer.get("id") is None:
         return False  # the model's "id or source_id"
     metadata = request.get("metadata")
-    if not json_object(metadata):
-        return False
+    if metadata is not None:  # `json_object(metadata)`, written out: it runs on every event
+        if type(metadata) is not dict:
+            return False
+        for key in metadata:
+            if type(key) is not str:
+                return False
     if len(request) == 2 or (len(request) == 3 and metadata is not None):
         return True  # no referral, no loyalty
     referral = request.get("referral")
@@ -287,6 +290,25 @@ def _check_property(schema: EventSchema, name: str, prop: MetadataProperty, valu
             raise _fail(schema.name, name, f"should have at most {longest} characters/items, got {len(value)}")
 
 
+def _plainly_fits(prop: Mapping[str, Any], value: Any) -> bool:
+    """True only if `_check_property` accepts `value` for the property whose
+    fields `prop` holds (the record's `__dict__`, read once): the usual
+    values, a number in range or a string of the enum, without its reads of
+    every constraint; anything else is left to `_check_property`."""
+    kind = prop["type"]
+    if kind == "number":
+        if type(value) is not int and type(value) is not float:
+            return False
+        low, high = prop["min"], prop["max"]
+        return prop["enum"] is None and (low is None or value >= low) and (high is None or value <= high)
+    if kind == "string":
+        if type(value) is not str or prop["min_length"] is not None or prop["max_length"] is not None:
+            return False
+        enum = prop["enum"]
+        return enum is None or value in enum
+    return False
+
+
 def check_event_metadata(schema: EventSchema, metadata: Mapping[str, Any]) -> None:
     """Raise 400 `metadata_validation_failed` for the first property (schema
     order, then extra keys in request order) that breaks the event's schema."""
@@ -297,7 +319,8 @@ def check_event_metadata(schema: EventSchema, metadata: Mapping[str, Any]) -> No
             if prop.required:
                 raise _fail(schema.name, name, "is required")
             continue
-        _check_property(schema, name, prop, value)
+        if not _plainly_fits(prop.__dict__, value):
+            _check_property(schema, name, prop, value)  # raises the exact 400, or finds it fits
     if not schema.allow_extra:
         for name in metadata:
             if name not in properties:
