@@ -93,22 +93,23 @@ class Shadow:
         self.last: Any = None
 
     def run(self, entry: dict[str, Any]) -> Any:
-        from promolab.replay.events import Event, check_entry
-        from promolab.replay.runner import _apply, _time_problem
+        from promolab.replay.events import entry_fields
+        from promolab.replay.runner import _run, _time_problem
         from promolab.sim.clock import parse_instant
         from promolab.sim.errors import SimError
 
         if "at" in entry and parse_instant(entry["at"]) < self.sim.now:
             entry["at"] = iso(self.sim.now)  # an order's event may run past the next planned action
-        event = check_entry(entry, len(self.entries) + 1)
-        if not isinstance(event, Event):
+        event = entry_fields(entry, len(self.entries) + 1)
+        if type(event) is not tuple:  # a BadLine
             raise AssertionError(f"generated a bad line: {event}")
         if _time_problem(event, self.sim.now) is not None:
             raise AssertionError(f"generated a line in the past: {entry}")
         self.entries.append(entry)
         self.last = None
         try:
-            self.last = _apply(self.sim, event, self.sim.now)
+            _, op, args, at, _ = event
+            self.last = _run(self.sim, op, args, at, self.sim.now)
         except SimError as exc:
             expected = f"expect {exc.key}"
             note = entry.get("note")

@@ -142,6 +142,28 @@ def test_instant_is_parse_instant(text: str) -> None:
     assert _instant_outcome(instant, text) == _instant_outcome(parse_instant, text)
 
 
+#: 24 characters with the journal's separators, anything in the digit places.
+journal_like = st.lists(
+    st.sampled_from(list("0123456789") + ["a", " ", "+", "-", "Z", ".", ":", "T", "\u0662", "\uff11", "_", "e"]),
+    min_size=17, max_size=17,
+).map(lambda c: f"{''.join(c[0:4])}-{''.join(c[4:6])}-{''.join(c[6:8])}T{''.join(c[8:10])}:"
+                f"{''.join(c[10:12])}:{''.join(c[12:14])}.{''.join(c[14:17])}Z")
+
+
+@settings(max_examples=500, deadline=None)
+@given(journal_like)
+@example("2026-03-06T10:15:00.2+0Z")
+@example("2026-03-06T10:15:0a.000Z")
+@example("\u0662026-03-06T10:15:00.000Z")
+@example("2026-03-06T24:00:00.000Z")
+@example("2026-02-30T10:15:00.000Z")
+@example("0000-03-06T10:15:00.000Z")
+@example("2026-03-06T10:15:00.-01Z")
+@example("2026-03-06T10:15:00.000Z")
+def test_instant_of_the_journal_form_is_parse_instant(text: str) -> None:
+    assert _instant_outcome(instant, text) == _instant_outcome(parse_instant, text)
+
+
 @given(st.datetimes(min_value=datetime(1000, 1, 1), max_value=datetime(9999, 12, 30)))
 def test_instant_reads_what_the_journal_writes(moment: datetime) -> None:
     text = moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"

@@ -12,7 +12,7 @@ from replay_support import PROGRAM, card_balances, gift_balances, line, require_
 
 from promolab import Simulator
 from promolab.replay import BALANCE_COLUMNS, TIMELINE_COLUMNS, known_operations, read_events, replay
-from promolab.replay.runner import _apply
+from promolab.replay.runner import _run
 from promolab.replay.timeline import SUCCESS_STATUS
 from promolab.sim.errors import SimError
 
@@ -81,7 +81,7 @@ def test_key_state_after_every_line_equals_the_simulator(fresh: Fresh, sample: s
     truth = fresh()
     for event in read_events(SAMPLES / sample):
         try:
-            _apply(truth, event, truth.now)
+            _run(truth, event.op, event.args, event.at, truth.now)
         except SimError:
             pass
         st = truth.state

@@ -64,9 +64,19 @@ class _ArgSpec:
     required: tuple[str, ...]
     checks: dict[str, tuple[str, Callable[[Any], bool]]] = field(default_factory=dict)
     open: bool = False  # the operation takes **kwargs
+    #: `required` as a set and `checks` as (name, label, check) triples: what
+    #: `check_args` reads on every line of a replay, in the cheapest form.
+    required_set: frozenset[str] = field(init=False)
+    check_list: tuple[tuple[str, str, Callable[[Any], bool]], ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "required_set", frozenset(self.required))
+        object.__setattr__(self, "check_list", tuple((name, label, check)
+                                                     for name, (label, check) in self.checks.items()))
 
 
-#: op name -> (the function the spec was read from, its spec).
+#: op name -> (the registry entry the spec was read from, its spec): a spec
+#: read from an operation that was since replaced is read again.
 _SPECS: dict[str, tuple[object, _ArgSpec]] = {}
 
 
@@ -88,12 +98,12 @@ def canonical_op(name: str) -> str | None:
 
 
 def _spec(op: str) -> _ArgSpec:
-    func: object = None if op == ADVANCE else REGISTRY[op].func
+    entry: object = None if op == ADVANCE else REGISTRY[op]
     cached = _SPECS.get(op)
-    if cached is not None and cached[0] is func:
+    if cached is not None and cached[0] is entry:
         return cached[1]
-    spec = _ArgSpec(frozenset(ADVANCE_UNITS), ()) if func is None else _signature_spec(REGISTRY[op].func)
-    _SPECS[op] = (func, spec)
+    spec = _ArgSpec(frozenset(ADVANCE_UNITS), ()) if entry is None else _signature_spec(REGISTRY[op].func)
+    _SPECS[op] = (entry, spec)
     return spec
 
 
@@ -205,10 +215,9 @@ def check_args(op: str, args: dict[str, Any]) -> tuple[str, str] | None:
         if unknown:
             accepted = ", ".join(sorted(spec.names)) or "none"
             return "unknown_argument", f"unknown argument {', '.join(sorted(unknown))}; accepted: {accepted}"
-    for required in spec.required:
-        if required not in args:
-            missing = [name for name in spec.required if name not in args]
-            return "missing_argument", f"missing argument {', '.join(missing)}"
+    if not args.keys() >= spec.required_set:  # a view against a set: no temporary set
+        missing = [name for name in spec.required if name not in args]
+        return "missing_argument", f"missing argument {', '.join(missing)}"
     if op == ADVANCE:
         for name, value in args.items():
             if not _is_number(value) or value < 0:
@@ -216,7 +225,7 @@ def check_args(op: str, args: dict[str, Any]) -> tuple[str, str] | None:
         if sum(value * ADVANCE_UNITS[name] for name, value in args.items()) > MAX_ADVANCE_SECONDS:
             return "invalid_argument", "an advance is at most 100 years"
         return None
-    for name, (label, check) in spec.checks.items():
+    for name, label, check in spec.check_list:
         if name in args and not check(args[name]):
             return "invalid_argument", f"args.{name} must be {label} (got {json_type(args[name])})"
     return None

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..sim.clock import format_instant
 from ..sim.errors import SimError
-from .events import ADVANCE, BadLine, Event, EventSource, check_item, read_lines
+from .events import ADVANCE, BadLine, EventSource, Fields, item_fields, read_lines
 from .timeline import SUCCESS_STATUS, TimelineBuilder, balance_table, duration, summarize
 
 if TYPE_CHECKING:
@@ -53,7 +53,6 @@ Refused = Literal["record", "error"]
 #: the same advance.
 _TOLERANCE = timedelta(milliseconds=1)
 _ZERO = timedelta(0)
-_NO_VALIDATION: tuple[None, None, None] = (None, None, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,9 +194,26 @@ def replay(
     if refused not in ("record", "error"):
         raise ValueError(f"refused must be 'record' or 'error', not {refused!r}")
     wall = _time.perf_counter()
-    lines = read_lines(events)
+    # The whole replay runs with the heap frozen (see `_frozen_heap`): reading
+    # the source and building the frames at the end allocate by the ten
+    # thousand too, and a full collection then would walk everything.
+    with _frozen_heap() as refreeze:
+        lines = read_lines(events)
+        return _replay_lines(sim, lines, on_error, refused, progress, wall, refreeze)
+
+
+def _replay_lines(
+    sim: Simulator,
+    lines: list[tuple[int, Any]],
+    on_error: OnError,
+    refused: Refused,
+    progress: bool,
+    wall: float,
+    refreeze: Callable[[], None],
+) -> ReplayResult:
+    """`replay` once the source is read: the lines one by one, then the result."""
     builder = TimelineBuilder(sim)
-    counts = {"applied": 0, "refused": 0, "skipped": 0}
+    counts = _Counts()
     errors: list[LineError] = []
     started = sim.now
     bar = _progress(_count_items(lines)) if progress else None
@@ -213,7 +229,9 @@ def replay(
             started_at=started,
             ended_at=sim.now,
             elapsed=_time.perf_counter() - wall,
-            **counts,
+            applied=counts.applied,
+            refused=counts.refused,
+            skipped=counts.skipped,
         )
 
     def stop(error: LineError) -> ReplayError:
@@ -222,65 +240,71 @@ def replay(
 
     add = builder.add
     try:
-        with _frozen_heap() as refreeze:
-            for number, raw in lines:
-                if not number % _REFREEZE_EVERY:
-                    refreeze()
-                item = check_item(number, raw)
-                if item is None:
-                    continue  # a blank line
-                if bar is not None:
-                    pending_ticks += 1
-                    if pending_ticks == 64:
-                        bar.update(pending_ticks)
-                        pending_ticks = 0
-                before = sim.clock.now
-                if isinstance(item, BadLine):
-                    bad: BadLine | None = item
-                else:  # `at` checked against the clock only when it can be wrong
-                    at = item.at
-                    late = at is not None and (at < before or item.op == ADVANCE)
-                    bad = _time_problem(item, before) if late else None
-                if bad is not None:
-                    add(bad.line, bad.op, bad.key, None, None, _NO_VALIDATION, bad.message, bad.note)
-                    error = LineError(bad.line, "malformed", bad.key, bad.message, None, bad.op)
-                    if on_error == "stop":
-                        raise stop(error)
-                    errors.append(error)
-                    counts["skipped"] += 1
-                    continue
-                assert isinstance(item, Event)
-                op = item.op
-                try:
-                    value = _apply(sim, item, before)
-                except SimError as exc:
-                    add(item.line, op, exc.key, exc.status, None, _NO_VALIDATION, exc.details, item.note,
-                        op == ADVANCE or sim.clock.now != before)
-                    error = LineError(item.line, "refused", exc.key, exc.details, exc.status, op)
-                    counts["refused"] += 1
-                    if refused == "error" and on_error == "stop":
-                        raise stop(error) from None
-                    errors.append(error)
-                    continue
-                except Exception as exc:  # a bug in the simulator: the line may have half-applied
-                    message = f"{type(exc).__name__}: {exc}"
-                    with suppress(Exception):  # the state may be inconsistent: the row is best effort
-                        add(item.line, op, "internal_error", 500, None, _NO_VALIDATION, message, item.note, True)
-                    raise stop(LineError(item.line, "internal", "internal_error", message, 500, op)) from exc
+        for number, raw in lines:
+            if not number % _REFREEZE_EVERY:
+                refreeze()
+            item = item_fields(number, raw)
+            if item is None:
+                continue  # a blank line
+            if bar is not None:
+                pending_ticks += 1
+                if pending_ticks == 64:
+                    bar.update(pending_ticks)
+                    pending_ticks = 0
+            before = sim.clock.now
+            if type(item) is tuple:
+                line, op, args, at, note = item
+                # `at` checked against the clock only when it can be wrong
+                late = at is not None and (at < before or op == ADVANCE)
+                bad = _time_problem(item, before) if late else None
+            else:
+                bad = item  # type: ignore[assignment]
+            if bad is not None:
+                add(bad.line, before, bad.op, bad.key, None, None, bad.message, bad.note)
+                error = LineError(bad.line, "malformed", bad.key, bad.message, None, bad.op)
+                if on_error == "stop":
+                    raise stop(error)
+                errors.append(error)
+                counts.skipped += 1
+                continue
+            try:
+                value = _run(sim, op, args, at, before)
+            except SimError as exc:
                 now = sim.clock.now
-                if op == ADVANCE:
-                    text = f"clock +{duration(now - before)}"
-                    add(item.line, op, "ok", 200, text, _NO_VALIDATION, None, item.note, True)
-                else:
-                    text, validation = _summary(op, item.args, value)
-                    add(item.line, op, "ok", SUCCESS_STATUS.get(op, 200), text, validation, None, item.note,
-                        now != before, item.args.get("code") if op == "add_gift_balance" else None)
-                counts["applied"] += 1
+                add(line, now, op, exc.key, exc.status, None, exc.details, note, op == ADVANCE or now != before)
+                error = LineError(line, "refused", exc.key, exc.details, exc.status, op)
+                counts.refused += 1
+                if refused == "error" and on_error == "stop":
+                    raise stop(error) from None
+                errors.append(error)
+                continue
+            except Exception as exc:  # a bug in the simulator: the line may have half-applied
+                message = f"{type(exc).__name__}: {exc}"
+                with suppress(Exception):  # the state may be inconsistent: the row is best effort
+                    add(line, sim.clock.now, op, "internal_error", 500, None, message, note, True)
+                raise stop(LineError(line, "internal", "internal_error", message, 500, op)) from exc
+            now = sim.clock.now
+            if op == ADVANCE:
+                add(line, now, op, "ok", 200, f"clock +{duration(now - before)}", None, note, True)
+            else:
+                text, validation = _summary(op, args, value)
+                add(line, now, op, "ok", SUCCESS_STATUS.get(op, 200), text, None, note, now != before,
+                    args.get("code") if op == "add_gift_balance" else None, validation)
+            counts.applied += 1
     finally:
         if bar is not None:
             bar.update(pending_ticks)
             bar.close()
     return result()
+
+
+@dataclass(slots=True)
+class _Counts:
+    """Lines applied / refused by the simulator / malformed and skipped."""
+
+    applied: int = 0
+    refused: int = 0
+    skipped: int = 0
 
 
 #: Lines between two `gc.freeze()` calls during a replay (see `_frozen_heap`).
@@ -326,49 +350,51 @@ def _count_items(lines: list[tuple[int, Any]]) -> int:
     return sum(1 for _, raw in lines if not (isinstance(raw, str) and (not raw or raw.isspace())))
 
 
-def _time_problem(event: Event, now: datetime) -> BadLine | None:
+def _time_problem(event: Fields, now: datetime) -> BadLine | None:
     """`at` must not be before the clock (for an advance: where it starts)."""
-    at = event.at
+    line, op, args, at, note = event
     if at is None:
         return None
-    if event.op == ADVANCE and "seconds" in event.args:
-        start = at - timedelta(seconds=event.args["seconds"])
+    if op == ADVANCE and "seconds" in args:
+        start = at - timedelta(seconds=args["seconds"])
         if start < now - _TOLERANCE:
             return BadLine(
-                event.line, "time_in_past",
-                f"advance: at {format_instant(at)} minus {event.args['seconds']} s starts before the clock "
+                line, "time_in_past",
+                f"advance: at {format_instant(at)} minus {args['seconds']} s starts before the clock "
                 f"({format_instant(now)}); `at` is the time the clock reaches after the advance",
-                op=event.op, at=at, note=event.note,
+                op=op, at=at, note=note,
             )
         return None
     if at < now:
         return BadLine(
-            event.line, "time_in_past",
+            line, "time_in_past",
             f"at {format_instant(at)} is before the clock ({format_instant(now)}); lines go forward in time",
-            op=event.op, at=at, note=event.note,
+            op=op, at=at, note=note,
         )
     return None
 
 
-def _apply(sim: Simulator, event: Event, now: datetime) -> Any:
-    at = event.at
-    if event.op == ADVANCE:
-        target = at if at is not None else now + timedelta(seconds=event.args["seconds"])
+def _run(sim: Simulator, op: str, args: dict[str, Any], at: datetime | None, now: datetime) -> Any:
+    """The line's time step, then its operation (an advance is its own time step)."""
+    if op == ADVANCE:
+        target = at if at is not None else now + timedelta(seconds=args["seconds"])
         # Always call advance, even by 0 s: an advance runs the work due now.
         sim.advance(max(target - now, _ZERO))
         return None
     if at is not None and at > now:
         sim.advance(at - now)
-    return sim.apply(event.op, **event.args)
+    return sim.apply(op, **args)
 
 
-def _summary(op: str, args: dict[str, Any], value: Any) -> tuple[str, tuple[int | None, str | None, int | None]]:
+def _summary(op: str, args: dict[str, Any], value: Any) -> tuple[str, tuple[int | None, str | None, int | None] | None]:
+    """The row's `result` text, and (tiers, best_tier, best_discount) for a
+    validation (None for any other operation)."""
     try:
         text, tiers, best_tier, best_discount = summarize(op, args, value)
     except Exception:  # a summary never breaks a replay  # noqa: BLE001
-        return type(value).__name__, _NO_VALIDATION
+        return type(value).__name__, None
     if tiers is None:
-        return text, _NO_VALIDATION
+        return text, None
     return text, (tiers, best_tier, best_discount)
 
 

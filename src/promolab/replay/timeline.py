@@ -38,7 +38,7 @@ re-checked only when the clock moved (they settle only on the clock).
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timedelta
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -82,6 +82,15 @@ def _get(obj: Any, *path: str) -> Any:
     return obj
 
 
+def _field(obj: Any, name: str) -> Any:
+    """`_get(obj, name)` for one name: the summaries of the frequent
+    operations read a few fields a line, and the loop over a path costs more
+    than the read."""
+    if obj is None:
+        return None
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
 def _text(value: Any) -> str:
     return str(getattr(value, "value", value))
 
@@ -111,41 +120,57 @@ def summarize(op: str, args: dict[str, Any], result: Any) -> Summary:
 
 
 def _validate_summary(args: dict[str, Any], result: Any) -> Summary:
-    promotions = _get(result, "promotions") or []
+    promotions = _field(result, "promotions") or []
     best_id, best = None, None
     for tier in promotions:
-        amount = _get(tier, "order", "total_discount_amount")
+        amount = _field(_field(tier, "order"), "total_discount_amount")
         if amount is None:
-            amount = _get(tier, "discount_amount") or 0
+            amount = _field(tier, "discount_amount") or 0
         if best is None or amount > best:
-            best_id, best = _get(tier, "id"), amount
+            best_id, best = _field(tier, "id"), amount
     if not promotions:
         return "no tier applies", 0, None, None
     return f"{len(promotions)} tiers; best {best_id} -{best}", len(promotions), best_id, best
 
 
+# The summaries of the frequent operations read the answer's attributes
+# directly (the answer is a wire model); a dict, or an object missing one of
+# them, raises AttributeError and is read field by field, to the same text.
+
+
 def _publish_summary(args: dict[str, Any], result: Any) -> Summary:
-    code = _get(result, "voucher", "code")
-    who = _get(result, "tracking_id") or _get(result, "customer_id")
+    try:
+        code, who = result.voucher.code, result.tracking_id or result.customer_id
+    except AttributeError:
+        code = _field(_field(result, "voucher"), "code")
+        who = _field(result, "tracking_id") or _field(result, "customer_id")
     return f"{code} -> {who}", None, None, None
 
 
 def _track_event_summary(args: dict[str, Any], result: Any) -> Summary:
-    customer = _get(result, "customer")
-    who = _get(customer, "source_id") or _get(customer, "id")
-    return f"{_get(result, 'type') or args.get('request', {}).get('event')} by {who}", None, None, None
+    try:
+        customer = result.customer
+        who, kind = customer.source_id or customer.id, result.type
+    except AttributeError:
+        customer = _field(result, "customer")
+        who, kind = _field(customer, "source_id") or _field(customer, "id"), _field(result, "type")
+    return f"{kind or args.get('request', {}).get('event')} by {who}", None, None, None
 
 
 def _purchase_summary(args: dict[str, Any], result: Any) -> Summary:
-    status = _get(result, "status")
-    tx = _get(result, "transaction")
+    status = _field(result, "status")
+    tx = _field(result, "transaction")
     if tx is None:
         return _text(status), None, None, None
-    return f"{_text(status)} {_get(tx, 'id')} {_text(_get(tx, 'status'))}", None, None, None
+    return f"{_text(status)} {_field(tx, 'id')} {_text(_field(tx, 'status'))}", None, None, None
 
 
 def _gift_summary(args: dict[str, Any], result: Any) -> Summary:
-    return f"{args.get('code')} +{_get(result, 'amount')} -> balance {_get(result, 'balance')}", None, None, None
+    try:
+        amount, balance = result.amount, result.balance
+    except AttributeError:
+        amount, balance = _field(result, "amount"), _field(result, "balance")
+    return f"{args.get('code')} +{amount} -> balance {balance}", None, None, None
 
 
 def _status_summary(args: dict[str, Any], result: Any) -> Summary:
@@ -183,7 +208,9 @@ class TimelineBuilder:
     """Accumulates timeline rows and balance changes while a replay runs.
 
     Rows are kept as tuples and turned into typed columns once, at the end:
-    a line costs a few `len()` calls, one tuple and what it touched."""
+    a line costs a few `len()` calls, one tuple and what it touched. The
+    validation columns, empty on all but the `validate` lines, are kept
+    aside by row (`_validations`) rather than in every row."""
 
     def __init__(self, sim: Simulator) -> None:
         self.sim = sim
@@ -199,7 +226,10 @@ class TimelineBuilder:
         self.delivery_lines: list[int] = []
         self._cards: dict[str, int] = {}
         self._gifts: dict[str, int] = {}
+        #: (line, time, op, outcome, status, result, message, note, *counts): `_ROW_COLUMNS`.
         self._rows: list[tuple[Any, ...]] = []
+        #: row index -> (tiers, best_tier, best_discount), for the `validate` lines.
+        self._validations: dict[int, tuple[int | None, str | None, int | None]] = {}
         self._bal: list[tuple[Any, ...]] = []
         now = sim.now
         for card in st.cards.values():
@@ -217,42 +247,32 @@ class TimelineBuilder:
     def add(
         self,
         line: int,
+        now: datetime,
         op: str | None,
         outcome: str,
         status: int | None,
         result: str | None = None,
-        validation: tuple[int | None, str | None, int | None] = (None, None, None),
         message: str | None = None,
         note: str | None = None,
         clock_moved: bool = False,
         gift_code: str | None = None,
+        validation: tuple[int | None, str | None, int | None] | None = None,
     ) -> None:
-        """One row; the key state is read after the line (cheaply).
-        `validation` is (tiers, best_tier, best_discount) of a validate line."""
-        sim = self.sim
-        st = sim.state
+        """One row; the key state is read after the line (cheaply). `now` is
+        the clock after the line (the caller has it at hand); `validation`
+        is (tiers, best_tier, best_discount) of a validate line."""
+        st = self.sim.state
         if st is not self._state:  # pragma: no cover - a restore during a replay
             raise RuntimeError("the simulator's state was replaced during the replay")
-        now = sim.clock.now
         cards: set[str] | None = None
         gifts: set[str] | None = None
         # card transactions: new ones, and PENDING ones settled by the clock
         n_tx = len(st.card_transactions)
         if n_tx != self._n_tx:
-            cards = set()
-            for tx in _tail(st.card_transactions, n_tx - self._n_tx):
-                cards.add(tx.card_id)
-                if tx.status == "PENDING":
-                    self._pending.add(tx.id)
+            cards = self._new_card_transactions(st.card_transactions, n_tx - self._n_tx)
             self._n_tx = n_tx
         if clock_moved and self._pending:
-            txs = st.card_transactions
-            settled = [t for t in self._pending if txs[t].status != "PENDING"]
-            if settled:
-                cards = cards if cards is not None else set()
-                for tx_id in settled:
-                    self._pending.discard(tx_id)
-                    cards.add(txs[tx_id].card_id)
+            cards = self._settled_cards(st.card_transactions, cards)
         # gift vouchers: new voucher transactions, new vouchers, the line's code
         n_vtx = len(st.voucher_transactions)
         if n_vtx != self._n_vtx:
@@ -264,7 +284,7 @@ class TimelineBuilder:
             gifts.update(v.id for v in _tail(st.vouchers, n_vouchers - self._n_vouchers) if v.gift is not None)
             self._n_vouchers = n_vouchers
         if gift_code is not None:
-            voucher_id = sim.indexes.voucher_by_code.get(gift_code)
+            voucher_id = self.sim.indexes.voucher_by_code.get(gift_code)
             if voucher_id is not None:
                 gifts = gifts if gifts is not None else set()
                 gifts.add(voucher_id)
@@ -276,22 +296,45 @@ class TimelineBuilder:
         if n_deliveries != self._n_deliveries:
             self.delivery_lines.extend([line] * (n_deliveries - self._n_deliveries))
             self._n_deliveries = n_deliveries
+        if validation is not None:
+            self._validations[len(self._rows)] = validation
         self._rows.append((
-            line, now, op, outcome, status, result, *validation,
+            line, now, op, outcome, status, result, message, note,
             len(st.publications), len(st.events), len(st.referral_conversions), len(self._pending),
-            n_deliveries, len(st.pending_deliveries), message, note,
+            n_deliveries, len(st.pending_deliveries),
         ))
+
+    def _new_card_transactions(self, txs: dict[str, Any], count: int) -> set[str]:
+        """The cards named by the `count` newest card transactions (PENDING ones followed)."""
+        cards = set()
+        for tx in _tail(txs, count):
+            cards.add(tx.card_id)
+            if tx.status == "PENDING":
+                self._pending.add(tx.id)
+        return cards
+
+    def _settled_cards(self, txs: dict[str, Any], cards: set[str] | None) -> set[str] | None:
+        """`cards` plus the cards of the followed PENDING transactions that settled."""
+        settled = [t for t in self._pending if txs[t].status != "PENDING"]
+        if settled:
+            cards = cards if cards is not None else set()
+            for tx_id in settled:
+                self._pending.discard(tx_id)
+                cards.add(txs[tx_id].card_id)
+        return cards
 
     def _cards_changed(self, line: int, now: datetime, cards: set[str]) -> None:
         all_cards = self.sim.state.cards
-        for card_id in sorted(cards):
+        followed = self._cards
+        for card_id in sorted(cards) if len(cards) > 1 else cards:
             card = all_cards.get(card_id)
             if card is not None:
-                old = self._cards.get(card_id)
-                if old != card.balance:
-                    self._cards[card_id] = card.balance
-                    self._bal.append((line, now, "card", card.id, card.member_id, card.balance,
-                                      None if old is None else card.balance - old))
+                old = followed.get(card_id)
+                balance = card.balance
+                if old != balance:
+                    followed[card_id] = balance
+                    self._bal.append((line, now, "card", card.id, card.member_id, balance,
+                                      None if old is None else balance - old))
 
     def _gifts_changed(self, line: int, now: datetime, gifts: set[str]) -> None:
         vouchers = self.sim.state.vouchers
@@ -328,39 +371,50 @@ class TimelineBuilder:
             )
 
     def timeline(self) -> pd.DataFrame:
+        import numpy as np
         import pandas as pd
 
-        cols = dict(zip(TIMELINE_COLUMNS, map(list, zip(*self._rows)), strict=True)) if self._rows else {
-            name: [] for name in TIMELINE_COLUMNS}
-        outcomes = ["ok", *sorted({o for o in cols["outcome"] if o != "ok"})]
+        n = len(self._rows)
+        cols = dict(zip(_ROW_COLUMNS, zip(*self._rows), strict=True)) if n else {name: () for name in _ROW_COLUMNS}
+        outcomes = ["ok", *sorted(set(cols["outcome"]) - {"ok"})]
+        tiers, best_tier, best_discount = self._validation_columns(n)
         data: dict[str, Any] = {
-            "line": pd.array(cols["line"], dtype="int64"),
+            "line": _ints(cols["line"]),
             "time": _times(cols["time"]),
             "op": _category(cols["op"], known_operations()),
             "outcome": _category(cols["outcome"], outcomes),
             "status": _nullable_ints(cols["status"]),
-            "result": pd.array(cols["result"], dtype="string"),
-            "tiers": _nullable_ints(cols["tiers"]),
-            "best_tier": pd.array(cols["best_tier"], dtype="string"),
-            "best_discount": _nullable_ints(cols["best_discount"]),
+            "result": _strings(cols["result"]),
+            "tiers": _nullable_ints(tiers),
+            "best_tier": _strings(best_tier),
+            "best_discount": _nullable_ints(best_discount),
         }
-        for name in _COUNTS:
-            data[name] = pd.array(cols[name], dtype="int64")
-        data["message"] = pd.array(cols["message"], dtype="string")
-        data["note"] = pd.array(cols["note"], dtype="string")
+        for name in _COUNTS:  # `len()`s: ints by construction
+            data[name] = np.fromiter(cols[name], dtype=np.int64, count=n)
+        data["message"] = _strings(cols["message"])
+        data["note"] = _strings(cols["note"])
         return pd.DataFrame(data, columns=TIMELINE_COLUMNS)
+
+    def _validation_columns(self, n: int) -> tuple[list[Any], list[Any], list[Any]]:
+        """The tiers / best_tier / best_discount columns: None but on the validate rows."""
+        tiers: list[Any] = [None] * n
+        best_tier: list[Any] = [None] * n
+        best_discount: list[Any] = [None] * n
+        for index, (count, tier, discount) in self._validations.items():
+            tiers[index], best_tier[index], best_discount[index] = count, tier, discount
+        return tiers, best_tier, best_discount
 
     def balances(self) -> pd.DataFrame:
         import pandas as pd
 
-        cols = dict(zip(BALANCE_COLUMNS, map(list, zip(*self._bal)), strict=True)) if self._bal else {
-            name: [] for name in BALANCE_COLUMNS}
+        cols = dict(zip(BALANCE_COLUMNS, zip(*self._bal), strict=True)) if self._bal else {
+            name: () for name in BALANCE_COLUMNS}
         return pd.DataFrame({
-            "line": pd.array(cols["line"], dtype="int64"),
+            "line": _ints(cols["line"]),
             "time": _times(cols["time"]),
             "kind": _category(cols["kind"], BALANCE_KINDS),
-            "account": pd.array(cols["account"], dtype="string"),
-            "owner": pd.array(cols["owner"], dtype="string"),
+            "account": _strings(cols["account"]),
+            "owner": _strings(cols["owner"]),
             "balance": _nullable_ints(cols["balance"]),
             "change": _nullable_ints(cols["change"]),
         }, columns=BALANCE_COLUMNS)
@@ -378,7 +432,11 @@ class TimelineBuilder:
         return frame
 
 
-def _category(values: list[Any], categories: list[str]) -> Any:
+#: What a row of `TimelineBuilder._rows` holds (the validation columns are kept aside).
+_ROW_COLUMNS = ("line", "time", "op", "outcome", "status", "result", "message", "note", *_COUNTS)
+
+
+def _category(values: Sequence[Any], categories: list[str]) -> Any:
     """`pd.Categorical(values, categories=categories)` (a value outside the
     categories, None included, is NA), built from codes: a dict lookup per
     row instead of pandas' factorizing of an object array (4x quicker on a
@@ -386,37 +444,92 @@ def _category(values: list[Any], categories: list[str]) -> Any:
     import numpy as np
     import pandas as pd
 
-    index = {category: code for code, category in enumerate(categories)}
-    codes = np.fromiter((index.get(v, -1) for v in values), dtype=np.int32, count=len(values))
+    index = _Codes((category, code) for code, category in enumerate(categories))
+    codes = np.fromiter(map(index.__getitem__, values), dtype=np.int32, count=len(values))
     return pd.Categorical.from_codes(codes, categories=categories)
 
 
-def _nullable_ints(values: list[Any]) -> Any:
+class _Codes(dict[Any, int]):
+    """category -> code; -1 (NA) for anything else. `map(codes.__getitem__,
+    values)` then runs without a Python frame per value (a miss calls
+    `__missing__`)."""
+
+    def __missing__(self, key: Any) -> int:
+        return -1
+
+
+def _nullable_ints(values: Sequence[Any]) -> Any:
     """`pd.array(values, dtype="Int64")`; when every value is an `int` or
-    None (what a replay records), built from a value array and a mask,
-    twice as quick as pandas' inference on a mostly-empty column. Anything
-    else (a float, an int past 64 bits) gets pandas' own conversion, and its
-    error."""
+    None (what a replay records), built by pyarrow (its loop is in C++) into
+    a value array and a mask, three times as quick as pandas' inference on a
+    mostly-empty column. Anything else (a float, a bool, an int past 64
+    bits) gets pandas' own conversion, and its error."""
+    import pandas as pd
+
+    if set(map(type, values)) <= _INT_OR_NONE:
+        import pyarrow as pa
+
+        try:
+            array = pa.array(values, type=pa.int64())
+        except (pa.ArrowInvalid, OverflowError):  # past 64 bits: pandas says why
+            pass
+        else:
+            mask = array.is_null().to_numpy(zero_copy_only=False)
+            return pd.arrays.IntegerArray(array.fill_null(0).to_numpy(), mask)
+    return pd.array(list(values), dtype="Int64")
+
+
+_INT_OR_NONE = frozenset({int, type(None)})
+
+
+def _ints(values: Sequence[Any]) -> Any:
+    """`pd.array(values, dtype="int64")`: a numpy array straight from the
+    values when they are all `int`s (line numbers, counts), a third of the
+    time of pandas' conversion; anything else gets pandas' conversion, and
+    its error."""
     import numpy as np
     import pandas as pd
 
-    if all(v is None or type(v) is int for v in values):
+    if set(map(type, values)) <= _INT:
         try:
-            data = np.fromiter((0 if v is None else v for v in values), dtype=np.int64, count=len(values))
-        except OverflowError:
+            return np.fromiter(values, dtype=np.int64, count=len(values))
+        except OverflowError:  # past 64 bits: pandas' conversion decides (it wraps)
             pass
-        else:
-            mask = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
-            return pd.arrays.IntegerArray(data, mask)
-    return pd.array(values, dtype="Int64")
+    return pd.array(list(values), dtype="int64")
 
 
-def _times(values: list[datetime]) -> Any:
+_INT = frozenset({int})
+
+
+def _strings(values: Sequence[Any]) -> Any:
+    """`pd.array(values, dtype="string")`. With pyarrow storage (pandas'
+    default when pyarrow is installed), pyarrow reads the values itself (its
+    loop is in C++, pandas' goes value by value); anything but `str` and
+    None (pandas converts it) or a string pyarrow cannot encode (pandas says
+    why) gets pandas' conversion."""
+    import pandas as pd
+
+    dtype = pd.StringDtype()
+    if dtype.storage == "pyarrow":
+        import pyarrow as pa
+
+        try:
+            return pd.arrays.ArrowStringArray(pa.array(values, type=pa.large_string()), dtype=dtype)
+        except Exception:  # noqa: BLE001 - see above: pandas' conversion decides
+            return pd.array(list(values), dtype="string")
+    return pd.array(list(values), dtype="string")
+
+
+def _times(values: Sequence[datetime]) -> Any:
+    """`datetime64[us, UTC]` values. `cache=False`: pandas' cache converts the
+    distinct values once and maps them back, which costs three times the
+    conversion itself on the balance rows (a line moving two cards repeats
+    its time) and gains nothing on the timeline (every line has its own)."""
     import pandas as pd
 
     if not values:
         return _empty_times()
-    return pd.Series(pd.to_datetime(values, utc=True)).astype("datetime64[us, UTC]").array
+    return pd.Series(pd.to_datetime(list(values), utc=True, cache=False)).astype("datetime64[us, UTC]").array
 
 
 def _empty_times() -> Any:
