@@ -161,16 +161,22 @@ def customer_context(sim: Simulator, view: PricingView, given: dict[str, Any] | 
     if record is None and given.get("source_id") is not None:
         found = sim.indexes.customer_by_source.get(given["source_id"])
         record = st.customers.get(found) if found else None
-    metadata = dict(record.metadata) if record is not None else {}
-    metadata.update(given.get("metadata") or {})
+    extra = given.get("metadata")
     if record is None:
         context = CustomerContext(
-            id=given.get("id"), source_id=given.get("source_id"), name=given.get("name"),
-            email=given.get("email"), metadata=metadata,
+            given.get("id"), given.get("source_id"), given.get("name"), given.get("email"),
+            dict(extra) if extra else {},
         )
     else:
+        metadata = dict(record.metadata)
+        if extra:
+            metadata.update(extra)
+        customer_id = record.id
         context = CustomerContext(
-            id=record.id, source_id=record.source_id, name=record.name, email=record.email,
-            metadata=metadata, segment_ids=view.segments_of.get(record.id, frozenset()),
-        )
+            customer_id, record.source_id, record.name, record.email, metadata,
+            view.segments_of.get(customer_id, _NO_SEGMENTS),
+        )  # fmt: skip
     return context, context.source_id or context.id
+
+
+_NO_SEGMENTS: frozenset[str] = frozenset()

@@ -34,7 +34,7 @@ from promolab.sim.pricing import (
 from promolab.sim.pricing import items as items_module
 from promolab.sim.pricing.campaign import compile_campaign
 from promolab.sim.pricing.conditions import NOW_OPERATORS, compile_predicates
-from promolab.sim.pricing.engine import price_running
+from promolab.sim.pricing.engine import price_running, running_entries
 from promolab.sim.pricing.errors import PricingInputError
 from promolab.sim.pricing.order import copy_order
 from promolab.sim.pricing.schedule import RunningTiers
@@ -352,3 +352,69 @@ def test_order_only_verdicts_follow_the_instant_when_a_rule_reads_it() -> None:
         at = datetime(2026, 1, 7, tzinfo=UTC) + timedelta(days=days)
         verdicts.append(bool(price_running(CAT, [fixed], order, None, ctx(now=at))))
     assert verdicts == [True, True, False, True, False]
+
+
+# --- running_entries (the validate operation's path) against the plain wire -------------------
+@settings(max_examples=250, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            # refused items aside; the item with metadata is valid, and not plain
+            _orders().filter(lambda o: not any(i in ODD_ITEMS and i != ODD_ITEMS[2] for i in o["items"])),
+            st.sampled_from(range(len(CUSTOMERS))),
+            st.integers(0, 20),
+            st.booleans(),
+            st.booleans(),
+            st.sampled_from([{}, {"channel": "app"}]),
+        ),
+        min_size=1,
+        max_size=8,
+    )
+)
+def test_running_entries_equal_the_plain_wire(
+    requests: list[tuple[dict[str, Any], int, int, bool, bool, dict[str, Any]]],
+) -> None:
+    """`running_entries` (rules in one list pass, settlements and templates
+    shared between requests, the entry completed in place) answers each
+    request as `price_normalized` + `promotion_tier_wire` on a fresh catalogue,
+    key order included, and every entry is the caller's own."""
+    for order_in, who, days, audience, expand, metadata in requests:
+        cust = CUSTOMERS[who]
+        context = ctx(now=NOW + timedelta(days=days), audience_only=audience, redemption_metadata=metadata,
+                      expand=frozenset({"category"}) if expand else frozenset())
+        order = normalize_order(CAT, order_in, cust.id if cust else None)
+        got = running_entries(CAT, TIERS, order, cust, context, "track_y")
+        fresh_cat, fresh_order = _fresh(order_in, cust.id if cust else None)
+        expected = [
+            promotion_tier_wire(t.spec, o, "track_y")
+            for t in TIERS
+            if (o := price_normalized(fresh_cat, t, fresh_order, cust, context)).valid
+        ]
+        assert got == expected
+        assert [list(e) for e in got] == [list(e) for e in expected]  # the same key order
+        assert [list(e["order"]) for e in got] == [list(e["order"]) for e in expected]
+        _mutate_everything(got)
+
+
+def test_plain_order_keys_are_exact() -> None:
+    """The cart key of `items._core`: equal plain carts share one
+    core, a cart with a non-plain value anywhere (an item that is not a
+    dict, a float, nested metadata, a bool amount) never enters the cache."""
+    cat = Catalogue(CAT.products.values(), CAT.skus.values(), CAT.collections.values())
+    plain = {"items": [{"product_id": "prod_a", "quantity": 1}, {"product_id": "prod_b", "quantity": 2}]}
+    assert normalize_order(cat, plain).shared is normalize_order(cat, copy.deepcopy(plain)).shared
+    assert len(cat._orders) == 1
+    for odd in (
+        {"items": [{"product_id": "prod_a", "quantity": 1}, {"product_id": "prod_b", "quantity": 2.0}]},
+        {"items": [{"product_id": "prod_a", "quantity": 1, "metadata": {"k": 1}}]},
+        {"items": [{"product_id": "prod_a", "quantity": 1}], "amount": 1500.0},
+    ):
+        first, second = _normalized(cat, odd, None), _normalized(cat, odd, None)
+        if not isinstance(first, tuple):
+            assert first.shared is not second.shared
+        assert len(cat._orders) == 1, odd
+    assert _normalized(cat, {"items": [{"product_id": "prod_a", "quantity": 1}, "x"]}, None)[0] == "refused"
+    # same items, other amounts or another position: other cores
+    normalize_order(cat, {**plain, "amount": 100})
+    normalize_order(cat, {"items": plain["items"][::-1]})
+    assert len(cat._orders) == 3

@@ -62,8 +62,9 @@ mutate them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 from .campaign import CampaignCheck, compile_campaign
@@ -86,6 +87,7 @@ __all__ = [
     "price_running",
     "price_tier",
     "running_entries",
+    "tier_entries",
 ]
 
 
@@ -348,7 +350,9 @@ def price_running(
     expand_category = "category" in ctx.expand
     return [
         _priced(catalogue, tier, order, tier.static_wire(catalogue), expand_category)
-        for tier in _passing(tiers, order, customer, ctx)
+        for tier in _passing(
+            tiers, order, customer, ctx.now, ctx.redemption_metadata, ctx.audience_only
+        )
     ]
 
 
@@ -363,9 +367,27 @@ def running_entries(
     """The `promotions[]` entries of a validation response:
     `[o.entry(tracking_id) for o in price_running(...)]`, built straight from
     each valid tier's settlement, without the outcome objects."""
-    expand_category = "category" in ctx.expand
+    return tier_entries(
+        catalogue, tiers, order, customer, ctx.now, ctx.redemption_metadata,
+        ctx.audience_only, "category" in ctx.expand, tracking_id,
+    )  # fmt: skip
+
+
+def tier_entries(
+    catalogue: Catalogue,
+    tiers: Iterable[CompiledTier],
+    order: NormalizedOrder,
+    customer: CustomerContext | None,
+    now: datetime,
+    redemption_metadata: Mapping[str, Any],
+    audience_only: bool,
+    expand_category: bool,
+    tracking_id: str,
+) -> list[dict[str, Any]]:
+    """`running_entries` with the context's fields given one by one (the
+    validate operation's request needs no `PricingContext` object)."""
     out = []
-    for tier in _passing(tiers, order, customer, ctx):
+    for tier in _passing(tiers, order, customer, now, redemption_metadata, audience_only):
         settlement = settle(catalogue, tier, order)
         entry = tier.static_wire(catalogue).entry(expand_category)
         out.append(_entry(entry, tracking_id, settlement.wire_order(order), settlement.discount))
@@ -376,28 +398,31 @@ def _passing(
     tiers: Iterable[CompiledTier],
     order: NormalizedOrder,
     customer: CustomerContext | None,
-    ctx: PricingContext,
-) -> Iterator[CompiledTier]:
+    now: datetime,
+    redemption_metadata: Mapping[str, Any],
+    audience_only: bool,
+) -> list[CompiledTier]:
     """The tiers whose rules (all, or the audience ones) pass, evaluated in
     one rule environment; the verdict of rules that read the order's lines
     and amounts only is kept with the order's shared results."""
-    audience_only = ctx.audience_only
-    env = RuleEnv(order, customer, ctx.now, ctx.redemption_metadata)
+    env = RuleEnv(order, customer, now, redemption_metadata)
     shared = order.shared
+    passing = []
     for tier in tiers:
         rules = tier.rules
         check = rules.audience if audience_only else rules.full
         if check is None:
-            yield tier
+            passing.append(tier)
         elif audience_only or not rules.order_only:
             if check(env):
-                yield tier
+                passing.append(tier)
         else:
             passed = shared.get(rules.token)
             if passed is None:
                 passed = shared[rules.token] = bool(check(env))
             if passed:
-                yield tier
+                passing.append(tier)
+    return passing
 
 
 def _entry(

@@ -188,9 +188,15 @@ def _quantified(quantifier: str, positive: bool, targets: _Targets, sub: GroupPr
 
     if sub is None and quantifier in ("any", "none"):
         # Without sub-rules only the existence of a hit counts: no need to
-        # collect the matching lines.
+        # collect the matching lines. (A plain loop with `matches` inlined:
+        # this runs per rule per new cart, and a generator is an allocation.)
+        matches = targets.matches
+
         def some_hit(env: RuleEnv) -> bool:
-            return any(hit(ln) for ln in env.order.lines)
+            for ln in env.order.lines:
+                if matches(ln) is positive:
+                    return True
+            return False
 
         if quantifier == "any":
             return some_hit

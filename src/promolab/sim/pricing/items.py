@@ -428,7 +428,8 @@ def normalize_order(
     )
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen, like Line: one is built per new cart, and nothing changes it.
+@dataclass(slots=True)
 class _Core:
     """What an order's items and amounts determine: its lines, amounts and the
     `NormalizedOrder.shared` results."""
@@ -450,10 +451,15 @@ def _core(catalogue: Catalogue, raw_items: Any, raw_amount: Any, raw_initial: An
     with the results its `shared` dict collects. Anything else is computed
     afresh, with a private `shared` dict.
     """
-    keys = [_plain_key(i, item) for i, item in enumerate(raw_items)]
-    if None in keys or not (_plain(raw_amount) and _plain(raw_initial)):
+    if not (_plain(raw_amount) and _plain(raw_initial)):
         return _compute_core(catalogue, raw_items, raw_amount, raw_initial)
-    key = (raw_amount, raw_initial, *keys)
+    keys: list[Any] = [raw_amount, raw_initial]
+    for index, item in enumerate(raw_items):  # stops at the first item that is not plain
+        item_key = _plain_key(index, item)
+        if item_key is None:
+            return _compute_core(catalogue, raw_items, raw_amount, raw_initial)
+        keys.append(item_key)
+    key = tuple(keys)
     cache = catalogue._orders
     found = cache.get(key)
     if found is None:

@@ -110,7 +110,14 @@ def _all(parts: list[Pred[E]]) -> Pred[E]:
     if len(parts) == 2:
         a, b = parts
         return lambda env: a(env) and b(env)
-    return lambda env: all(p(env) for p in parts)
+
+    def every(env: E) -> bool:
+        for p in parts:  # a loop, not all(genexpr): no generator per evaluation
+            if not p(env):
+                return False
+        return True
+
+    return every
 
 
 def _any(parts: list[Pred[E]]) -> Pred[E]:
@@ -119,7 +126,14 @@ def _any(parts: list[Pred[E]]) -> Pred[E]:
     if len(parts) == 2:
         a, b = parts
         return lambda env: a(env) or b(env)
-    return lambda env: any(p(env) for p in parts)
+
+    def some(env: E) -> bool:
+        for p in parts:  # a loop, not any(genexpr): no generator per evaluation
+            if p(env):
+                return True
+        return False
+
+    return some
 
 
 def and_all(ids: Collection[str]) -> str:
