@@ -223,6 +223,19 @@ def variants(lines: list[str]) -> list[Variant]:
     ]
 
 
+#: The host's own speed drifts (a shared VM: up to ±40% between minutes), so
+#: every timed run is preceded by this fixed loop, timed too: its spread
+#: says how much of the spread of the variants is the machine's.
+REFERENCE: list[float] = []
+
+
+def _reference_loop() -> None:
+    start = time.process_time()
+    for _ in range(2_000):
+        sum(range(100))
+    REFERENCE.append((time.process_time() - start) / 2_000)
+
+
 def measure(lines: list[str], rounds: int) -> tuple[dict[str, list[tuple[float, float]]], dict[str, Any]]:
     """(cpu s, wall s) of every round of every variant, variants interleaved
     and rotated; plus what the first round left behind (for the checks)."""
@@ -234,6 +247,7 @@ def measure(lines: list[str], rounds: int) -> tuple[dict[str, list[tuple[float, 
         for name, prepare in order:
             run, keep = prepare()
             gc.collect()
+            _reference_loop()
             cpu, wall = time.process_time(), time.perf_counter()
             value = run()
             samples[name].append((time.process_time() - cpu, time.perf_counter() - wall))
@@ -330,6 +344,9 @@ def main(argv: list[str] | None = None) -> int:
           f"   ({(replay_median - base_median) / n * 1e6:+.1f} us/line)")
     stub_median = statistics.median(c for c, _ in samples["machinery (stubbed)"])
     print(f"  replay machinery alone: {stub_median / n * 1e6:.1f} us/line")
+    fast, slow = min(REFERENCE), max(REFERENCE)
+    print(f"  host speed: reference loop sum(range(100)) {fast * 1e6:.2f} to {slow * 1e6:.2f} us before the runs "
+          f"(the machine itself was up to {100 * (slow / fast - 1):.0f}% slower in some runs than in others)")
 
     bare_sim = first["baseline"]
     replay_sim, result = first["replay"]
