@@ -273,9 +273,60 @@ def test_replay_freezes_again_as_the_state_grows(fresh: Any) -> None:
 
 
 def test_replay_unfreezes_when_it_stops(fresh: Any) -> None:
+    thresholds = gc.get_threshold()
     with pytest.raises(ReplayError):
         replay(fresh(), [line("teleport", {})])
     assert gc.get_freeze_count() == 0
+    assert gc.get_threshold() == thresholds
+
+
+def test_replay_raises_the_young_threshold_only_while_it_runs(fresh: Any) -> None:
+    """Young collections wait for `_YOUNG_LIMIT` objects during a replay
+    (survivors are frozen instead of walked), and the process's own
+    thresholds come back afterwards; a higher threshold is kept."""
+    from promolab.replay import runner
+
+    seen: list[tuple[int, int, int]] = []
+
+    def receiver(headers: Any, body: bytes) -> None:
+        seen.append(gc.get_threshold())
+
+    gift = line("add_gift_balance", {"code": "GIFT-ALICE-50", "request": {"amount": 500}},
+                at="2026-03-06T10:05:00Z")
+    thresholds = gc.get_threshold()
+    try:
+        for young in (700, runner._YOUNG_LIMIT * 2):
+            gc.set_threshold(young, 7, 9)
+            sim = fresh()
+            sim.register_receiver("crm", receiver)
+            replay(sim, [gift])
+            assert seen[-1] == (max(young, runner._YOUNG_LIMIT), 7, 9)
+            assert gc.get_threshold() == (young, 7, 9)
+    finally:
+        gc.set_threshold(*thresholds)
+
+
+def test_a_replay_makes_no_young_collection_on_a_busy_mix(fresh: Any) -> None:
+    """Survivors of `_REFREEZE_EVERY` lines stay under the raised threshold:
+    the collector does not run during the replay's lines."""
+    from promolab.replay import runner
+
+    collections: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    events = [line("track_event", {"request": {"event": "review_written", "customer": {"source_id": f"guest-{k}"},
+                                          "metadata": {"rating": 5}}}) for k in range(2 * runner._REFREEZE_EVERY)]
+    sim = fresh()
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        replay(sim, events)
+    finally:
+        gc.callbacks.remove(count)
+    assert len(collections) <= 2, collections  # building the frames at the end may allocate past it
 
 
 def test_replay_leaves_a_disabled_or_frozen_collector_alone(fresh: Any) -> None:
