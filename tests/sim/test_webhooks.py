@@ -263,6 +263,43 @@ def test_receiver_may_advance_the_clock_from_a_delivery(sim: Simulator) -> None:
     ]
 
 
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("nested", [30, 3600], ids=["within", "past-the-outer-target"])
+def test_receiver_advancing_from_a_retry_during_an_advance(demo_snapshot: dict[str, Any], nested: int) -> None:
+    """A retry falls due inside `advance(120)` and its receiver advances the
+    clock (maybe past 120 s) and writes: the clock never goes back, the outer
+    advance ends at the later of the two ends, and the journal replays on a
+    fresh simulator without a line starting before the one above it."""
+    from promolab.replay import record, replay
+
+    sim = Simulator.restore(demo_snapshot)
+    calls: list[datetime] = []
+
+    def receiver(headers: Mapping[str, str], body: bytes) -> int | None:
+        calls.append(sim.now)
+        if len(calls) == 1:
+            return 500  # retried 1 min later, inside the advance below
+        if len(calls) == 2:
+            sim.advance(nested)
+            sim.publish({"customer": {"id": "cust_alice"}, "campaign": {"id": "camp_newsletter"}})
+        return None
+
+    sim.register_receiver("notebook", receiver)
+    with record(sim) as lines:
+        sim.add_gift_balance("GIFT-ALICE-50", 400)
+        t0 = sim.now
+        ended = sim.advance(120)
+    assert calls[:2] == [t0, t0 + timedelta(seconds=60)]
+    assert ended == sim.now == t0 + timedelta(seconds=max(120, 60 + nested))
+    ops = [(json.loads(line)["op"], json.loads(line)["at"]) for line in lines]
+    assert [op for op, _ in ops] == ["add_gift_balance", "advance", "publish", "advance"]
+    assert ops[-1][1] == sim.clock.iso()
+
+    again = replay(Simulator.restore(demo_snapshot), lines)
+    assert again.ok and again.applied == 4
+    assert again.ended_at == sim.now
+
+
 def test_gift_voucher_issued_during_clock_work_is_delivered_at_that_instant(sim: Simulator) -> None:
     from promolab.sim.gift import issue_gift_voucher
 

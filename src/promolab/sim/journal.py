@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import json
 import os
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TextIO
+
+from .clock import format_instant
 
 __all__ = ["Journal", "encode_line", "parse_line", "apply_entry", "replay_journal"]
 
@@ -23,6 +26,11 @@ def encode_line(at: str, op: str, args: dict[str, Any]) -> str:
 
 class Journal:
     def __init__(self, target: str | Path | list[str], *, fsync: bool = True) -> None:
+        #: The simulated instant of the last line written (None before the
+        #: first): an advance that ran while other lines were journaled
+        #: (a receiver writing, or advancing, from inside it) starts its own
+        #: line there, so no line seems to start before the one above it.
+        self.last_at: datetime | None = None
         self._lines: list[str] | None = target if isinstance(target, list) else None
         self._file: TextIO | None = None
         self._fsync = fsync
@@ -32,16 +40,17 @@ class Journal:
         else:
             self.path = None
 
-    def record(self, at: str, op: str, args: dict[str, Any]) -> None:
-        line = encode_line(at, op, args)
+    def record(self, at: datetime, op: str, args: dict[str, Any]) -> None:
+        line = encode_line(format_instant(at), op, args)
         if self._lines is not None:
             self._lines.append(line)
-            return
-        assert self._file is not None
-        self._file.write(line + "\n")
-        self._file.flush()
-        if self._fsync:
-            os.fsync(self._file.fileno())
+        else:
+            assert self._file is not None
+            self._file.write(line + "\n")
+            self._file.flush()
+            if self._fsync:
+                os.fsync(self._file.fileno())
+        self.last_at = at
 
     def close(self) -> None:
         if self._file is not None:

@@ -185,11 +185,16 @@ class Simulator:
         try:
             if self._journal is not None:
                 self._check_journal()
-            target = self.clock.now + delta
+            start = self.clock.now
+            target = start + delta
             self._run_due(target, nested=depth > 0)
-            self.clock.set(target)
+            # A receiver called on the way may have advanced the clock itself,
+            # past `target`: the clock never goes back, so this advance ends
+            # where that one did.
+            if target > self.clock.now:
+                self.clock.set(target)
             if self._journal is not None:
-                self._journal_write("advance", {"seconds": delta.total_seconds()})
+                self._journal_advance(start)
             return self.clock.now
         finally:
             if not depth:
@@ -273,6 +278,16 @@ class Simulator:
                 "refuses writes until it is restarted from its journal"
             )
 
+    def _journal_advance(self, start: datetime) -> None:
+        """Journal an advance from `start` to now. Lines journaled meanwhile
+        (by a receiver writing or advancing from inside it) come first in the
+        journal, so this line covers only the time after the last of them: a
+        replay then finds every line starting where the one above it ended."""
+        assert self._journal is not None
+        last = self._journal.last_at
+        since = start if last is None or last < start else last
+        self._journal_write("advance", {"seconds": (self.clock.now - since).total_seconds()})
+
     def _journal_write(self, op: str, args: dict[str, Any]) -> None:
         """Journal an applied write. If the disk refuses, the write is not
         acknowledged (503) and the simulator stops taking writes: the live
@@ -281,7 +296,7 @@ class Simulator:
         if self._journal is None:
             return
         try:
-            self._journal.record(self.clock.iso(), op, args)
+            self._journal.record(self.clock.now, op, args)
         except (OSError, ValueError) as exc:
             self._journal_error = str(exc) or type(exc).__name__
             self._check_journal()
