@@ -4,12 +4,12 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: lab test test-unit notebooks notebooks-check fuzz-long bench venv clean
+.PHONY: lab test test-unit typecheck notebooks notebooks-check fuzz-long bench venv clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[lab,test]'
+	$(BIN)/pip install --quiet -e '.[lab,test,dev]'
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -24,6 +24,11 @@ test: $(STAMP)
 
 test-unit: $(STAMP)
 	$(BIN)/python -m pytest tests -m "not browser"
+
+## Static checks: mypy (strict) on the package, ruff on every Python tree.
+typecheck: $(STAMP)
+	$(BIN)/python -m mypy src
+	$(BIN)/python -m ruff check src tests scripts benchmarks
 
 ## Rebuild the notebooks from notebooks/sources/ (executes them; outputs are committed).
 notebooks: $(STAMP)

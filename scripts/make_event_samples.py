@@ -242,7 +242,7 @@ def week_entries(
         span = int((closing - opening).total_seconds())
         plan: list[tuple[int, int, str, Any]] = []  # (second of the day, tie-break, kind, data)
 
-        def when() -> int:
+        def when(span: int = span) -> int:
             return rng.randrange(span)
 
         for n in range(rng.randint(*orders_per_day)):

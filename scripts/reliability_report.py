@@ -48,12 +48,12 @@ def rows(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             f"mixed operations ({_n(c['operations'])} in {c['seconds']} s; "
             + ", ".join(f"{k} {_n(v)}" for k, v in c["operations_by_kind"].items())
             + f"); {c['server_errors']} server errors",
-            f"reconciled: {_n(r['publications_acknowledged'])} publications, {_n(r['distinct_codes'])} distinct codes "
+            (f"reconciled: {_n(r['publications_acknowledged'])} publications, {_n(r['distinct_codes'])} distinct codes "
             f"(pool {_n(r['pool'])}, {_n(r['codes_held_at_end'])} held at the end incl. {r['coupon_rewards']} reward "
             f"coupons); {_n(r['purchases_approved'])} purchases approved / {_n(r['purchases_rejected'])} rejected, "
             f"{_n(spent)} points spent on {len(cards)} shared cards, every balance = opening + approved transactions; "
             f"mug stock {r['mug_stock']['opening']} -> {r['mug_stock']['final']} exact; "
-            f"{_n(r['events_acknowledged'])} events and {_n(r['gift_credits_acknowledged'])} gift credits all applied",
+            f"{_n(r['events_acknowledged'])} events and {_n(r['gift_credits_acknowledged'])} gift credits all applied"),
             _when(c),
         ))
     d = results.get("durability")
@@ -62,13 +62,13 @@ def rows(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         torn = sum(1 for rnd in d["rounds"] if rnd.get("torn_last_line"))
         out.append((
             "Faults survived",
-            f"**{d['sigkills']} SIGKILLs** of the served simulator in the middle of a {d['clients']}-client write load, "
+            (f"**{d['sigkills']} SIGKILLs** of the served simulator in the middle of a {d['clients']}-client write load, "
             f"each followed by a restart from the journal ({_n(d['journal_lines'])} journal lines, {torn} torn last "
-            f"line(s) dropped on replay); replaying the same journal twice gives byte-identical state",
-            f"**{_n(d['acknowledged_operations'])} acknowledged answers, {d['lost']} lost**: "
+            f"line(s) dropped on replay); replaying the same journal twice gives byte-identical state"),
+            (f"**{_n(d['acknowledged_operations'])} acknowledged answers, {d['lost']} lost**: "
             f"{_n(w['publications'])} publications, {_n(w['purchases'])} purchases (+{_n(w['free_grants'])} free "
             f"grants), {_n(w['events'])} events, {_n(w['gift_credits'])} gift credits all present after restart; "
-            f"state consistent (balances, codes, stock, gift amounts)",
+            f"state consistent (balances, codes, stock, gift amounts)"),
             _when(d),
         ))
     b = results.get("bad_inputs")
@@ -78,9 +78,9 @@ def rows(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             f"**{_n(b['catalogue'])} malformed requests** across every endpoint ("
             + ", ".join(f"{k} {v}" for k, v in b["by_endpoint"].items())
             + f"), in-process; {_n(b['served_subset'])} of them also against `promolab serve`",
-            f"{_n(b['in_process_passed'])}/{_n(b['catalogue'])} in-process and {_n(b['served_passed'])}/"
+            (f"{_n(b['in_process_passed'])}/{_n(b['catalogue'])} in-process and {_n(b['served_passed'])}/"
             f"{_n(b['served_subset'])} served answered with the documented status and key, in the error shape with "
-            f"a request_id, state dump byte-identical before and after",
+            f"a request_id, state dump byte-identical before and after"),
             _when(b),
         ))
     fuzz_runs = (("contract_fuzz", "Contract fuzzing"), ("contract_fuzz_long", "Contract fuzzing (`make fuzz-long`)"))
@@ -91,11 +91,11 @@ def rows(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
         statuses = ", ".join(f"{k}: {_n(v)}" for k, v in f["statuses"].items())
         out.append((
             area,
-            f"**{_n(f['cases'])} generated requests** over {f['operations']} operations of the served /openapi.json "
+            (f"**{_n(f['cases'])} generated requests** over {f['operations']} operations of the served /openapi.json "
             f"({f['examples_per_operation_and_mode']} examples per operation and mode, "
-            f"{'random' if f.get('randomized') else 'derandomized'}); answers {statuses}",
-            "no 5xx, every status documented, every body valid against the document, every error an ErrorBody "
-            "with a request_id, schema-violating requests refused, auth enforced",
+            f"{'random' if f.get('randomized') else 'derandomized'}); answers {statuses}"),
+            ("no 5xx, every status documented, every body valid against the document, every error an ErrorBody "
+            "with a request_id, schema-violating requests refused, auth enforced"),
             _when(f),
         ))
     lim = results.get("limits")
@@ -121,12 +121,12 @@ def rows(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
     if s:
         out.append((
             "Secrets and auth",
-            f"{_n(s.get('error_bodies_checked', 0))} error bodies, {_n(s.get('server_log_bytes_checked', 0))} bytes of "
+            (f"{_n(s.get('error_bodies_checked', 0))} error bodies, {_n(s.get('server_log_bytes_checked', 0))} bytes of "
             f"server output (uvicorn trace level), {len(s.get('control_views_checked', []))} control views and the "
             f"journal searched for the 3 tokens and 2 webhook secrets; {s.get('auth_variants_checked', 0)} credential "
-            f"variants through `hmac.compare_digest`",
-            f"no secret found anywhere; every credential compared in constant time, even after a mismatch; "
-            f"{s.get('control_routes_refusing_app_credentials', '?')} control routes refuse app credentials (401)",
+            f"variants through `hmac.compare_digest`"),
+            (f"no secret found anywhere; every credential compared in constant time, even after a mismatch; "
+            f"{s.get('control_routes_refusing_app_credentials', '?')} control routes refuse app credentials (401)"),
             _when(s),
         ))
     return out

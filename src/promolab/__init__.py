@@ -14,8 +14,8 @@ Wire models live in `promolab.models`, analysis in `promolab.analysis`.
 
 __version__ = "0.1.0"
 
-from .client import ApiError, AsyncClient, Client  # noqa: E402
-from .sim.scenario import ScenarioError  # noqa: E402
-from .sim.simulator import Simulator  # noqa: E402
+from .client import ApiError, AsyncClient, Client
+from .sim.scenario import ScenarioError
+from .sim.simulator import Simulator
 
-__all__ = ["Simulator", "Client", "AsyncClient", "ApiError", "ScenarioError", "__version__"]
+__all__ = ["ApiError", "AsyncClient", "Client", "ScenarioError", "Simulator", "__version__"]

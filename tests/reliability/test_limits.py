@@ -31,6 +31,12 @@ from typing import Any, Self
 
 import httpx
 import pytest
+
+from promolab import AsyncClient, Client, Simulator, models
+from promolab.http.app import App
+from promolab.http.asgi import AsgiApp
+from promolab.http.ratelimit import RateLimiter
+from promolab.http.transport import AsyncSimulatorTransport, SimulatorTransport
 from relsupport import (
     APP_HEADERS,
     CREDENTIALS,
@@ -43,12 +49,6 @@ from relsupport import (
     summary_line,
     write_scenario,
 )
-
-from promolab import AsyncClient, Client, Simulator, models
-from promolab.http.app import App
-from promolab.http.asgi import AsgiApp
-from promolab.http.ratelimit import RateLimiter
-from promolab.http.transport import AsyncSimulatorTransport, SimulatorTransport
 
 pytestmark = pytest.mark.timeout(300)
 

@@ -217,7 +217,7 @@ def test_auth_uses_compare_digest_for_every_credential(monkeypatch: pytest.Monke
     recorder = Recorder(auth_module.hmac.compare_digest)
     monkeypatch.setattr(auth_module.hmac, "compare_digest", recorder)
     creds = _fresh().state.project.credentials
-    lower = lambda h: {k.lower(): v for k, v in h.items()}  # noqa: E731
+    lower = lambda h: {k.lower(): v for k, v in h.items()}
     expected_calls = {AuthKind.APP: 2, AuthKind.LOYALTY: 3, AuthKind.MANAGEMENT: 2}
     good = {AuthKind.APP: APP_HEADERS, AuthKind.LOYALTY: LOYALTY_HEADERS, AuthKind.MANAGEMENT: MANAGEMENT_HEADERS}
     checked = 0

@@ -11,6 +11,7 @@ codes: 0 done, 2 bad input (message on stderr).
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -43,7 +44,7 @@ def write_frame(frame: pd.DataFrame, path: Path) -> None:
 
 
 def _money(cents: float) -> str:
-    return "-" if cents != cents else f"{cents / 100:,.2f}"
+    return "-" if math.isnan(cents) else f"{cents / 100:,.2f}"
 
 
 def run_sweep(args: argparse.Namespace) -> int:

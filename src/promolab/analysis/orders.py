@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -57,7 +57,7 @@ def _whole(values: Any, column: str, *, missing: int, minimum: int) -> np.ndarra
     """A numeric column as int64, NA -> `missing`; refuses fractions and values < minimum."""
     series = pd.Series(values) if not isinstance(values, pd.Series) else values
     if series.dtype.kind in "iu" and not isinstance(series.dtype, pd.api.extensions.ExtensionDtype):
-        out = series.to_numpy(dtype=np.int64, copy=False)
+        out: np.ndarray = series.to_numpy(dtype=np.int64, copy=False)
         na = None
     else:
         numeric = pd.to_numeric(series, errors="coerce")
@@ -166,7 +166,8 @@ def line_columns(frame: pd.DataFrame, *, order_column: str = ORDER_COLUMN) -> Li
     product, product_names = products if products is not None else (None, [])
     sku, sku_names = skus if skus is not None else (None, [])
     if product is None:
-        identified = sku >= 0  # type: ignore[operator]
+        # Not None: line_columns requires a product or a sku column.
+        identified = cast(np.ndarray, sku) >= 0
     elif sku is None:
         identified = product >= 0
     else:
@@ -226,7 +227,8 @@ def order_request(
 
 
 def _key(value: Any) -> Hashable:
-    return value.item() if isinstance(value, np.generic) else value
+    key: Hashable = value.item() if isinstance(value, np.generic) else value
+    return key
 
 
 def orders_from_frame(

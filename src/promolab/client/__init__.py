@@ -3,4 +3,4 @@
 from ._clients import DEFAULT_RETRIES, DEFAULT_TIMEOUT, AsyncClient, Client
 from .errors import ApiError
 
-__all__ = ["Client", "AsyncClient", "ApiError", "DEFAULT_TIMEOUT", "DEFAULT_RETRIES"]
+__all__ = ["DEFAULT_RETRIES", "DEFAULT_TIMEOUT", "ApiError", "AsyncClient", "Client"]

@@ -14,14 +14,14 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any
+from typing import Any, Self
 
 import httpx
 
 from ._methods import ControlOperations, Operations
 from ._requests import Credentials, Spec, decode
 
-__all__ = ["Client", "AsyncClient", "DEFAULT_TIMEOUT", "DEFAULT_RETRIES"]
+__all__ = ["DEFAULT_RETRIES", "DEFAULT_TIMEOUT", "AsyncClient", "Client"]
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_RETRIES = 2
@@ -54,20 +54,22 @@ class _Base(Operations):
         self._transport = transport
         self.control = ControlOperations(self._call)
 
-    def _request(self, spec: Spec) -> tuple[str, str, dict[str, str], list[tuple[str, str]], bytes | None]:
+    def _request(self, spec: Spec) -> tuple[str, str, dict[str, str], tuple[tuple[str, str], ...], bytes | None]:
         base = self.management_base_url if spec.auth == "management" or spec.path.startswith("/_sim/") else self.base_url
         headers = self._credentials.headers(spec.auth)
         content = None
         if spec.json is not None:
             headers["Content-Type"] = "application/json"
             content = json.dumps(spec.json, separators=(",", ":")).encode()
-        return spec.method, base + spec.path, headers, spec.params, content
+        # A tuple, not the list itself: httpx reads both alike, and a tuple is
+        # covariant, so it matches httpx's QueryParamTypes.
+        return spec.method, base + spec.path, headers, tuple(spec.params), content
 
     def _wait_before_retry(self, attempt: int, response: httpx.Response | None) -> float | None:
         """Seconds to wait before the next try, or None to stop."""
         if attempt >= self.retries:
             return None
-        delay = self.backoff * (2**attempt)
+        delay: float = self.backoff * (2**attempt)
         if response is not None:
             retry_after = response.headers.get("retry-after")
             if retry_after is not None:
@@ -111,7 +113,7 @@ class Client(_Base):
     def close(self) -> None:
         self._http.close()
 
-    def __enter__(self) -> Client:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -145,7 +147,7 @@ class AsyncClient(_Base):
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    async def __aenter__(self) -> AsyncClient:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

@@ -15,7 +15,7 @@ from urllib.parse import quote
 from .. import models
 from ._requests import Spec, body_of, flatten_filters
 
-__all__ = ["Operations", "ControlOperations"]
+__all__ = ["ControlOperations", "Operations"]
 
 
 def _seg(value: str) -> str:
@@ -60,8 +60,8 @@ class Operations:
         body = body_of(request, {"voucher": voucher, "customer": customer, "campaign": campaign,
                                  "source_id": source_id, "metadata": metadata, "channel": channel})
         params = [("join_once", "true")] if join_once else []
-        return self._call(Spec("POST", "/client/v1/publish", "app", models.Publication, json=body, params=params,
-                               idempotent=body.get("source_id") is not None))  # type: ignore[no-any-return]
+        return self._call(Spec("POST", "/client/v1/publish", "app", models.Publication, json=body, params=params,  # type: ignore[no-any-return]
+                               idempotent=body.get("source_id") is not None))
 
     def validate_promotions(
         self,
@@ -78,8 +78,8 @@ class Operations:
         params = [("audienceRulesOnly", "true")] if audience_rules_only else []
         if filters:
             params += flatten_filters(filters)
-        return self._call(Spec("POST", "/v1/promotions/validation", "app", models.ValidationResponse,
-                               json=body, params=params, idempotent=True))  # type: ignore[no-any-return]
+        return self._call(Spec("POST", "/v1/promotions/validation", "app", models.ValidationResponse,  # type: ignore[no-any-return]
+                               json=body, params=params, idempotent=True))
 
     def track_event(
         self,

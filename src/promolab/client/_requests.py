@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from .. import models
 from .errors import ApiError
 
-__all__ = ["Spec", "Credentials", "decode", "flatten_filters", "body_of"]
+__all__ = ["Credentials", "Spec", "body_of", "decode", "flatten_filters"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,13 +13,13 @@ from .table import ROUTES
 from .transport import AsyncSimulatorTransport, SimulatorTransport
 
 __all__ = [
+    "ROUTES",
     "App",
     "AsgiApp",
-    "asgi_app",
+    "AsyncSimulatorTransport",
     "HttpRequest",
     "HttpResponse",
-    "ROUTES",
-    "serve",
     "SimulatorTransport",
-    "AsyncSimulatorTransport",
+    "asgi_app",
+    "serve",
 ]

@@ -28,6 +28,7 @@ from .table import ROUTES
 
 if TYPE_CHECKING:
     from ..sim.simulator import Simulator
+    from .ratelimit import RateLimiter
 
 __all__ = ["App"]
 
@@ -38,7 +39,7 @@ _UNAUTHORIZED = SimError("", key="unauthorized", message="Unauthorized", status=
 
 
 class App:
-    def __init__(self, sim: Simulator, *, rate_limiter: Any | None = None) -> None:
+    def __init__(self, sim: Simulator, *, rate_limiter: RateLimiter | None = None) -> None:
         self.sim = sim
         openapi = Route(
             "GET", "/openapi.json", AuthKind.NONE, self._openapi, operation_id="openapi",

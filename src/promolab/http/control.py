@@ -16,7 +16,7 @@ from ..sim.errors import InvalidPayload, NotFound
 from ..sim.inputs import parse
 from .routes import Call
 
-__all__ = ["AdvanceRequest", "state", "reset", "clock", "advance", "snapshot", "restore", "deliveries", "member", "coverage"]
+__all__ = ["AdvanceRequest", "advance", "clock", "coverage", "deliveries", "member", "reset", "restore", "snapshot", "state"]
 
 
 class AdvanceRequest(BaseModel):

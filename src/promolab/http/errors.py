@@ -8,7 +8,7 @@ from typing import Any
 from ..sim.errors import SimError
 from .messages import HttpResponse
 
-__all__ = ["error_response", "error_body"]
+__all__ = ["error_body", "error_response"]
 
 
 def error_body(status: int, key: str, message: str, details: str | None, request_id: str, **extra: Any) -> dict[str, Any]:

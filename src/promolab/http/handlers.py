@@ -12,14 +12,14 @@ from .query import query_bool, query_filters
 from .routes import Call
 
 __all__ = [
-    "get_incentive",
-    "purchase_reward",
+    "add_gift_balance",
     "delete_reward",
     "delete_webhook",
+    "get_incentive",
     "publish",
-    "validate_promotions",
+    "purchase_reward",
     "track_event",
-    "add_gift_balance",
+    "validate_promotions",
 ]
 
 

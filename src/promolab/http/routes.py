@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from .auth import AuthKind
 
-__all__ = ["Route", "Call", "Router", "Match"]
+__all__ = ["Call", "Match", "Route", "Router"]
 
 
 @dataclass(slots=True)

@@ -6,7 +6,7 @@ import logging
 from pathlib import Path
 from typing import Any
 
-__all__ = ["serve", "build_served_simulator"]
+__all__ = ["build_served_simulator", "serve"]
 
 log = logging.getLogger("promolab.serve")
 
@@ -42,8 +42,8 @@ def serve(
 ) -> None:
     import uvicorn
 
-    from .asgi import AsgiApp
     from .app import App
+    from .asgi import AsgiApp
 
     sim = build_served_simulator(scenario, seed=seed, journal=journal)
     limiter = None

@@ -17,7 +17,7 @@ from .messages import HttpRequest, HttpResponse
 if TYPE_CHECKING:
     from ..sim.simulator import Simulator
 
-__all__ = ["SimulatorTransport", "AsyncSimulatorTransport"]
+__all__ = ["AsyncSimulatorTransport", "SimulatorTransport"]
 
 
 def _to_message(request: httpx.Request, body: bytes) -> HttpRequest:

@@ -235,5 +235,5 @@ def canonical_advance(args: dict[str, Any]) -> dict[str, Any]:
     """`{"hours": 1, "minutes": 30}` -> `{"seconds": 5400}` (checked args)."""
     if not args or list(args) == ["seconds"]:
         return args
-    seconds = sum(float(value) * ADVANCE_UNITS[name] for name, value in args.items())
+    seconds: float = sum(float(value) * ADVANCE_UNITS[name] for name, value in args.items())
     return {"seconds": int(seconds) if seconds.is_integer() else seconds}

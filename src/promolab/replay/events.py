@@ -144,7 +144,7 @@ Fields = tuple[int, str, dict[str, Any], datetime | None, str | None]
 def check_entry(entry: Any, line: int) -> Event | BadLine:
     """Check one parsed line (a dict) and return the `Event` or the `BadLine`."""
     fields = entry_fields(entry, line)
-    return Event(*fields) if type(fields) is tuple else fields  # type: ignore[misc]
+    return fields if isinstance(fields, BadLine) else Event(*fields)
 
 
 def entry_fields(entry: Any, line: int) -> Fields | BadLine:
@@ -308,7 +308,7 @@ def check_item(number: int, item: Any) -> Event | BadLine | None:
     if isinstance(item, Event):
         return _recheck(item)
     fields = item_fields(number, item)
-    return Event(*fields) if type(fields) is tuple else fields  # type: ignore[misc]
+    return fields if fields is None or isinstance(fields, BadLine) else Event(*fields)
 
 
 def item_fields(number: int, item: Any) -> Fields | BadLine | None:

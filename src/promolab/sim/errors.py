@@ -10,16 +10,16 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = [
-    "SimError",
+    "BadRequest",
     "InvalidPayload",
     "InvalidQueryParams",
-    "NotFound",
-    "ResourceInUse",
-    "BadRequest",
-    "Locked",
-    "Unauthorized",
-    "NotImplementedOperation",
     "JournalUnavailable",
+    "Locked",
+    "NotFound",
+    "NotImplementedOperation",
+    "ResourceInUse",
+    "SimError",
+    "Unauthorized",
 ]
 
 

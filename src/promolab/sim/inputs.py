@@ -7,7 +7,7 @@ field, in the wording of the real service ("Property .customer.id ...").
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
@@ -95,7 +95,7 @@ def json_object(value: Any) -> bool:
     return value is None or (type(value) is dict and all(type(key) is str for key in value))
 
 
-def fields_ok(value: Any, checks: dict[str, Check]) -> bool:
+def fields_ok(value: Any, checks: Mapping[str, Check]) -> bool:
     """`value` is a dict whose every key is in `checks` and passes its check."""
     if type(value) is not dict:
         return False

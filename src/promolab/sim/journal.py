@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from .clock import format_instant
 
-__all__ = ["Journal", "encode_line", "parse_line", "apply_entry", "replay_journal"]
+__all__ = ["Journal", "apply_entry", "encode_line", "parse_line", "replay_journal"]
 
 
 def encode_line(at: str, op: str, args: dict[str, Any]) -> str:
@@ -59,18 +59,19 @@ class Journal:
 
 
 def parse_line(line: str, number: int) -> dict[str, Any]:
-    """One journal/replay line -> {"at", "op", "args"}; `ValueError` names the line."""
+    """One journal/replay line -> {"at", "op", "args"}; `ValueError` names the line
+    (whatever is wrong with it, a wrong type included: callers catch that one)."""
     try:
         entry = json.loads(line)
     except json.JSONDecodeError as exc:
         raise ValueError(f"line {number}: not valid JSON ({exc.msg})") from None
     if not isinstance(entry, dict):
-        raise ValueError(f"line {number}: expected an object with at, op, args")
+        raise ValueError(f"line {number}: expected an object with at, op, args")  # noqa: TRY004
     unknown = set(entry) - {"at", "op", "args", "note"}
     if unknown:
         raise ValueError(f"line {number}: unknown keys {sorted(unknown)}")
     if not isinstance(entry.get("op"), str):
-        raise ValueError(f"line {number}: missing op")
+        raise ValueError(f"line {number}: missing op")  # noqa: TRY004
     if "args" in entry and not isinstance(entry["args"], dict):
         raise ValueError(f"line {number}: args must be an object")
     if "at" in entry and not isinstance(entry["at"], str):

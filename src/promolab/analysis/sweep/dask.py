@@ -86,7 +86,7 @@ def _run_frame(payload: _Payload, part: pd.DataFrame) -> tuple[pd.Index, Outputs
 def _local_callbacks(on_done: Callable[[Any], None]) -> Any:
     from dask.callbacks import Callback
 
-    class _Progress(Callback):  # type: ignore[misc]
+    class _Progress(Callback):
         def _posttask(self, key: Any, result: Any, dsk: Any, state: Any, worker_id: Any) -> None:
             on_done(key)
 
@@ -168,19 +168,20 @@ def sweep_dask_frame(
     progress: bool = True,
     chunk_size: int,
 ) -> tuple[pd.Index, Outputs, list[TierPlan], list[str]]:
-    import dask
+    from dask.base import compute
+    from dask.delayed import delayed
 
     from .api import _progress
 
     payload = _Payload(catalogue, tuple(t.spec for t in tiers), now, dict(metadata), chunk_size, table)
-    tasks = [dask.delayed(_run_frame, pure=True)(payload, part) for part in frame.to_delayed()]
+    tasks = [delayed(_run_frame, pure=True)(payload, part) for part in frame.to_delayed()]
     results: list[tuple[pd.Index, Outputs, list[str]]] = []
     with _progress(len(tasks), progress, "sweep (dask partitions)") as bar:
         bar.unit = "partition"
         if client is None:
             names = {t.key for t in tasks}
             with _local_callbacks(lambda key: bar.update(1) if key in names else None):
-                results = list(dask.compute(*tasks, scheduler="threads"))
+                results = list(compute(*tasks, scheduler="threads"))
         else:
             from distributed import as_completed
 

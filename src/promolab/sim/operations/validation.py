@@ -68,7 +68,7 @@ def validate(
         tiers = tuple(tier for tier in tiers if tier.id in keep)
     promotions = tier_entries(
         view.catalogue, tiers, order, customer, now, request.get("metadata") or _NO_METADATA,
-        audience_rules_only, bool(expand_list) and "category" in expand_list, track,
+        audience_rules_only, bool(expand_list and "category" in expand_list), track,
     )  # fmt: skip
     return {"valid": bool(promotions), "tracking_id": track, "promotions": promotions}
 

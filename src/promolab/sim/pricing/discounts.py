@@ -144,7 +144,7 @@ class AmountDiscount:
             if value < 0:  # noqa: PLR1730 - a compare is ~10x cheaper than min()/max() here
                 value = 0
             for e in line_scope.amount_budgets:
-                left = budgets.setdefault(e, e.aggregated_amount_limit)  # type: ignore[arg-type]
+                left = budgets.setdefault(e, e.aggregated_amount_limit)
                 if left < value:  # noqa: PLR1730 - a compare is ~10x cheaper than min()/max() here
                     value = left
             if total_left is not None:

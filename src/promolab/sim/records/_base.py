@@ -24,7 +24,7 @@ from pydantic import (
 
 from ..clock import format_instant
 
-__all__ = ["Record", "Instant", "Money", "Points", "Metadata", "Secret", "REDACTED"]
+__all__ = ["REDACTED", "Instant", "Metadata", "Money", "Points", "Record", "Secret"]
 
 
 class Record(BaseModel):

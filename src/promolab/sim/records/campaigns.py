@@ -15,15 +15,15 @@ from pydantic import Field
 from ._base import Instant, Metadata, Money, Record
 
 __all__ = [
-    "CampaignType",
-    "ValidityTimeframe",
-    "ReferrerReward",
-    "ReferralSettings",
     "Campaign",
-    "PromotionTier",
-    "GiftState",
-    "Voucher",
+    "CampaignType",
     "CodePool",
+    "GiftState",
+    "PromotionTier",
+    "ReferralSettings",
+    "ReferrerReward",
+    "ValidityTimeframe",
+    "Voucher",
 ]
 
 CampaignType = Literal["PROMOTION", "DISCOUNT_COUPONS", "GIFT_VOUCHERS", "REFERRAL_PROGRAM"]

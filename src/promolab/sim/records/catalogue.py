@@ -6,7 +6,7 @@ from pydantic import Field
 
 from ._base import Instant, Metadata, Money, Record
 
-__all__ = ["Product", "Sku", "Collection"]
+__all__ = ["Collection", "Product", "Sku"]
 
 
 class Product(Record):

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from ._base import Instant, Metadata, Record
 
-__all__ = ["MetadataProperty", "EventSchema", "TrackedEvent", "ReferralConversion"]
+__all__ = ["EventSchema", "MetadataProperty", "ReferralConversion", "TrackedEvent"]
 
 
 class MetadataProperty(Record):

@@ -14,17 +14,17 @@ from pydantic import Field
 from ._base import Instant, Metadata, Points, Record
 
 __all__ = [
-    "Program",
-    "CardDefinition",
-    "Member",
     "Card",
-    "Reward",
-    "RewardCost",
-    "RewardAssignment",
-    "Incentive",
-    "EarningRule",
+    "CardDefinition",
     "CardTransaction",
+    "EarningRule",
     "GrantedReward",
+    "Incentive",
+    "Member",
+    "Program",
+    "Reward",
+    "RewardAssignment",
+    "RewardCost",
 ]
 
 

@@ -8,7 +8,7 @@ from pydantic import Field, SecretStr
 
 from ._base import Record, Secret
 
-__all__ = ["Credentials", "Project", "Settings", "RateLimit"]
+__all__ = ["Credentials", "Project", "RateLimit", "Settings"]
 
 
 class Credentials(Record):

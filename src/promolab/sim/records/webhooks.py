@@ -8,7 +8,7 @@ from pydantic import Field, SecretStr
 
 from ._base import Instant, Record, Secret
 
-__all__ = ["WebhookConfig", "DeliveryAttempt", "PendingDelivery"]
+__all__ = ["DeliveryAttempt", "PendingDelivery", "WebhookConfig"]
 
 
 class WebhookConfig(Record):
