@@ -30,7 +30,11 @@ per variant the median and the minimum over the rounds, in CPU time of this
 process (`time.process_time`: other processes sharing the machine do not
 count), wall time beside it; garbage collector enabled, as in real use. The
 ratio replay/baseline is taken per round (same conditions) and its median
-printed. A separate diagnostic pass then times every operation of one
+printed. The host's speed is checked around every run (a fixed reference
+loop timed just before and just after it); the runs whose two loops both
+ran within 10% of the fastest loop seen, that is on the machine at its best
+speed, are counted and their median printed per variant, beside the
+figures over all runs. A separate diagnostic pass then times every operation of one
 baseline run with `time.perf_counter_ns` (wall, ~0.1 us a read), to show
 where the simulator's time goes; it is not part of the headline figures.
 
@@ -223,37 +227,59 @@ def variants(lines: list[str]) -> list[Variant]:
     ]
 
 
-#: The host's own speed drifts (a shared VM: up to ±40% between minutes), so
-#: every timed run is preceded by this fixed loop, timed too: its spread
-#: says how much of the spread of the variants is the machine's.
+#: The host's own speed drifts (a shared VM: up to ±70% between minutes), so
+#: every timed run is preceded and followed by this fixed loop, timed too:
+#: its spread says how much of the spread of the variants is the machine's,
+#: and the runs whose two loops both ran at the host's best speed (within
+#: `NOMINAL` of the fastest loop seen) are reported apart.
 REFERENCE: list[float] = []
+NOMINAL = 0.10
 
 
-def _reference_loop() -> None:
-    start = time.process_time()
-    for _ in range(2_000):
-        sum(range(100))
-    REFERENCE.append((time.process_time() - start) / 2_000)
+def _reference_loop() -> float:
+    """Seconds per `sum(range(100))`, the best of 5 short batches (~5 ms)."""
+    best = float("inf")
+    for _ in range(5):
+        start = time.process_time()
+        for _ in range(1_000):
+            sum(range(100))
+        best = min(best, (time.process_time() - start) / 1_000)
+    REFERENCE.append(best)
+    return best
 
 
-def measure(lines: list[str], rounds: int) -> tuple[dict[str, list[tuple[float, float]]], dict[str, Any]]:
-    """(cpu s, wall s) of every round of every variant, variants interleaved
-    and rotated; plus what the first round left behind (for the checks)."""
+#: One timed run: cpu s, wall s, and the reference loop (s) just before and just after it.
+Sample = tuple[float, float, float, float]
+
+
+def measure(lines: list[str], rounds: int) -> tuple[dict[str, list[Sample]], dict[str, Any]]:
+    """Every round of every variant (`Sample`), variants interleaved and
+    rotated; plus what the first round left behind (for the checks)."""
     todo = variants(lines)
-    samples: dict[str, list[tuple[float, float]]] = {name: [] for name, _ in todo}
+    samples: dict[str, list[Sample]] = {name: [] for name, _ in todo}
     first: dict[str, Any] = {}
     for k in range(rounds):
         order = todo[k % len(todo):] + todo[:k % len(todo)]
         for name, prepare in order:
             run, keep = prepare()
             gc.collect()
-            _reference_loop()
+            before = _reference_loop()
             cpu, wall = time.process_time(), time.perf_counter()
             value = run()
-            samples[name].append((time.process_time() - cpu, time.perf_counter() - wall))
+            cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+            samples[name].append((cpu, wall, before, _reference_loop()))
             if k == 0:
                 first[name] = keep(value)
     return samples, first
+
+
+def at_nominal_speed(runs: list[Sample]) -> list[float]:
+    """The cpu seconds of the runs made while the host ran at its best speed:
+    the reference loops before and after the run both within `NOMINAL` of
+    the fastest loop of the whole benchmark. A run whose loops were slower
+    was (at least partly) made on a slowed-down machine."""
+    limit = min(REFERENCE) * (1 + NOMINAL)
+    return [cpu for cpu, _, before, after in runs if before <= limit and after <= limit]
 
 
 def per_operation(lines: list[str]) -> tuple[dict[str, list[float]], float]:
@@ -326,27 +352,34 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  {'variant':<22}{'lines':>7}  {'cpu median':>10} {'cpu min':>8}  {'events/s: median':>16} {'best':>7}"
           f"  {'wall median':>11}")
     for name, runs in samples.items():
-        cpu = [c for c, _ in runs]
-        wall = [w for _, w in runs]
+        cpu = [run[0] for run in runs]
+        wall = [run[1] for run in runs]
         print(f"  {name:<22}{counts[name]:>7,}  {statistics.median(cpu):9.2f}s {min(cpu):7.2f}s  "
               f"{counts[name] / statistics.median(cpu):16,.0f} {counts[name] / min(cpu):7,.0f}"
               f"  {statistics.median(wall):10.2f}s")
-    replay_median = statistics.median(c for c, _ in samples["replay"])
+    replay_median = statistics.median(run[0] for run in samples["replay"])
     replay_rate = n / replay_median
     ratios = [r[0] / b[0] for r, b in zip(samples["replay"], samples["baseline"], strict=True)]
-    base_median = statistics.median(c for c, _ in samples["baseline"])
-    no_validate = statistics.median(c for c, _ in samples["replay, no validate"])
+    base_median = statistics.median(run[0] for run in samples["baseline"])
+    no_validate = statistics.median(run[0] for run in samples["replay, no validate"])
     print(f"  replay (full mix): {replay_rate:,.0f} events/s (median cpu), target {TARGET:,}: "
           f"{'met' if replay_rate >= TARGET else 'NOT met'}; without the validate lines "
           f"{counts['replay, no validate'] / no_validate:,.0f} events/s "
           f"(the {mix.get('validate', 0):,} validations take {100 * (1 - no_validate / replay_median):.0f}% of the replay)")
     print(f"  overhead ratio replay/baseline (median of per-round ratios): {statistics.median(ratios):.3f}"
           f"   ({(replay_median - base_median) / n * 1e6:+.1f} us/line)")
-    stub_median = statistics.median(c for c, _ in samples["machinery (stubbed)"])
+    stub_median = statistics.median(run[0] for run in samples["machinery (stubbed)"])
     print(f"  replay machinery alone: {stub_median / n * 1e6:.1f} us/line")
     fast, slow = min(REFERENCE), max(REFERENCE)
     print(f"  host speed: reference loop sum(range(100)) {fast * 1e6:.2f} to {slow * 1e6:.2f} us before the runs "
           f"(the machine itself was up to {100 * (slow / fast - 1):.0f}% slower in some runs than in others)")
+    print(f"  runs at the host's best speed (reference loop before and after within {NOMINAL:.0%} "
+          f"of {fast * 1e6:.2f} us):")
+    for name, runs in samples.items():
+        nominal = at_nominal_speed(runs)
+        figure = (f"{counts[name] / statistics.median(nominal):,.0f} events/s median" if nominal
+                  else "none")
+        print(f"    {name:<22} {len(nominal)} of {len(runs)} runs: {figure}")
 
     bare_sim = first["baseline"]
     replay_sim, result = first["replay"]
