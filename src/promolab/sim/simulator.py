@@ -285,7 +285,7 @@ class Simulator:
         replay then finds every line starting where the one above it ended."""
         assert self._journal is not None
         last = self._journal.last_at
-        since = start if last is None or last < start else last
+        since = start if last is None else max(start, last)
         self._journal_write("advance", {"seconds": (self.clock.now - since).total_seconds()})
 
     def _journal_write(self, op: str, args: dict[str, Any]) -> None:

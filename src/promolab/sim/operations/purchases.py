@@ -84,6 +84,6 @@ def read_reward_id(request: Any) -> str:
     that very string for it (tests/sim/test_publish_fast_paths.py)."""
     if type(request) is dict and len(request) == 1:
         reward_id = request.get("reward_id")
-        if type(reward_id) is str and code(reward_id):  # `code` passes None too; a str here
+        if type(reward_id) is str and code(reward_id):  # a str: `code` also passes None
             return reward_id
     return parse(models.RewardPurchaseRequest, request).reward_id
