@@ -38,7 +38,7 @@ figures over all runs. A separate diagnostic pass then times every operation of 
 baseline run with `time.perf_counter_ns` (wall, ~0.1 us a read), to show
 where the simulator's time goes; it is not part of the headline figures.
 
-Prints, never asserts (design.md §6).
+Prints, never asserts (benchmarks/README.md).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Sweep vs the per-request engine: zero differences (design.md §2, issue #7)."""
+"""Sweep vs the per-request engine: zero differences (issue #7)."""
 
 from __future__ import annotations
 

@@ -11,10 +11,9 @@ from typing import Any
 import pytest
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-#: The OpenAPI subset lives in shared/ beside the repository (as in CI).
-OPENAPI_SUBSET = (
-    Path(__file__).parents[2] / ".." / "shared" / "reference" / "voucherify-openapi-subset.json"
-)
+#: The real service's OpenAPI documents, reduced to the schemas and examples these
+#: tests read (tests/data/README.md says where they come from).
+OPENAPI_SUBSET = Path(__file__).parents[1] / "data" / "voucherify-openapi-subset.json"
 
 DELETE = object()  # marker for `variant`: remove this key
 

@@ -2,7 +2,7 @@
 
 The simulator raises these; the HTTP layer turns them into the interface's
 error body without knowing any business rule. Keys and statuses follow
-design.md §5 (Errors) and the real service's table (semantics §8).
+the real service's error table (docs/interface.md).
 """
 
 from __future__ import annotations

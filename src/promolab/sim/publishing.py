@@ -4,7 +4,7 @@ A publication hands one voucher to one customer. Every rule is checked before
 anything changes (`select_publication` is pure), so a refused publication
 leaves the state as it was; `publish_to_customer` then applies the choice.
 
-Rules (design.md §5, semantics §4):
+Rules (docs/publications-events-webhooks.md):
 
 - a code is published to one customer only: publishing it to another one is
   400 `voucher_already_published`; publishing it again to its holder makes a

@@ -37,7 +37,7 @@ __all__ = [
 #: give items, not money, and are compared but not tuned).
 TUNABLE_TYPES = ("AMOUNT", "PERCENT", "FIXED")
 
-#: Effects allowed per discount type (reference/voucherify-semantics.md §2).
+#: Effects allowed per discount type (docs/pricing.md).
 EFFECTS: Mapping[str, tuple[str, ...]] = {
     "AMOUNT": (
         "APPLY_TO_ORDER",

@@ -1,4 +1,4 @@
-"""Rounding policy (design.md §5): integer cents, half up per line, remainder to the largest line."""
+"""Rounding policy (docs/pricing.md): integer cents, half up per line, remainder to the largest line."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """A tier's validation rules as boolean masks over many orders.
 
-One set of rules, two execution strategies (design.md §2): nothing here
+One set of rules, two execution strategies: nothing here
 re-implements a rule's meaning where the engine can be asked instead. Each
 rule is evaluated ONCE per distinct subject through the engine's own
 `compile_rules` / `compile_conditions`, then broadcast with numpy:

@@ -1,6 +1,6 @@
 """The pricing engine: one promotion tier, one order, one customer, one instant.
 
-A pure function and the single source of truth for amounts (design.md §2, §5).
+A pure function and the single source of truth for amounts (docs/pricing.md).
 Typical use in a validation request::
 
     order = normalize_order(catalogue, request["order"], customer_id=None)

@@ -8,7 +8,7 @@ tier's validation rules on the cart as sent, then the discount, then the wire
 order. With `ctx.audience_only` only the customer rules run (campaign checks
 and every other rule are skipped).
 
-Rounding policy (design.md §5). Every amount is an integer number of cents and
+Rounding policy (docs/pricing.md). Every amount is an integer number of cents and
 no float ever touches one: percentages are exact fractions, and a fractional
 cent is rounded half up, once, per line (12.5 -> 13). A proportional split
 (APPLY_TO_ITEMS_PROPORTIONALLY[_BY_QUANTITY]) rounds each share and hands the

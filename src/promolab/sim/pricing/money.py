@@ -1,6 +1,6 @@
 """Integer-cent arithmetic: the only place where rounding happens.
 
-Policy (design.md §5): amounts are integer cents; a fractional cent is rounded
+Policy (docs/pricing.md): amounts are integer cents; a fractional cent is rounded
 half up (12.5 -> 13); a proportional split gives its rounding remainder to the
 line with the largest amount (the first such line on ties) so the lines add up
 exactly to the amount being split.
