@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Names that only make sense beside the repository, never inside it.
 OUTSIDE_NAMES = re.compile(
     r"\.\./shared|shared/reference|shared/design|design\.md"
-    r"|service-interface\.md|voucherify-(?:beyond-)?semantics\.md"
+    r"|service-interface\.md|voucherify-(?:beyond-)?semantics\.md|(?:semantics|design) §"
 )
 #: A chain of parent steps, counted against the directory depth of the file holding it.
 PARENT_STEPS = re.compile(r"(?<![\w.])((?:\.\./)+|(?:\.\.\\)+)")
@@ -94,6 +94,7 @@ def test_no_file_refers_outside_the_repository() -> None:
     [
         ("README.md", "see ../shared/reference/service-interface.md", True),
         ("docs/x.md", "the rules (design.md §5)", True),
+        ("src/promolab/x.py", '"""Signing (semantics §7)."""', True),
         ("docs/x.md", "[up](../README.md)", False),
         ("docs/x.md", "[out](../../elsewhere.md)", True),
         ("tests/models/x.py", "Path(__file__).parents[2] / 'data'", False),

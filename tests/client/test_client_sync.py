@@ -108,7 +108,7 @@ def test_api_error_for_a_body_not_in_the_error_shape() -> None:
 
 
 def test_api_error_for_a_json_body_without_a_key() -> None:
-    # The real service's 429 has no key (semantics §8).
+    # The real service's 429 has no key.
     script = Script(httpx.Response(429, json={"code": 429, "message": "Too many requests hit the API too quickly."}))
     with pytest.raises(ApiError) as info:
         client_for(script, retries=0).get_incentive("linc_1")

@@ -1,7 +1,7 @@
 """The bad-input catalogue: malformed requests across every endpoint.
 
 Each case is one request that must be refused. It asserts
-- the documented status AND key (design §5's table; 413/415 from the HTTP face),
+- the documented status AND key (docs/interface.md's table; 413/415 from the HTTP face),
 - the error body shape: exactly the interface's ErrorBody fields, `code` equal
   to the status, a `request_id`, no traceback,
 - and that the state dump is byte-identical before and after (`sim.dump_json()`

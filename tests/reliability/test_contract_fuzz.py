@@ -20,7 +20,7 @@ scheme. Every answer must pass:
   express (listed in `_BUSINESS_INVALID_PAYLOAD`, with the reason).
 
 `positive_data_acceptance` is left out on purpose: the interface answers 400
-for business refusals (design §5: `duplicate_source_id`,
+for business refusals (docs/interface.md: `duplicate_source_id`,
 `voucher_already_published`, ...), which a schema cannot predict.
 
 Positive cases also draw, with hypothesis, some ids that exist in the demo
@@ -90,7 +90,7 @@ KNOWN_BODY: dict[str, dict[str, list[Any]]] = {
 #: not in the document.
 _BUSINESS_INVALID_PAYLOAD: list[tuple[str | None, re.Pattern[str], str]] = [
     ("trackCustomEvent", re.compile(r"is not defined in the project's event schema"),
-     "design §5: an event name outside the scenario's event schema is 400 invalid_payload"),
+     "an event name outside the scenario's event schema is 400 invalid_payload"),
     ("validatePromotions", re.compile(r"is not in the catalogue and the item has no price"),
      "an order line names a product the scenario's catalogue lacks, without a price: nothing to price"),
     (None, re.compile(r"non-integer \w+: |should be a whole number"),

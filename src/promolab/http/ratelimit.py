@@ -1,4 +1,4 @@
-"""Optional rate limiting with the real service's headers (semantics §8).
+"""Optional rate limiting with the real service's headers.
 
 A fixed window of `limit` requests per `window` seconds per caller (app id or
 management id). Every answer carries `X-Rate-Limit-Limit`,

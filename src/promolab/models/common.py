@@ -1,6 +1,6 @@
 """Scalar types and small shapes used across the resource families.
 
-Money and points are integers in the smallest unit everywhere (interface + design §5), so
+Money and points are integers in the smallest unit everywhere (docs/interface.md), so
 the integer types here are *strict*: a float such as ``10.5`` or even ``10.0`` is a caller
 bug (a price in major units), not something to round silently.
 """

@@ -3,7 +3,7 @@
 Only ``code``, ``key`` and ``message`` are always there; the rest is omitted when not
 set, so the management 401 is exactly ``{"code":401,"key":"unauthorized",
 "message":"Unauthorized"}`` plus whatever the caller adds (the simulator adds
-``request_id`` to every error, design §5).
+``request_id`` to every error, docs/interface.md).
 """
 
 from __future__ import annotations

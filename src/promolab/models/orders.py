@@ -1,6 +1,6 @@
 """Orders: the computed order of a validation response, and the order a client sends.
 
-Response side: every amount is "present only when applicable" (semantics §1.3), so each
+Response side: every amount is "present only when applicable" (docs/interface.md), so each
 is omitted when None; the simulator's pricing engine decides which apply. Only
 ``customer_id`` and ``referrer_id`` are sent as null. Field order follows the service's
 examples so that dumps read like the real thing.

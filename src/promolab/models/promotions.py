@@ -1,6 +1,6 @@
 """Promotion validation: the request, the response and its promotion tiers.
 
-Each tier carries its own computed ``order`` (design §5: tiers do not accumulate). The
+Each tier carries its own computed ``order`` (tiers do not accumulate: docs/pricing.md). The
 tier's ``discount_amount``/``applied_discount_amount`` and ``banner`` are present only
 when they apply (a free-shipping tier with an unpriced shipping line has neither).
 """
@@ -33,7 +33,7 @@ __all__ = [
 
 
 class ApplicableToEffect(StrEnum):
-    """Which units of a matched line the discount reaches (semantics §2)."""
+    """Which units of a matched line the discount reaches (docs/pricing.md)."""
 
     APPLY_TO_EVERY = "APPLY_TO_EVERY"
     APPLY_TO_CHEAPEST = "APPLY_TO_CHEAPEST"

@@ -2,7 +2,7 @@
 
 The interface names the event but shows no payload; the shapes follow the OpenAPI
 ``webhooks-2024-01-01`` document (``WebhookDistributionPayload`` envelope and
-``EventCustomerVoucherGiftBalanceAddedData``) and semantics §7. Keys that the example
+``EventCustomerVoucherGiftBalanceAddedData``) and docs/publications-events-webhooks.md. Keys that the example
 sends as ``null`` (campaign dates and category, transaction source/reason) stay null;
 optional keys it leaves out are omitted.
 """
@@ -52,7 +52,7 @@ __all__ = [
 
 GIFT_BALANCE_ADDED = "EVENTS.CUSTOMER.VOUCHER.GIFT.BALANCE_ADDED"
 WEBHOOK_VERSION = "2024-01-01"
-#: ``event.type`` of that event in a delivery (semantics §7).
+#: ``event.type`` of that event in a delivery.
 GIFT_BALANCE_ADDED_EVENT_TYPE = "customer.voucher.gift.balance_added"
 
 

@@ -14,7 +14,7 @@ import hashlib
 __all__ = ["PREFIXES", "IdGenerator"]
 
 #: What each kind of entity is called on the wire.  Loyalty v2 prefixes follow
-#: the real service (semantics §5.2); v1 ones follow its long-standing formats.
+#: the real service (docs/interface.md); v1 ones follow its long-standing formats.
 PREFIXES: dict[str, str] = {
     "incentive": "linc_",
     "program": "lprg_",

@@ -1,4 +1,4 @@
-"""Referral conversions triggered by custom events (semantics §6).
+"""Referral conversions triggered by custom events.
 
 An event carrying `referral: {code, referrer_id?}` converts the referral when
 the code belongs to a REFERRAL_PROGRAM campaign whose

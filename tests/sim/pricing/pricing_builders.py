@@ -52,7 +52,7 @@ def customer(**kw: Any) -> CustomerContext:
     return CustomerContext(**kw)
 
 
-# --- the docs' $175 cart (semantics §2.1) -------------------------------------------------
+# --- the $175 cart of the service's docs --------------------------------------------------------------
 def adventure_catalogue() -> Catalogue:
     return Catalogue(
         products=[

@@ -1,4 +1,4 @@
-"""Every worked example of semantics §2 and the OpenAPI validation examples, exactly."""
+"""Every worked example of the real service's pricing docs and the OpenAPI validation examples, exactly."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def _line_discounts(order: dict[str, Any]) -> list[int]:
     return [item.get("discount_amount", 0) for item in order["items"]]
 
 
-# --- semantics §2.1: the $175 cart, row by row ----------------------------------------------
+# --- the $175 cart of the service's docs, row by row -------------------------------------------
 ADVENTURE_ROWS = {
     # name: (discount, per-line discounts Mug/Poster/T-shirt/Bottle, total discount, total)
     "amount_apply_to_items_each_line_full_value": (
@@ -105,7 +105,7 @@ def test_adventure_cart_row(row: str) -> None:
     assert "discount_amount" not in bottle and bottle["subtotal_amount"] == 5000
 
 
-# --- semantics §2.2 per-type examples -----------------------------------------------------
+# --- per-type examples of the service's docs ----------------------------------------------------------
 def test_amount_apply_to_order_72100_minus_100() -> None:
     outcome = price_tier(
         Catalogue(),

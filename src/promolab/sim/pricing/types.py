@@ -59,7 +59,7 @@ class Collection:
     all_products: bool = False
 
 
-#: The service's built-in free-shipping "product" (semantics §2): UNIT discounts
+#: The service's built-in free-shipping "product" (docs/pricing.md): UNIT discounts
 #: with unit_type `prod_5h1pp1ng` add it. It has no price unless the catalogue
 #: defines one under the same id.
 SHIPPING_PRODUCT = Product(id="prod_5h1pp1ng", source_id="5h1pp1ng", name="Shipping")

@@ -26,7 +26,7 @@ class Credentials(Record):
 
 
 class RateLimit(Record):
-    """Optional limiter mimicking the real service's headers (semantics §8)."""
+    """Optional limiter mimicking the real service's headers (docs/interface.md)."""
 
     requests: int = Field(gt=0)
     per_seconds: int = Field(default=60, gt=0)
@@ -36,7 +36,7 @@ class Settings(Record):
     #: Seconds between a reward purchase and its asynchronous processing.
     purchase_delay_seconds: int = Field(default=2, ge=0)
     #: An event missing from the event schema: refuse it (400) or accept it
-    #: without effects (semantics §6 leaves both open).
+    #: without effects (the real service leaves both open).
     undefined_events: Literal["reject", "accept"] = "reject"
     #: How long a webhook receiver may take before the attempt counts as failed.
     webhook_timeout_seconds: float = Field(default=10.0, gt=0)

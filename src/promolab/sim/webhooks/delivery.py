@@ -16,7 +16,7 @@ attempt, `TimeoutError` a timeout; no receiver registered under the name is a
 failed attempt too) or to a URL through httpx with the project's
 `webhook_timeout_seconds`. A 2xx answer delivers; anything else is retried
 1, 2, 4, 8, 16, 32 min, 1h04, 2h08, 4h16, 8h32, 17h04 and 24 h after the
-FIRST attempt (semantics §7). When the last retry fails too the configuration
+FIRST attempt (docs/interface.md). When the last retry fails too the configuration
 becomes DISABLED and its other pending sendouts are dropped. A configuration
 that is not ACTIVE when an attempt falls due gets nothing (no attempt, no log
 line). Every attempt is logged as a `DeliveryAttempt`.

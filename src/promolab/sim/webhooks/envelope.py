@@ -1,4 +1,4 @@
-"""The 2024-01-01 webhook envelope (semantics §7).
+"""The 2024-01-01 webhook envelope.
 
     {"id": "whs_…", "project_id", "created_at", "type", "data": {…},
      "source": {"id": "wh_…", "object": "webhook", "target_url"},

@@ -1,4 +1,4 @@
-"""Signing webhook bodies (semantics §7).
+"""Signing webhook bodies.
 
 The header `x-voucherify-signature` carries the hex HMAC-SHA256 of the body,
 keyed with the configuration's secret. Bodies are serialised compactly (no
