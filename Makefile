@@ -1,12 +1,24 @@
 # Two entry points for a fresh machine: `make lab` and `make test`.
-PYTHON ?= python3.11
+#
+# The interpreter: the newest supported CPython found (3.13, 3.12, 3.11; see
+# scripts/find-python), or the one named with PYTHON=..., e.g.
+# `make test PYTHON=python3.12 VENV=.venv-3.12`.
+ifndef PYTHON
+PYTHON := $(shell scripts/find-python)
+endif
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-STAMP  := $(VENV)/.installed
+PYVER  := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])' 2>/dev/null)
+# The stamp names the version, so switching PYTHON rebuilds the venv.
+STAMP  := $(VENV)/.installed-$(PYVER)
 
 .PHONY: lab test test-unit typecheck notebooks notebooks-check fuzz-long bench venv clean
 
 $(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
+	  echo "promolab needs CPython 3.11 or newer; PYTHON='$(PYTHON)' is not one." >&2; \
+	  echo "Install one, or name it: make $(or $(MAKECMDGOALS),venv) PYTHON=/path/to/python3.12" >&2; exit 1; }
+	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[lab,test,dev]'
@@ -15,15 +27,22 @@ $(STAMP): pyproject.toml
 venv: $(STAMP)
 
 ## Launch JupyterLab on the notebooks (embedded simulator + demo scenario).
+## As root it adds --allow-root (containers and CI machines run as root); with no
+## display it opens no browser and prints the address to open. LAB_PORT picks the
+## port (default 8888; the next free one if taken); LAB_ARGS passes anything else.
+LAB_PORT ?= 8888
+LAB_ARGS ?=
 lab: $(STAMP)
-	$(BIN)/jupyter lab --notebook-dir=notebooks
+	$(BIN)/jupyter lab --notebook-dir=notebooks --port=$(LAB_PORT) \
+	  $(if $(filter 0,$(shell id -u)),--allow-root) \
+	  $(if $(DISPLAY)$(WAYLAND_DISPLAY),,--no-browser) $(LAB_ARGS)
 
 ## The whole suite: unit tests, notebooks under nbval, browser test.
 test: $(STAMP)
 	$(BIN)/python -m pytest tests --nbval-lax notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
 
 test-unit: $(STAMP)
-	$(BIN)/python -m pytest tests -m "not browser"
+	$(BIN)/python -m pytest tests -m "not browser" -p no:cacheprovider
 
 ## Static checks: mypy (strict) on the package, ruff on every Python tree.
 typecheck: $(STAMP)

@@ -13,8 +13,9 @@ cheaper ones; each must agree with the one it replaces on any input:
 - lines are checked one at a time as the replay reaches them (not all up
   front), yet a source that cannot be read still fails before anything is
   applied;
-- the heap is frozen for the collector only while a replay runs, and left
-  alone when the process froze it or disabled the collector.
+- the automatic garbage collector is paused only while a replay runs (the
+  runner collects the young generations itself), left alone when the process
+  disabled it, and nothing the process froze is thawed.
 """
 
 from __future__ import annotations
@@ -233,108 +234,90 @@ def test_a_source_that_raises_fails_before_any_line_applies(fresh: Any) -> None:
 
 
 # -- the collector ----------------------------------------------------------------------------------
-def test_replay_freezes_the_heap_only_while_it_runs(fresh: Any) -> None:
-    seen: list[int] = []
+GIFT = line("add_gift_balance", {"code": "GIFT-ALICE-50", "request": {"amount": 500}},
+            at="2026-03-06T10:05:00Z")
+
+
+def guests(count: int) -> list[Any]:
+    return [line("track_event", {"request": {"event": "review_written", "customer": {"source_id": f"guest-{k}"},
+                                             "metadata": {"rating": 5}}}) for k in range(count)]
+
+
+def test_replay_pauses_the_collector_only_while_it_runs(fresh: Any) -> None:
+    seen: list[bool] = []
 
     def receiver(headers: Any, body: bytes) -> None:
-        seen.append(gc.get_freeze_count())
+        seen.append(gc.isenabled())
 
     sim = fresh()
     sim.register_receiver("crm", receiver)
     sim.register_receiver("notebook", receiver)
-    assert gc.get_freeze_count() == 0
-    replay(sim, [line("add_gift_balance", {"code": "GIFT-ALICE-50", "request": {"amount": 500}},
-                      at="2026-03-06T10:05:00Z")])
-    assert seen and all(count > 0 for count in seen)  # frozen while the line ran
-    assert gc.get_freeze_count() == 0
+    frozen, thresholds = gc.get_freeze_count(), gc.get_threshold()
+    assert gc.isenabled()
+    replay(sim, [GIFT])
+    assert seen and not any(seen)  # paused while the line ran
+    assert gc.isenabled()
+    # nothing else of the collector's process-wide state changed
+    assert (gc.get_freeze_count(), gc.get_threshold()) == (frozen, thresholds)
 
 
-def test_replay_freezes_again_as_the_state_grows(fresh: Any) -> None:
-    """Every `_REFREEZE_EVERY` lines the objects the replay kept (records of
-    the state) join the frozen ones, so full collections stop walking them;
-    and nothing stays frozen after the replay."""
+def test_replay_collects_only_young_generations_on_its_own_schedule(fresh: Any) -> None:
+    """No automatic pass runs during the lines (none of the full passes that
+    walk the grown state); the runner's own collections are of the young
+    generations, one every `_COLLECT_EVERY` lines."""
     from promolab.replay import runner
 
-    counts: list[int] = []
-
-    def receiver(headers: Any, body: bytes) -> None:
-        counts.append(gc.get_freeze_count())
-
-    sim = fresh()
-    sim.register_receiver("crm", receiver)
-    sim.register_receiver("notebook", receiver)
-    events = [line("track_event", {"request": {"event": "review_written", "customer": {"source_id": f"guest-{k}"},
-                                          "metadata": {"rating": 5}}}) for k in range(runner._REFREEZE_EVERY)]
-    gift = line("add_gift_balance", {"code": "GIFT-ALICE-50", "request": {"amount": 500}})
-    replay(sim, [gift, *events, gift])
-    assert len(counts) >= 2
-    assert counts[-1] > counts[0]  # the guests created in between were frozen
-    assert gc.get_freeze_count() == 0
-
-
-def test_replay_unfreezes_when_it_stops(fresh: Any) -> None:
-    thresholds = gc.get_threshold()
-    with pytest.raises(ReplayError):
-        replay(fresh(), [line("teleport", {})])
-    assert gc.get_freeze_count() == 0
-    assert gc.get_threshold() == thresholds
-
-
-def test_replay_raises_the_young_threshold_only_while_it_runs(fresh: Any) -> None:
-    """Young collections wait for `_YOUNG_LIMIT` objects during a replay
-    (survivors are frozen instead of walked), and the process's own
-    thresholds come back afterwards; a higher threshold is kept."""
-    from promolab.replay import runner
-
-    seen: list[tuple[int, int, int]] = []
-
-    def receiver(headers: Any, body: bytes) -> None:
-        seen.append(gc.get_threshold())
-
-    gift = line("add_gift_balance", {"code": "GIFT-ALICE-50", "request": {"amount": 500}},
-                at="2026-03-06T10:05:00Z")
-    thresholds = gc.get_threshold()
-    try:
-        for young in (700, runner._YOUNG_LIMIT * 2):
-            gc.set_threshold(young, 7, 9)
-            sim = fresh()
-            sim.register_receiver("crm", receiver)
-            replay(sim, [gift])
-            assert seen[-1] == (max(young, runner._YOUNG_LIMIT), 7, 9)
-            assert gc.get_threshold() == (young, 7, 9)
-    finally:
-        gc.set_threshold(*thresholds)
-
-
-def test_a_replay_makes_no_young_collection_on_a_busy_mix(fresh: Any) -> None:
-    """Survivors of `_REFREEZE_EVERY` lines stay under the raised threshold:
-    the collector does not run during the replay's lines."""
-    from promolab.replay import runner
-
-    collections: list[int] = []
+    generations: list[int] = []
 
     def count(phase: str, info: dict[str, int]) -> None:
         if phase == "start":
-            collections.append(info["generation"])
+            generations.append(info["generation"])
 
-    events = [line("track_event", {"request": {"event": "review_written", "customer": {"source_id": f"guest-{k}"},
-                                          "metadata": {"rating": 5}}}) for k in range(2 * runner._REFREEZE_EVERY)]
     sim = fresh()
     gc.collect()
     gc.callbacks.append(count)
     try:
-        replay(sim, events)
+        replay(sim, guests(3 * runner._COLLECT_EVERY))
     finally:
         gc.callbacks.remove(count)
-    assert len(collections) <= 2, collections  # building the frames at the end may allocate past it
+    assert generations == [1, 1, 1]
 
 
-def test_replay_leaves_a_disabled_or_frozen_collector_alone(fresh: Any) -> None:
+def test_a_cycle_made_during_a_replay_is_freed_by_the_young_collections(fresh: Any) -> None:
+    """Pausing the collector does not leak: a receiver that leaves reference
+    cycles behind at every delivery has them collected during the replay."""
+    import weakref
+
+    from promolab.replay import runner
+
+    class Node:
+        other: Node | None = None
+
+    refs: list[weakref.ref[Node]] = []
+
+    def receiver(headers: Any, body: bytes) -> None:
+        node = Node()
+        node.other = node  # a cycle
+        refs.append(weakref.ref(node))
+
+    sim = fresh()
+    sim.register_receiver("crm", receiver)
+    replay(sim, [GIFT, *guests(runner._COLLECT_EVERY + 1)])
+    assert refs and refs[0]() is None  # collected by the runner's young collection
+
+
+def test_replay_puts_the_collector_back_when_it_stops(fresh: Any) -> None:
+    with pytest.raises(ReplayError):
+        replay(fresh(), [line("teleport", {})])
+    assert gc.isenabled()
+
+
+def test_replay_leaves_a_disabled_collector_and_frozen_objects_alone(fresh: Any) -> None:
     sim = fresh()
     gc.disable()
     try:
         replay(sim, [line("advance", {"minutes": 1})])
-        assert not gc.isenabled() and gc.get_freeze_count() == 0
+        assert not gc.isenabled()
     finally:
         gc.enable()
     gc.freeze()

@@ -194,12 +194,13 @@ def replay(
     if refused not in ("record", "error"):
         raise ValueError(f"refused must be 'record' or 'error', not {refused!r}")
     wall = _time.perf_counter()
-    # The whole replay runs with the heap frozen (see `_frozen_heap`): reading
-    # the source and building the frames at the end allocate by the ten
-    # thousand too, and a full collection then would walk everything.
-    with _frozen_heap() as refreeze:
+    # The whole replay runs with the automatic collector paused (see
+    # `_collector_paused`): reading the source and building the frames at the
+    # end allocate by the ten thousand too, and a full pass then would walk
+    # everything.
+    with _collector_paused() as collect:
         lines = read_lines(events)
-        return _replay_lines(sim, lines, on_error, refused, progress, wall, refreeze)
+        return _replay_lines(sim, lines, on_error, refused, progress, wall, collect)
 
 
 def _replay_lines(
@@ -209,7 +210,7 @@ def _replay_lines(
     refused: Refused,
     progress: bool,
     wall: float,
-    refreeze: Callable[[], None],
+    collect: Callable[[], None],
 ) -> ReplayResult:
     """`replay` once the source is read: the lines one by one, then the result."""
     builder = TimelineBuilder(sim)
@@ -241,8 +242,8 @@ def _replay_lines(
     add = builder.add
     try:
         for number, raw in lines:
-            if not number % _REFREEZE_EVERY:
-                refreeze()
+            if not number % _COLLECT_EVERY:
+                collect()
             item = item_fields(number, raw)
             if item is None:
                 continue  # a blank line
@@ -307,50 +308,49 @@ class _Counts:
     skipped: int = 0
 
 
-#: Lines between two `gc.freeze()` calls during a replay (see `_frozen_heap`).
-_REFREEZE_EVERY = 1024
-#: The young generation's collection threshold during a replay (see `_frozen_heap`).
-_YOUNG_LIMIT = 100_000
+#: Lines between two collections of the young generations during a replay
+#: (see `_collector_paused`).
+_COLLECT_EVERY = 1024
 
 
 @contextmanager
-def _frozen_heap() -> Iterator[Callable[[], None]]:
-    """Keep the cyclic garbage collector off the objects that existed before
-    the replay and off the state it builds, while it runs.
+def _collector_paused() -> Iterator[Callable[[], None]]:
+    """Pause the automatic cyclic garbage collector while a replay runs; the
+    runner collects the young generations itself every `_COLLECT_EVERY`
+    lines (the yielded `collect`).
 
     A replay grows the state by tens of thousands of records, and the
     collector answers growth with full passes that walk every live object:
     the modules, pandas and the scenario, which the replay cannot have made
     garbage, and the records already added, which stay in the state. Such a
-    pass costs a hundred milliseconds and more on a grown state, so whichever
-    line happens to trigger it pays for all of them (about a fifth of a
-    replay's time). `gc.freeze()` sets the live objects aside, and the runner
-    calls it again every `_REFREEZE_EVERY` lines (the yielded `refreeze`), so
-    a full pass walks only what the last lines left.
+    pass costs a hundred milliseconds and more on a grown state, and young
+    collections triggered every 700 allocations find next to nothing (an
+    operation makes almost no reference cycles): together about 40% of a
+    replay's time. With the automatic collector paused, the only passes are
+    the runner's young ones, which walk what the last `_COLLECT_EVERY` lines
+    allocated (about 11,000 containers on a busy mix) and free any cycle
+    among them; what survives waits in the oldest generation, and a cycle
+    that becomes garbage there is collected after the replay.
 
-    The young generation's threshold is raised to `_YOUNG_LIMIT` meanwhile:
-    what `_REFREEZE_EVERY` lines keep alive (about 11,000 container objects
-    on a busy mix) is then set aside by the next freeze without being walked
-    by the young collections first (which cost about 4% of a replay, and
-    found almost nothing: an operation makes next to no reference cycles).
-    A line that keeps more alive still triggers a collection, so the young
-    objects stay bounded. `gc.unfreeze()` and the thresholds put everything
-    back at the end, however the replay ends (a cycle that became garbage
-    meanwhile is then collected by the next full pass). Left alone (and
-    `refreeze` does nothing) when the collector is disabled or the process
-    froze objects itself.
+    The only process-wide state this touches is the collector's on/off
+    switch, put back however the replay ends. It freezes nothing: a
+    `gc.freeze()` cannot be undone selectively, so unfreezing at the end
+    would also thaw what the process froze itself (CPython 3.12 starts with
+    objects frozen). Left alone (and `collect` does nothing) when the
+    collector is already disabled.
     """
-    if not gc.isenabled() or gc.get_freeze_count():
+    if not gc.isenabled():
         yield _nothing
         return
-    thresholds = gc.get_threshold()
-    gc.freeze()
-    gc.set_threshold(max(thresholds[0], _YOUNG_LIMIT), *thresholds[1:])
+    gc.disable()
     try:
-        yield gc.freeze
+        yield _collect_young
     finally:
-        gc.set_threshold(*thresholds)
-        gc.unfreeze()
+        gc.enable()
+
+
+def _collect_young() -> None:
+    gc.collect(1)
 
 
 def _nothing() -> None:
