@@ -4,13 +4,20 @@ It lets a test suite that uses a served simulator reset it, move its clock,
 read its whole state and take/restore snapshots, all over HTTP. It is guarded
 by the management credentials (never the app ones): whoever can rewind the
 clock can change any outcome.
+
+Every call that changes the state (reset, clock advance, restore) goes
+through the simulator's journaled paths, so a served simulator restarted
+from its journal comes back to the state these calls answered from. Bodies
+are read strictly: JSON numbers only where a number is asked (`true` or
+`"5"` seconds are refused, not converted), no body where none is taken.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic_core import PydanticCustomError
 
 from ..sim.errors import InvalidPayload, NotFound
 from ..sim.inputs import parse
@@ -19,9 +26,24 @@ from .routes import Call
 __all__ = ["AdvanceRequest", "advance", "clock", "coverage", "deliveries", "member", "reset", "restore", "snapshot", "state"]
 
 
+def _json_number(value: Any) -> Any:
+    """Only a JSON number is a number of seconds: pydantic's lax float reads
+    `true` as 1 and `"5"` as 5. A string that is no number at all is left to
+    the float check, whose message says so."""
+    if isinstance(value, bool):
+        raise PydanticCustomError("float_type", "Input should be a valid number, not a boolean")
+    if isinstance(value, str):
+        try:
+            float(value)
+        except ValueError:
+            return value
+        raise PydanticCustomError("float_type", "Input should be a valid number, not a string")
+    return value
+
+
 class AdvanceRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    seconds: float = Field(ge=0, le=10 * 365 * 24 * 3600)
+    seconds: Annotated[float, BeforeValidator(_json_number)] = Field(ge=0, le=10 * 365 * 24 * 3600)
 
 
 def state(call: Call) -> tuple[int, Any]:
@@ -29,7 +51,9 @@ def state(call: Call) -> tuple[int, Any]:
 
 
 def reset(call: Call) -> tuple[int, Any]:
-    call.sim.reset()
+    if call.body not in (None, {}):
+        raise InvalidPayload("POST /_sim/reset takes no body (or an empty object)")
+    call.sim.apply("reset")
     return 200, {"now": call.sim.clock.iso()}
 
 
@@ -50,10 +74,9 @@ def snapshot(call: Call) -> tuple[int, Any]:
 def restore(call: Call) -> tuple[int, Any]:
     if not isinstance(call.body, dict):
         raise InvalidPayload("Payload should be a snapshot object")
-    try:
-        call.sim.load_snapshot(call.body, keep_secrets=True)
-    except (ValueError, KeyError, TypeError) as exc:
-        raise InvalidPayload(f"Not a valid snapshot: {exc}") from None
+    # The `restore` operation: checks the snapshot strictly (400, nothing
+    # changed), installs it and journals it.
+    call.sim.apply("restore", snapshot=call.body, keep_secrets=True)
     return 200, {"now": call.sim.clock.iso()}
 
 

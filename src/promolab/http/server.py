@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,22 +13,44 @@ __all__ = ["build_served_simulator", "serve"]
 log = logging.getLogger("promolab.serve")
 
 
-def build_served_simulator(scenario: str | Path | None, *, seed: int | None = None, journal: str | Path | None = None) -> Any:
+def build_served_simulator(
+    scenario: str | Path | None,
+    *,
+    seed: int | None = None,
+    journal: str | Path | None = None,
+    report: Callable[[str, str], None] | None = None,
+) -> Any:
     """Load the scenario, then (with a journal) replay what the journal
     already holds before recording new writes to it: a restart after a crash
-    comes back with every acknowledged operation."""
+    comes back with every acknowledged operation.
+
+    `journal.resume_journal` does the journal's part: a damaged or
+    incomplete last line is cut (reported), a journal for another scenario
+    or seed, damage before the last line and a line that cannot be replayed
+    raise `JournalError` (line and reason) before anything is changed.
+    `report(level, text)` receives what the operator should know (default:
+    the `promolab.serve` log)."""
     from ..sim.simulator import Simulator
 
     sim = Simulator.from_scenario(scenario, seed=seed) if scenario else Simulator(seed=seed or 0)
     if journal is not None:
-        path = Path(journal)
-        if path.exists() and path.stat().st_size:
-            from ..sim.journal import replay_journal
+        from ..sim.journal import resume_journal
 
-            replayed = replay_journal(sim, path)
-            log.info("replayed %d journal lines from %s", replayed, path)
-        sim.record_to(path, fsync=True)
+        note = f"promolab serve --scenario {scenario}" if scenario else "promolab serve (empty project)"
+        resumed = resume_journal(sim, journal, fsync=True, note=note)
+        for level, text in resumed.messages():
+            if report is not None:
+                report(level, text)
+            else:
+                log.log(logging.WARNING if level == "warning" else logging.INFO, "%s", text)
     return sim
+
+
+def _to_stderr(level: str, text: str) -> None:
+    """Start-up notes of `promolab serve`, before uvicorn's logging exists:
+    warnings always, the rest at `--log-level info` and below (the caller
+    filters)."""
+    print(f"promolab serve: {level}: {text}", file=sys.stderr, flush=True)
 
 
 def serve(
@@ -39,17 +63,24 @@ def serve(
     rate_limit: int | None = None,
     timeout: float = 30.0,
     log_level: str = "info",
+    access_log: bool = False,
 ) -> None:
     import uvicorn
 
     from .app import App
     from .asgi import AsgiApp
 
-    sim = build_served_simulator(scenario, seed=seed, journal=journal)
+    verbose = log_level.lower() in ("trace", "debug", "info")
+
+    def report(level: str, text: str) -> None:
+        if verbose or level == "warning":
+            _to_stderr(level, text)
+
+    sim = build_served_simulator(scenario, seed=seed, journal=journal, report=report)
     limiter = None
     if rate_limit is not None:
         from .ratelimit import RateLimiter
 
         limiter = RateLimiter(rate_limit, 60)
     app = AsgiApp(App(sim, rate_limiter=limiter), timeout_seconds=timeout)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=False)
+    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=access_log)

@@ -224,6 +224,8 @@ class TimelineBuilder:
         self._n_deliveries = self.delivery_start
         #: Replay line of every delivery attempt logged during the replay.
         self.delivery_lines: list[int] = []
+        #: Attempts logged during the replay in states since replaced (`_rebase`).
+        self._earlier_deliveries: list[Any] = []
         self._cards: dict[str, int] = {}
         self._gifts: dict[str, int] = {}
         #: (line, time, op, outcome, status, result, message, note, *counts): `_ROW_COLUMNS`.
@@ -262,8 +264,8 @@ class TimelineBuilder:
         the clock after the line (the caller has it at hand); `validation`
         is (tiers, best_tier, best_discount) of a validate line."""
         st = self.sim.state
-        if st is not self._state:  # pragma: no cover - a restore during a replay
-            raise RuntimeError("the simulator's state was replaced during the replay")
+        if st is not self._state:
+            self._rebase(line, now, st)
         cards: set[str] | None = None
         gifts: set[str] | None = None
         # card transactions: new ones, and PENDING ones settled by the clock
@@ -303,6 +305,23 @@ class TimelineBuilder:
             len(st.publications), len(st.events), len(st.referral_conversions), len(self._pending),
             n_deliveries, len(st.pending_deliveries),
         ))
+
+    def _rebase(self, line: int, now: datetime, st: Any) -> None:
+        """Follow a state that replaced the one followed so far: a `reset` or
+        `restore` line (a served journal has them). The counters start again
+        from the new state; every balance that differs from the followed one
+        becomes a row of this line (the change the swap made), and the
+        delivery attempts of the old state are kept for `deliveries`."""
+        self._earlier_deliveries.extend(self._state.webhook_deliveries[self.delivery_start:])
+        self._state = st
+        self._n_tx = len(st.card_transactions)
+        self._pending = {t.id for t in st.card_transactions.values() if t.status == "PENDING"}
+        self._n_vtx = len(st.voucher_transactions)
+        self._n_vouchers = len(st.vouchers)
+        self.delivery_start = self._n_deliveries = len(st.webhook_deliveries)
+        self._cards_changed(line, now, {c.id for c in st.cards.values() if self._cards.get(c.id) != c.balance})
+        self._gifts_changed(line, now, {v.id for v in st.vouchers.values()
+                                        if v.gift is not None and self._gifts.get(v.id) != v.gift.balance})
 
     def _new_card_transactions(self, txs: dict[str, Any], count: int) -> set[str]:
         """The cards named by the `count` newest card transactions (PENDING ones followed)."""
@@ -426,7 +445,8 @@ class TimelineBuilder:
 
         from ..sim.frames import deliveries_frame
 
-        frame = deliveries_frame(self.sim).iloc[self.delivery_start:].reset_index(drop=True)
+        attempts = [*self._earlier_deliveries, *self.sim.state.webhook_deliveries[self.delivery_start:]]
+        frame = deliveries_frame(attempts)
         lines = self.delivery_lines[: len(frame)]
         frame.insert(0, "line", pd.array(lines + [None] * (len(frame) - len(lines)), dtype="Int64"))
         return frame

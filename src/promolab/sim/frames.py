@@ -8,11 +8,13 @@ timestamps are timezone-aware UTC.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
 
+    from .records import DeliveryAttempt
     from .simulator import Simulator
 
 __all__ = ["card_transactions_frame", "deliveries_frame", "typed_frame"]
@@ -73,8 +75,10 @@ def card_transactions_frame(sim: Simulator) -> pd.DataFrame:
     )
 
 
-def deliveries_frame(sim: Simulator) -> pd.DataFrame:
-    rows = [d.model_dump() for d in sim.state.webhook_deliveries]
+def deliveries_frame(source: Simulator | Sequence[DeliveryAttempt]) -> pd.DataFrame:
+    """The delivery log of a simulator, or of the attempts given (a replay's)."""
+    attempts = source if isinstance(source, Sequence) else source.state.webhook_deliveries
+    rows = [d.model_dump() for d in attempts]
     return typed_frame(
         rows,
         columns=["sendout_id", "webhook_id", "event_type", "attempt", "attempted_at", "outcome", "status_code",

@@ -21,15 +21,16 @@ import json
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from .clock import Clock, format_instant, parse_instant
-from .errors import JournalUnavailable
+from .errors import InvalidPayload, JournalUnavailable
 from .ids import IdGenerator
-from .journal import Journal
-from .operations import REGISTRY, load_all
+from .journal import Journal, encode_line
+from .operations import REGISTRY, load_all, operation
 from .processing import (
     PROCESSORS,
     ClaimingProcessor,
@@ -51,6 +52,9 @@ if TYPE_CHECKING:
 __all__ = ["SNAPSHOT_FORMAT", "Simulator"]
 
 SNAPSHOT_FORMAT = "promolab.snapshot/1"
+_SNAPSHOT_KEYS = frozenset({"format", "seed", "clock", "ids", "state"})
+#: The project's credentials that are secrets (what `_keep_secrets` keeps).
+_CREDENTIAL_SECRETS = ("app_token", "access_token", "management_token")
 DEFAULT_START = "2026-01-01T00:00:00Z"
 _ZERO = timedelta(0)
 
@@ -483,12 +487,17 @@ class Simulator:
         return self._receivers.get(name)
 
     # -- journal ---------------------------------------------------------
-    def record_to(self, target: str | Path | list[str] | None, *, fsync: bool = True) -> None:
-        """Start (or, with None, stop) journaling writes in replay format."""
+    def record_to(
+        self, target: str | Path | list[str] | None, *, fsync: bool = True, header: str | None = None
+    ) -> None:
+        """Start (or, with None, stop) journaling writes in replay format;
+        `header`, when given, is written first (`journal.resume_journal`
+        gives one to a new served journal)."""
         with self._quiet():
+            journal = None if target is None else Journal(target, fsync=fsync, header=header)
             if self._journal is not None:
                 self._journal.close()
-            self._journal = None if target is None else Journal(target, fsync=fsync)
+            self._journal = journal
             self._journal_error = None
 
     # -- snapshots -------------------------------------------------------
@@ -506,39 +515,130 @@ class Simulator:
                 "state": self.state.model_dump(mode="json") if redact else self.state.dump(),
             }
 
+    def initial_fingerprint(self) -> str:
+        """`sha256:<hex>` of the state this simulator was created (or
+        restored) with, its seed, clock and id counters included, secrets
+        left out: what a journal header names, so that a journal is never
+        replayed onto another scenario. Two loads of the same scenario with
+        the same seed give the same fingerprint, whatever the file's
+        formatting; a change that alters the loaded state changes it."""
+        import hashlib
+
+        initial = self._initial
+        image = {**initial, "state": State.model_validate(initial["state"]).model_dump(mode="json")}
+        text = json.dumps(image, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
     @classmethod
     def restore(cls, snapshot: Mapping[str, Any]) -> Simulator:
         sim = cls.__new__(cls)
         load_all()
         sim._init_runtime()
-        sim._load_snapshot(snapshot)
+        sim._install(sim._read_snapshot(snapshot))
         sim._initial = sim.snapshot()
         return sim
 
-    def _load_snapshot(self, snapshot: Mapping[str, Any], keep_secrets: bool = False) -> None:
+    def _read_snapshot(self, snapshot: Mapping[str, Any], keep_secrets: bool = False) -> _Loaded:
+        """Check a snapshot and build what it restores, changing nothing:
+        `ValueError` says what is wrong. Strict JSON types (a seed of `"7"`,
+        `true` or `7.5` is refused, not converted), no unknown keys. Always
+        `ValueError`, wrong types included: the one error callers turn into
+        400 `invalid_payload`."""
+        from pydantic import ValidationError
+
+        from .inputs import describe_validation_error
+
+        if not isinstance(snapshot, Mapping):
+            raise ValueError(f"a snapshot is an object, not {type(snapshot).__name__}")  # noqa: TRY004
         if snapshot.get("format") != SNAPSHOT_FORMAT:
             raise ValueError(f"not a promolab snapshot (format {snapshot.get('format')!r})")
-        state = State.model_validate(snapshot["state"])
+        unknown = sorted(set(snapshot) - _SNAPSHOT_KEYS)
+        if unknown:
+            raise ValueError(f"unknown keys {unknown}; a snapshot has {', '.join(sorted(_SNAPSHOT_KEYS))}")
+        missing = [key for key in ("seed", "clock", "ids", "state") if key not in snapshot]
+        if missing:
+            raise ValueError(f"missing {', '.join(missing)}")
+        seed, clock, counters = snapshot["seed"], snapshot["clock"], snapshot["ids"]
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise ValueError(f"seed must be an integer, not {seed!r}")  # noqa: TRY004
+        if not isinstance(clock, str):
+            raise ValueError(f"clock must be an ISO 8601 string, not {clock!r}")  # noqa: TRY004
+        try:
+            at = Clock(clock)
+        except (ValueError, OverflowError) as exc:
+            raise ValueError(f"clock {clock!r} is not an ISO 8601 instant with a timezone ({exc})") from None
+        if not isinstance(counters, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
+            for k, v in counters.items()
+        ):
+            raise ValueError("ids must be an object of counters (integers >= 0)")
+        if not isinstance(snapshot["state"], Mapping):
+            raise ValueError("state must be an object")  # noqa: TRY004
+        try:
+            state = State.model_validate(snapshot["state"])
+        except ValidationError as exc:
+            raise ValueError(describe_validation_error(exc, ".state")) from None
         if keep_secrets:
             _keep_secrets(state, self.state)
-        self.seed = int(snapshot["seed"])
-        self.ids = IdGenerator(self.seed, snapshot["ids"])
-        self.clock = Clock(snapshot["clock"])
-        self.state = state
-        self.indexes = Indexes(state)
+        return _Loaded(seed, clock, dict(counters), at, state)
+
+    def _install(self, loaded: _Loaded) -> None:
+        """Swap the whole state at once: everything is built first, then
+        assigned, so a failure leaves the running state as it was."""
+        ids, indexes = IdGenerator(loaded.seed, loaded.counters), Indexes(loaded.state)
+        self.seed, self.ids, self.clock, self.state, self.indexes = loaded.seed, ids, loaded.at, loaded.state, indexes
 
     def load_snapshot(self, snapshot: Mapping[str, Any], *, keep_secrets: bool = False) -> None:
         """Restore in place (keeps receivers and journal): the control API's
         restore, which must not swap the object a server holds. With
         `keep_secrets`, redacted secrets in the snapshot take the running
-        project's values, so a redacted snapshot cannot lock clients out."""
+        project's values, so a redacted snapshot cannot lock clients out.
+
+        Journaled as a `restore` line (a restart reproduces it), with every
+        secret equal to the running project's written as the redaction marker
+        (replayed with `keep_secrets`, it comes back the same) so the journal
+        holds no secret it does not need. `ValueError` for a bad snapshot,
+        nothing changed."""
         with self._quiet():
-            self._load_snapshot(snapshot, keep_secrets)
+            loaded = self._read_snapshot(snapshot, keep_secrets)
+            self._swap("restore", lambda: _restore_args(loaded, self.state), loaded)
 
     def reset(self) -> None:
-        """Back to the state this simulator was created or restored with."""
+        """Back to the state this simulator was created or restored with;
+        journaled as a `reset` line."""
         with self._quiet():
-            self._load_snapshot(self._initial)
+            self._swap("reset", dict, self._read_snapshot(self._initial))
+
+    def _swap(self, op: str, args: Callable[[], dict[str, Any]], loaded: _Loaded) -> None:
+        """Install `loaded` and journal `op` (under `_quiet`).
+
+        The line is encoded before anything changes (a snapshot that cannot
+        be journaled is refused as it is) and carries the clock BEFORE the
+        swap: a replay reaches the line with its clock there, then swaps to
+        the snapshot's clock, which may be earlier; the journal's `last_at`
+        becomes the clock after it, where the next advance starts. If the
+        journal cannot be written, the swap is undone and, as for any write,
+        the simulator refuses writes until restarted (503)."""
+        if self._journal_error is not None:
+            self._check_journal()
+        journal = self._journal
+        line = None
+        if journal is not None:
+            line = encode_line(self.clock.iso(), op, args())
+            try:
+                line.encode("utf-8")
+            except UnicodeEncodeError:
+                raise ValueError("the snapshot holds text that is not valid Unicode") from None
+        previous = (self.seed, self.ids, self.clock, self.state, self.indexes)
+        self._install(loaded)
+        if journal is None or line is None:
+            return
+        try:
+            journal.write(line, self.clock.now)
+        except (OSError, ValueError) as exc:
+            self.seed, self.ids, self.clock, self.state, self.indexes = previous
+            self._journal_error = str(exc) or type(exc).__name__
+            self._check_journal()
 
     def dump(self) -> dict[str, Any]:
         """The whole state as JSON-ready data, secrets redacted: what
@@ -594,11 +694,76 @@ class Simulator:
         return f"<Simulator project={self.state.project.id} seed={self.seed} now={format_instant(self.now)}>"
 
 
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    """A checked snapshot, ready to install: `clock` as the snapshot wrote it
+    (journaled as it is, to the microsecond), `at` the clock built from it."""
+
+    seed: int
+    clock: str
+    counters: dict[str, int]
+    at: Clock
+    state: State
+
+
+def _restore_args(loaded: _Loaded, running: State) -> dict[str, Any]:
+    """The `restore` journal line's arguments: the snapshot as it will be
+    installed, every secret equal to the running project's written as the
+    redaction marker and `keep_secrets` set, which a replay (reaching the line
+    with the same running secrets) turns back into the same values. A secret
+    that IS the marker while the running one is not cannot be written that
+    way (only an in-process `load_snapshot` without `keep_secrets` makes
+    one): the snapshot is then journaled as installed, secrets in clear."""
+    from .records._base import REDACTED
+
+    state = loaded.state.dump()
+    slots: list[tuple[dict[str, Any], str, str | None]] = []
+    running_creds = running.project.credentials
+    credentials = state["project"]["credentials"]
+    for name in _CREDENTIAL_SECRETS:
+        slots.append((credentials, name, getattr(running_creds, name).get_secret_value()))
+    for hook_id, hook in state["webhooks"].items():
+        config = running.webhooks.get(hook_id)
+        slots.append((hook, "secret", None if config is None else config.secret.get_secret_value()))
+    clear = any(holder[key] == REDACTED and value not in (None, REDACTED) for holder, key, value in slots)
+    if not clear:
+        for holder, key, value in slots:
+            if value is not None and holder[key] == value:
+                holder[key] = REDACTED
+    snapshot = {"format": SNAPSHOT_FORMAT, "seed": loaded.seed, "clock": loaded.clock, "ids": loaded.counters,
+                "state": state}
+    return {"snapshot": snapshot, "keep_secrets": not clear}
+
+
+# `reset` and `restore` are operations too, so that their journal lines are
+# lines of the replay format (`promolab replay` and a restarting server run
+# them through `apply` like any line). They are registered as `write=False`
+# because `apply` must not journal them itself: `Simulator.reset` and
+# `load_snapshot` do (their line carries the clock before the swap, and they
+# wait until no webhook delivery is in flight), and they are what these call.
+@operation("reset", write=False)
+def _reset_operation(sim: Simulator) -> None:
+    """Back to the state the simulator was created with (`POST /_sim/reset`)."""
+    sim.reset()
+
+
+@operation("restore", write=False)
+def _restore_operation(sim: Simulator, snapshot: dict[str, Any], keep_secrets: bool = False) -> None:
+    """Restore a snapshot in place (`POST /_sim/restore`); a bad snapshot is
+    400 `invalid_payload`, nothing changed."""
+    if not isinstance(snapshot, Mapping):
+        raise InvalidPayload("Payload should be a snapshot object")
+    try:
+        sim.load_snapshot(snapshot, keep_secrets=keep_secrets)
+    except ValueError as exc:
+        raise InvalidPayload(f"Not a valid snapshot: {exc}") from None
+
+
 def _keep_secrets(new: State, current: State) -> None:
     from .records._base import REDACTED
 
     creds, now_creds = new.project.credentials, current.project.credentials
-    for name in ("app_token", "access_token", "management_token"):
+    for name in _CREDENTIAL_SECRETS:
         if getattr(creds, name).get_secret_value() == REDACTED:
             setattr(creds, name, getattr(now_creds, name))
     for hook_id, hook in new.webhooks.items():
