@@ -93,6 +93,9 @@ _BUSINESS_INVALID_PAYLOAD: list[tuple[str | None, re.Pattern[str], str]] = [
      "an event name outside the scenario's event schema is 400 invalid_payload"),
     ("validatePromotions", re.compile(r"is not in the catalogue and the item has no price"),
      "an order line names a product the scenario's catalogue lacks, without a price: nothing to price"),
+    ("validatePromotions", re.compile(r"is more than 9223372036854775807|add up to more than|UNIT discount adds"),
+     ("a line's price x quantity, the order's sum or the units a UNIT discount adds would pass 2^63-1, "
+      "which each number alone cannot show")),
     (None, re.compile(r"non-integer \w+: |should be a whole number"),
      ("JSON Schema counts 10.0 as an integer; the models refuse any float on purpose (models/common.py: "
      "a price in major units is a caller bug), which no JSON Schema keyword can say. Only excused when "

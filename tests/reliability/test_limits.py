@@ -11,7 +11,9 @@
   are answered at once (the POST runs outside the simulator's lock).
 - 429: `promolab serve --rate-limit N`: X-Rate-Limit-* headers on every
   answer of an authenticated route, a 429 `too_many_requests` body with
-  Retry-After once the window is used up, per caller; and `promolab.Client`
+  Retry-After once the window is used up, per caller, the caller being the
+  identity the credentials proved (a spoofed `X-App-Id` on a management
+  call changes nothing), with a bounded table of windows; and `promolab.Client`
   (sync and async) waits Retry-After and retries, checked in-process with a
   `RateLimiter(now=...)` on a fake clock so no test sleeps for a window.
 """
@@ -35,6 +37,7 @@ import pytest
 from promolab import AsyncClient, Client, Simulator, models
 from promolab.http.app import App
 from promolab.http.asgi import AsgiApp
+from promolab.http.messages import HttpRequest
 from promolab.http.ratelimit import RateLimiter
 from promolab.http.transport import AsyncSimulatorTransport, SimulatorTransport
 from relsupport import (
@@ -381,3 +384,74 @@ def test_rate_limit_window_resets_and_counts_callers_apart() -> None:
     clock.now += 0.5
     r = get(LOYALTY_HEADERS)
     assert r.status_code == 200 and r.headers["x-rate-limit-remaining"] == "1"
+
+
+# -- 429: keyed on the proved identity, bounded ------------------------------------------------
+@pytest.mark.served
+def test_rate_limit_served_ignores_spoofed_caller_headers(server_factory: Any) -> None:
+    """A management or control call carrying a fresh `X-App-Id` each time is
+    still the management caller: limited after 3, not given a new window."""
+    limit = 3
+    server = server_factory(DEMO, rate_limit=limit)
+    with server.http() as http:
+        statuses = []
+        for i in range(10):
+            spoof = {"X-App-Id": f"spoof{i}"}
+            if i % 2:
+                r = http.get("/_sim/clock", headers={**MANAGEMENT_HEADERS, **spoof})
+            else:
+                r = http.delete("/management/v1/projects/proj_kestrel/webhooks/wh_nope",
+                                headers={**MANAGEMENT_HEADERS, **spoof})
+            statuses.append(r.status_code)
+        assert statuses.count(429) == 10 - limit, statuses
+        assert 429 not in statuses[:limit], statuses
+        # the app is another caller, with its own window
+        r = http.get("/v2/loyalties/incentives/linc_0a11ce01", headers={**LOYALTY_HEADERS, "X-Management-Id": "x"})
+        assert r.status_code == 200 and r.headers["x-rate-limit-remaining"] == str(limit - 1)
+    FIGURES["rate_limit_spoofed_headers"] = {"limit": limit, "tried": 10, "refused": statuses.count(429)}
+
+
+def test_rate_limiter_keeps_one_window_per_proved_identity() -> None:
+    """However many caller headers a client invents, and however many
+    unauthenticated requests arrive, the limiter keeps at most the app's and
+    the management caller's windows."""
+    clock = FakeClock()
+    app = _limited_app(clock, limit=1000, window=60.0)
+    limiter = app.rate_limiter
+    assert limiter is not None
+    http = httpx.Client(transport=SimulatorTransport(app), base_url="http://promolab.local")
+    statuses = set()
+    for i in range(300):
+        spoof = f"spoof{i}"
+        statuses.add(http.get("/_sim/clock", headers={**MANAGEMENT_HEADERS, "X-App-Id": spoof}).status_code)
+        statuses.add(http.get("/v2/loyalties/incentives/linc_0a11ce01",
+                              headers={**LOYALTY_HEADERS, "X-Management-Id": spoof}).status_code)
+        statuses.add(http.get("/_sim/clock", headers={"X-Management-Id": spoof, "X-Management-Token": "x"}).status_code)
+        statuses.add(http.get("/v2/loyalties/incentives/linc_0a11ce01",
+                              headers={"X-App-Id": spoof, "X-App-Token": "x"}).status_code)
+    assert statuses == {200, 401}
+    assert len(limiter) == 2
+
+
+def test_rate_limiter_table_is_bounded() -> None:
+    """Called directly with ever new identities, the table never holds more
+    than MAX_CALLERS windows; expired windows go first, then the oldest."""
+    from promolab.http.ratelimit import MAX_CALLERS
+
+    clock = FakeClock()
+    limiter = RateLimiter(1, 10.0, now=clock)
+    sim = Simulator.from_scenario(copy.deepcopy(demo_document()))
+    request = HttpRequest("GET", "/_sim/clock")
+    for i in range(10 * MAX_CALLERS):
+        refusal, _ = limiter.check(sim, request, caller=f"caller{i}")
+        assert refusal is None
+        assert len(limiter) <= MAX_CALLERS
+    # the newest windows are the ones kept: the last caller is still limited
+    refusal, _ = limiter.check(sim, request, caller=f"caller{10 * MAX_CALLERS - 1}")
+    assert refusal is not None and refusal.status == 429
+    clock.now += 10.0  # every window expired: a new caller finds them all dropped
+    limiter.check(sim, request, caller="fresh")
+    assert len(limiter) == 1
+    # requests without an identity share one window
+    assert limiter.check(sim, request)[0] is None
+    assert limiter.check(sim, request)[0] is not None

@@ -178,8 +178,7 @@ def test_no_error_body_holds_a_secret() -> None:
     app = App(_fresh())
     bodies = 0
     for case in CASES:
-        headers = {k.lower(): v for k, v in case.all_headers().items()}
-        response = app.handle(HttpRequest(case.method, case.path, case.query, headers, case.raw_body()))
+        response = app.handle(case.http_request())
         assert response.status >= 400
         assert not leaked(response.body), f"{case.id} leaks {leaked(response.body)}"
         bodies += 1
@@ -240,6 +239,24 @@ def test_auth_uses_compare_digest_for_every_credential(monkeypatch: pytest.Monke
     FIGURES["auth_variants_checked"] = checked
 
 
+def test_repeated_credential_headers_are_refused_after_every_comparison(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A credential header sent twice is refused even when both copies are
+    right, and still after comparing every credential (no early exit); a
+    repeated header that is not a credential changes nothing."""
+    recorder = Recorder(auth_module.hmac.compare_digest)
+    monkeypatch.setattr(auth_module.hmac, "compare_digest", recorder)
+    creds = _fresh().state.project.credentials
+    good = {AuthKind.APP: APP_HEADERS, AuthKind.LOYALTY: LOYALTY_HEADERS, AuthKind.MANAGEMENT: MANAGEMENT_HEADERS}
+    calls = {AuthKind.APP: 2, AuthKind.LOYALTY: 3, AuthKind.MANAGEMENT: 2}
+    for kind, headers in good.items():
+        given = {k.lower(): v for k, v in headers.items()}
+        for name in given:
+            recorder.calls.clear()
+            assert authorized(kind, given, creds, frozenset({name})) is False, (kind, name)
+            assert len(recorder.calls) == calls[kind], (kind, name)
+        assert authorized(kind, given, creds, frozenset({"accept"})) is True
+
+
 def test_every_request_goes_through_compare_digest(monkeypatch: pytest.MonkeyPatch) -> None:
     """End to end: App.handle compares all of a route's credentials, right or wrong."""
     recorder = Recorder(auth_module.hmac.compare_digest)
@@ -272,7 +289,8 @@ def test_control_api_refuses_app_credentials(route: Any) -> None:
     sim.advance(3600)  # away from the initial state, so a reset/restore slipping through would show
     app = App(sim)
     path = route.path.replace("{memberId}", "lmbr_alice")
-    body = json.dumps(sim.snapshot(redact=True)).encode() if route.path == "/_sim/restore" else b'{"seconds": 60}'
+    bodies = {"/_sim/restore": json.dumps(sim.snapshot(redact=True)).encode(), "/_sim/clock/advance": b'{"seconds": 60}'}
+    body = bodies.get(route.path, b"")  # reset takes no body
     before = sim.dump_json()
     for credentials in (APP_HEADERS, LOYALTY_HEADERS, {**APP_HEADERS, "X-Management-Id": "kestrel-management"},
                         {"X-Management-Id": "kestrel-app", "X-Management-Token": APP_TOKEN}):
@@ -298,3 +316,33 @@ def test_served_control_api_refuses_app_credentials(demo_server: Any) -> None:
                 assert r.status_code == 401 and r.json()["key"] == "unauthorized", (route.path, r.text[:200])
         assert demo_server.state_json(http) == before
     FIGURES["control_routes_refusing_app_credentials"] = len(CONTROL)
+
+
+@pytest.mark.parametrize("asynchronous", [False, True], ids=["sync", "async"])
+def test_the_in_process_transports_refuse_a_repeated_credential_as_the_served_face_does(
+    asynchronous: bool,
+) -> None:
+    """httpx hands the transport every copy of a repeated header; the in-process
+    transports fold them as the ASGI face does, so the second copy is not
+    silently taken (401 there as over HTTP), while one copy of each passes."""
+    import asyncio
+
+    from promolab.http.transport import AsyncSimulatorTransport
+    from promolab.samples import demo_scenario
+
+    sim = Simulator.from_scenario(demo_scenario())
+    body = {"event": "review_written", "customer": {"source_id": "alice"}, "metadata": {"rating": 5}}
+    once = [("X-App-Id", "kestrel-app"), ("X-App-Token", "kestrel-app-token")]
+    twice = [*once, ("X-App-Token", "kestrel-app-token")]
+
+    def send(headers: list[tuple[str, str]]) -> int:
+        if asynchronous:
+            async def go() -> int:
+                async with httpx.AsyncClient(transport=AsyncSimulatorTransport(sim), base_url="http://sim") as c:
+                    return (await c.post("/v1/events", json=body, headers=headers)).status_code
+            return asyncio.run(go())
+        with httpx.Client(transport=SimulatorTransport(sim), base_url="http://sim") as c:
+            return c.post("/v1/events", json=body, headers=headers).status_code
+
+    assert send(twice) == 401
+    assert send(once) == 200

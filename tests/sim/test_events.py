@@ -412,3 +412,51 @@ def test_events_through_the_client(sim: Simulator) -> None:
         client.track_event(event="first_order_placed", customer={"source_id": "alice"},
                            referral={"code": "REF-ALICE"}, metadata={"amount": 1})
     assert caught.value.status == 400 and caught.value.key == "referrer_not_permitted_to_redeem"
+
+
+# -- a referrer's reward must fit on its card (64-bit bounds) --------------------------------------
+@pytest.mark.parametrize(
+    ("reward", "fill"),
+    [
+        # points: the referrer's card is one point short of room for the 500-point reward
+        (ReferrerReward(type="LOYALTY_POINTS", program_id="lprg_coffee_club",
+                        card_definition_id="lcdef_beans", points=500), "points"),
+        # gift credit: the referrer's gift card cannot take another 1000 cents
+        (ReferrerReward(type="GIFT_CREDITS", campaign_id="camp_gift", amount=1000), "gift"),
+    ],
+    ids=["points", "gift"],
+)
+def test_a_referral_reward_past_the_64_bit_bound_refuses_the_event_and_changes_nothing(
+    sim: Simulator, reward: ReferrerReward, fill: str
+) -> None:
+    settings = sim.state.campaigns["camp_referral"].referral
+    assert settings is not None
+    settings.referrer_reward = reward
+    if fill == "points":
+        card = sim.state.cards["lcrd_alice_beans"]
+        card.balance = 2**63 - 1 - 499
+    else:
+        gift = sim.state.vouchers[sim.indexes.voucher_by_code["GIFT-ALICE-50"]].gift
+        assert gift is not None
+        gift.amount = gift.balance = 2**63 - 1 - 999
+    before = sim.dump()
+    error = refused(sim, {"event": "first_order_placed", "customer": {"source_id": "new-friend"},
+                          "metadata": {"amount": 1}, "referral": {"code": "REF-ALICE"}})
+    assert error.status == 400
+    assert sim.dump() == before  # no customer created, no conversion recorded, no credit
+
+
+def test_a_referral_reward_counts_the_same_events_earning_credits_to_the_card(sim: Simulator) -> None:
+    """Earning rules and the referrer's reward may credit one card in one event:
+    each fits alone, together they do not; the event is refused whole."""
+    from promolab.sim.errors import InvalidPayload
+    from promolab.sim.referrals import plan_conversion
+
+    card = sim.state.cards["lcrd_dave_beans"]  # the 500-point reward of REF-DAVE's referrer
+    card.balance = 2**63 - 1 - 600
+    with pytest.raises(InvalidPayload):
+        plan_conversion(sim, event="first_order_placed", referral={"code": "REF-DAVE"}, referee_id=None,
+                        credited={card.id: 200})
+    plan = plan_conversion(sim, event="first_order_placed", referral={"code": "REF-DAVE"}, referee_id=None,
+                           credited={card.id: 100})
+    assert plan is not None and plan.points == 500

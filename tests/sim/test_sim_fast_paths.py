@@ -15,8 +15,10 @@
 from __future__ import annotations
 
 import json
+import math
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal, InvalidOperation
+from fractions import Fraction
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -120,7 +122,9 @@ def test_fingerprint_of_other_values_is_json_dumps(odd: Any) -> None:
 
 # -- proportional points ----------------------------------------------------------------------------
 def _reference_proportional(every_value: dict[str, Any] | None, x: Any) -> int:
-    """`_proportional` as it was: decimal arithmetic for every number."""
+    """The definition: `value` points per whole `every` in `x`, by exact rational
+    arithmetic (decimal arithmetic in a 28-digit context, which `_proportional`
+    once used, raised past 28 digits)."""
     if not every_value:
         return 0
     every = int(every_value.get("every") or 0)
@@ -128,7 +132,7 @@ def _reference_proportional(every_value: dict[str, Any] | None, x: Any) -> int:
     number = earning._number(x)
     if every <= 0 or number is None or number < 0:
         return 0
-    return value * int(number // every)
+    return value * math.floor(Fraction(number) / every)
 
 
 def _points_outcome(func: Any, spec: dict[str, Any], x: Any) -> tuple[str, Any]:

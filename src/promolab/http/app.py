@@ -20,9 +20,10 @@ from pydantic import BaseModel
 
 from ..sim.errors import SimError
 from ..sim.operations import REGISTRY
-from .auth import AuthKind, authorized
+from .auth import AuthKind, authorized, identity
 from .errors import error_body, error_response
-from .messages import HttpRequest, HttpResponse
+from .messages import MAX_JSON_DEPTH, HttpRequest, HttpResponse, JsonError, decode_json
+from .query import parse_query
 from .routes import Call, Route, Router
 from .table import ROUTES
 
@@ -76,11 +77,17 @@ class App:
                 f"Cannot find route {request.method} {request.path}", key="not_found",
                 message="Resource not found", status=404, resource_type="route",
             ))
-        if not authorized(route.auth, request.headers, self.sim.state.project.credentials):
+        credentials = self.sim.state.project.credentials
+        if not authorized(route.auth, request.headers, credentials, request.repeated):
             return self._fail(_UNAUTHORIZED)
         extra_headers: list[tuple[str, str]] = []
         if self.rate_limiter is not None and route.auth is not AuthKind.NONE:
-            refusal, extra_headers = self.rate_limiter.check(self.sim, request)
+            # Keyed on who the credentials just proved the caller to be, never
+            # on a header the caller may set to anything (a fresh X-App-Id per
+            # request would otherwise get a fresh window, and an entry, each time).
+            refusal, extra_headers = self.rate_limiter.check(
+                self.sim, request, caller=identity(route.auth, credentials)
+            )
             if refusal is not None:
                 return refusal
         if route.operation is not None and route.operation not in REGISTRY:
@@ -93,7 +100,8 @@ class App:
             call = Call(
                 sim=self.sim,
                 params={k: unquote(v) for k, v in match.params.items()},
-                query=request.query_items() if request.query_string else [],
+                # Only routes that declare query parameters read the query.
+                query=parse_query(request.query_string) if request.query_string and route.query else [],
                 body=body,
                 headers=request.headers,
             )
@@ -122,21 +130,19 @@ class App:
             )
         if not request.body:
             return None
-        content_type = request.headers.get("content-type", "application/json").split(";")[0].strip().lower()
+        media_type, _, parameters = request.headers.get("content-type", "application/json").partition(";")
+        content_type = media_type.strip().lower()
         if content_type != "application/json" and not content_type.endswith("+json"):
             raise SimError(
                 f"Content-Type must be application/json, got {content_type!r}",
                 key="unsupported_media_type", message="Unsupported media type", status=415,
             )
+        if parameters:
+            _check_charset(parameters)
         try:
-            data = json.loads(request.body, parse_constant=_refuse_constant)
-        except RecursionError:
-            raise _invalid_json(f"nested deeper than {MAX_JSON_DEPTH} levels") from None
-        except ValueError as exc:  # JSONDecodeError, UnicodeDecodeError, NaN, a 5000-digit integer
-            reason = "a number has too many digits" if "integer string conversion" in str(exc) else str(exc)
-            raise _invalid_json(reason) from None
-        _check_json(data)
-        return data
+            return decode_json(request.body)
+        except JsonError as exc:
+            raise _invalid_json(str(exc)) from None
 
     def timeout_response(self, seconds: float) -> HttpResponse:
         return self._fail(SimError(
@@ -155,52 +161,25 @@ class App:
         return 200, _Raw(self._openapi_bytes)
 
 
-#: Deepest nesting of arrays/objects a request body may have. Real requests
-#: need a handful of levels (order -> items -> product -> metadata -> ...);
-#: without a bound a deep body exhausts the JSON decoder's recursion (a 500)
-#: or, a little shallower, is applied and then cannot be serialised back.
-MAX_JSON_DEPTH = 64
-
-
 def _invalid_json(reason: str) -> SimError:
     return SimError(f"Invalid JSON: {reason}", key="invalid_payload", message="Invalid payload")
 
 
-def _refuse_constant(name: str) -> Any:
-    # Python's decoder accepts NaN/Infinity; JSON (RFC 8259) does not, and a
-    # NaN stored in the state makes the state dump invalid JSON.
-    raise ValueError(f"{name} is not a JSON value")
-
-
-def _has_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-def _check_json(data: Any) -> None:
-    """Refuse what JSON parses but the simulator cannot keep: nesting past
-    MAX_JSON_DEPTH, and strings (values or keys) with lone surrogates
-    (`"\\ud800"`), which are not Unicode text and cannot be written to the
-    journal or the state dump. Iterative, so no recursion limit is hit."""
-    stack: list[tuple[Any, int]] = [(data, 1)]
-    while stack:
-        value, depth = stack.pop()
-        if isinstance(value, str):
-            if _has_surrogate(value):
-                raise _invalid_json("a string holds a lone UTF-16 surrogate (not valid Unicode text)")
-        elif isinstance(value, dict | list):
-            if depth > MAX_JSON_DEPTH:
-                raise _invalid_json(f"nested deeper than {MAX_JSON_DEPTH} levels")
-            if isinstance(value, dict):
-                for key, item in value.items():
-                    if _has_surrogate(key):
-                        raise _invalid_json("a key holds a lone UTF-16 surrogate (not valid Unicode text)")
-                    stack.append((item, depth + 1))
-            else:
-                stack.extend((item, depth + 1) for item in value)
+def _check_charset(parameters: str) -> None:
+    """Refuse a Content-Type that declares a charset other than UTF-8: JSON
+    is UTF-8 (RFC 8259 section 8.1), so a body announced as, say, latin-1 is
+    either mislabelled or not JSON; reading it as UTF-8 anyway would
+    silently misread every non-ASCII character. `charset=utf-8`, which many
+    clients send, is accepted."""
+    for parameter in parameters.split(";"):
+        name, _, value = parameter.partition("=")
+        if name.strip().lower() == "charset":
+            charset = value.strip().strip('"').lower()
+            if charset not in ("utf-8", "utf8"):
+                raise SimError(
+                    f"Content-Type charset must be utf-8 (JSON is UTF-8, RFC 8259), got {charset[:40]!r}",
+                    key="unsupported_media_type", message="Unsupported media type", status=415,
+                )
 
 
 class _Raw:
@@ -221,5 +200,5 @@ def _encode(payload: Any) -> bytes:
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
 
 
-# re-exported for the transports' error path
-__all__ += ["error_body"]
+# re-exported for the transports' error path, and the nesting bound for the tests
+__all__ += ["MAX_JSON_DEPTH", "error_body"]

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from .app import App
-from .messages import HttpRequest
+from .messages import HttpRequest, fold_headers
 
 if TYPE_CHECKING:
     from ..sim.simulator import Simulator
@@ -56,12 +56,15 @@ class AsgiApp:
                 chunks.append(chunk)
                 kept += len(chunk)
             more = message.get("more_body", False)
+        # Repeated headers are folded, not collapsed to the last copy (messages.py).
+        headers, repeated = fold_headers((k.decode("latin-1"), v.decode("latin-1")) for k, v in scope.get("headers", []))
         request = HttpRequest(
             method=scope["method"],
             path=scope.get("raw_path", scope["path"].encode()).decode("latin-1").split("?")[0],
             query_string=scope.get("query_string", b"").decode("latin-1"),
-            headers={k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])},
+            headers=headers,
             body=b"".join(chunks),
+            repeated=repeated,
         )
         response = None
         with anyio.move_on_after(self.timeout_seconds):

@@ -2,20 +2,38 @@
 
 `filters` arrives the way the real SDKs send it, bracketed
 (`filters[promotion_id][conditions][$is]=camp_1`), or as one JSON object;
-both become the same nested mapping.
+both become the same nested mapping, nested at most `MAX_JSON_DEPTH` deep
+either way (the JSON is read by the same strict reader as bodies).
+
+A query string longer than `MAX_QUERY_BYTES` is refused before it is split:
+what a request may make the simulator hold and walk stays bounded on every
+way in (a server bounds the request line too, the in-process transports do
+not).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
+from urllib.parse import parse_qsl
 
 from ..sim.errors import InvalidQueryParams
+from .messages import MAX_JSON_DEPTH, JsonError, decode_json
 
-__all__ = ["query_bool", "query_filters"]
+__all__ = ["MAX_QUERY_BYTES", "parse_query", "query_bool", "query_filters"]
+
+#: Longest query string read (what common servers allow for a request line).
+MAX_QUERY_BYTES = 8192
 
 _BRACKETS = re.compile(r"\[([^\[\]]*)\]")
+
+
+def parse_query(query_string: str) -> list[tuple[str, str]]:
+    """The (name, value) pairs of a query string, blank values kept;
+    400 `invalid_query_params` past `MAX_QUERY_BYTES`."""
+    if len(query_string) > MAX_QUERY_BYTES:
+        raise InvalidQueryParams(f"The query string is longer than {MAX_QUERY_BYTES} characters")
+    return parse_qsl(query_string, keep_blank_values=True)
 
 
 def query_bool(query: list[tuple[str, str]], name: str) -> bool:
@@ -37,21 +55,25 @@ def query_filters(query: list[tuple[str, str]]) -> dict[str, Any] | None:
     for key, value in query:
         if key == "filters":
             try:
-                parsed = json.loads(value)
-            except json.JSONDecodeError:
-                raise InvalidQueryParams("Query parameter filters should be a JSON object or bracketed") from None
+                parsed = decode_json(value)
+            except JsonError as exc:
+                raise InvalidQueryParams(
+                    f"Query parameter filters should be a JSON object or bracketed: {exc}"
+                ) from None
             if not isinstance(parsed, dict):
                 raise InvalidQueryParams("Query parameter filters should be an object")
             result.update(parsed)
         elif key.startswith("filters["):
             parts = _BRACKETS.findall(key[len("filters"):])
             if not parts or "".join(f"[{p}]" for p in parts) != key[len("filters"):]:
-                raise InvalidQueryParams(f"Malformed filter parameter {key!r}")
+                raise InvalidQueryParams(f"Malformed filter parameter {key[:60]!r}")
+            if len(parts) >= MAX_JSON_DEPTH:  # one object per bracket, plus the list of an `$in`
+                raise InvalidQueryParams(f"Filter parameter nested deeper than {MAX_JSON_DEPTH} levels")
             node = result
             for part in parts[:-1]:
                 child = node.setdefault(part, {})
                 if not isinstance(child, dict):
-                    raise InvalidQueryParams(f"Conflicting filter parameter {key!r}")
+                    raise InvalidQueryParams(f"Conflicting filter parameter {key[:60]!r}")
                 node = child
             leaf = parts[-1]
             if leaf in ("$in", "$not_in"):

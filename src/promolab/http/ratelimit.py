@@ -1,7 +1,13 @@
 """Optional rate limiting with the real service's headers.
 
-A fixed window of `limit` requests per `window` seconds per caller (app id or
-management id). Every answer carries `X-Rate-Limit-Limit`,
+A fixed window of `limit` requests per `window` seconds per caller. The
+caller is the identity the request's credentials proved (`auth.identity`:
+the app, or the management caller), never a header value: headers are the
+client's to choose, and keying on them let a client pick a fresh window per
+request (a new `X-App-Id` on a management call) and grow the table by one
+entry each time. Requests without an identity share one window. The table
+is bounded as well (`MAX_CALLERS`), should the credentials change under a
+running server (a restore). Every answer carries `X-Rate-Limit-Limit`,
 `X-Rate-Limit-Remaining`, `X-Rate-Limit-Retry` (unix seconds when the window
 resets) and `X-Rate-Limit-Type: api_calls`; a refused request gets 429 with
 `Retry-After`. The limiter measures real time (a `now` callable, injectable
@@ -25,7 +31,12 @@ from .messages import HttpRequest, HttpResponse
 if TYPE_CHECKING:
     from ..sim.simulator import Simulator
 
-__all__ = ["RateLimiter"]
+__all__ = ["MAX_CALLERS", "RateLimiter"]
+
+#: Windows kept at most; past it, expired windows are dropped, then the oldest.
+MAX_CALLERS = 64
+#: The one window of requests that carry no proved identity.
+_NO_IDENTITY = "(no identity)"
 
 
 class RateLimiter:
@@ -42,18 +53,29 @@ class RateLimiter:
     def bind(self, request_ids: Callable[[], str]) -> None:
         self._request_ids = request_ids
 
-    def check(self, sim: Simulator, request: HttpRequest) -> tuple[HttpResponse | None, list[tuple[str, str]]]:
-        caller = request.headers.get("x-app-id") or request.headers.get("x-management-id") or "anonymous"
+    def __len__(self) -> int:
+        """How many callers' windows are kept (at most `MAX_CALLERS`)."""
+        return len(self._windows)
+
+    def check(
+        self, sim: Simulator, request: HttpRequest, *, caller: str | None = None
+    ) -> tuple[HttpResponse | None, list[tuple[str, str]]]:
+        """Count one request of `caller` (`auth.identity` of the route's
+        credentials; None: the shared window of requests without one)."""
+        key = _NO_IDENTITY if caller is None else caller
         now = self._now()
         with self._lock:
-            start, used = self._windows.get(caller, (now, 0))
+            windows = self._windows
+            if key not in windows and len(windows) >= MAX_CALLERS:
+                self._evict(now)
+            start, used = windows.get(key, (now, 0))
             if now - start >= self.window:
                 start, used = now, 0
             reset = start + self.window
             allowed = used < self.limit
             if allowed:
                 used += 1
-            self._windows[caller] = (start, used)
+            windows[key] = (start, used)
         headers = [
             ("x-rate-limit-limit", str(self.limit)),
             ("x-rate-limit-remaining", str(max(0, self.limit - used))),
@@ -70,3 +92,12 @@ class RateLimiter:
         )
         request_id = self._request_ids() if self._request_ids else "v-ratelimited"
         return error_response(refusal, request_id, headers), headers
+
+    def _evict(self, now: float) -> None:
+        """Make room for one window: drop the expired ones (they would restart
+        anyway), else the oldest. Called with the lock held."""
+        windows = self._windows
+        for key in [k for k, (start, _) in windows.items() if now - start >= self.window]:
+            del windows[key]
+        while len(windows) >= MAX_CALLERS:
+            del windows[next(iter(windows))]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 import httpx
 
 from .app import App
-from .messages import HttpRequest, HttpResponse
+from .messages import HttpRequest, HttpResponse, fold_headers
 
 if TYPE_CHECKING:
     from ..sim.simulator import Simulator
@@ -23,12 +23,16 @@ __all__ = ["AsyncSimulatorTransport", "SimulatorTransport"]
 def _to_message(request: httpx.Request, body: bytes) -> HttpRequest:
     raw = request.url.raw_path
     path, _, query = raw.partition(b"?")
+    # Repeated headers are folded as the served face folds them (asgi.py), so a
+    # credential sent twice is refused in-process too, not silently the last one.
+    headers, repeated = fold_headers((k.decode("latin-1"), v.decode("latin-1")) for k, v in request.headers.raw)
     return HttpRequest(
         method=request.method,
         path=path.decode("ascii"),
         query_string=query.decode("ascii"),
-        headers={k.decode("latin-1").lower(): v.decode("latin-1") for k, v in request.headers.raw},
+        headers=headers,
         body=body,
+        repeated=repeated,
     )
 
 

@@ -26,7 +26,13 @@ give `value * floor(x / every)` where x is:
 | ORDER_ITEMS_* (3 kinds)     | none: an event carries no order items, 0 points          |
 
 A missing, non-numeric or negative x gives 0 points. Numbers may be JSON
-numbers or numeric strings; the floor is exact (decimal arithmetic).
+numbers or numeric strings; the floor is exact, whatever the size of x.
+
+A card holds at most 2^63-1 points (the bound of every integer of the
+interface): an event whose credits would take a card past it (a huge
+`amount`, or a balance already near the bound) is refused, 400
+`invalid_payload`, before anything changes. One check per credit, on the
+planned result; the arithmetic itself is exact, so nothing is lost before it.
 
 Validation rules on an earning rule use the pricing engine's rule compiler
 with an empty cart: `customer.metadata` / `customer.segment` read the event
@@ -48,7 +54,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from . import ledger
-from .errors import BadRequest, NotFound
+from .errors import BadRequest, InvalidPayload, NotFound
 from .loyalty.lookups import loyalty_lookups, member_card
 from .pricing.items import NormalizedOrder
 from .pricing.rulebase import lookup
@@ -74,10 +80,8 @@ class Credit(NamedTuple):
 
 
 # -- arithmetic ---------------------------------------------------------------------------------
-#: Below this, `x // every` on ints equals the decimal floor (28 significant
-#: digits by default; beyond them the decimal division refuses, and keeps
-#: refusing: such values still take the decimal path).
-_EXACT_INT = 10**18
+#: The most points a card (and so one credit) can hold.
+_MAX_POINTS = ledger.MAX_BALANCE
 
 
 def _number(value: Any) -> Decimal | None:
@@ -99,12 +103,20 @@ def _proportional(every_value: Mapping[str, Any] | None, x: Any) -> int:
     value = int(every_value.get("value") or 0)
     if every <= 0:
         return 0
-    if type(x) is int and 0 <= x < _EXACT_INT:
-        return value * (x // every)  # the usual amount: what the decimal path computes
+    if type(x) is int:  # the usual amount: exact at any size
+        return value * (x // every) if x >= 0 else 0
     number = _number(x)
     if number is None or number < 0:
         return 0
-    return value * int(number // every)
+    # Not `number // every`: a decimal division whose quotient has more digits
+    # than the context's precision (28) raises. floor(x / every) is
+    # floor(floor(x) / every) for a whole `every`, and `int()` of a decimal
+    # truncates exactly; an x so large that the quotient passes any card's
+    # bound counts as that bound + 1 (the credit is refused either way, and
+    # `1e999999` is not expanded to a million digits).
+    if number >= (_MAX_POINTS + 1) * every:
+        return value * (_MAX_POINTS + 1)
+    return value * (int(number) // every)
 
 
 def incentive_points(
@@ -545,16 +557,37 @@ def plan_credits(
             continue
         stock_used[incentive_id] = stock_used.get(incentive_id, 0) + 1
         credits.append(Credit(rule, incentive, target, points))
+    if credits:
+        _check_room(credits)
     return credits
+
+
+def _check_room(credits: list[Credit]) -> None:
+    """Refuse (400 `invalid_payload`) credits that would take a card past
+    `_MAX_POINTS`, counting every credit of the event to the same card."""
+    planned: dict[str, int] = {}
+    for rule, incentive, card, points in credits:
+        total = planned.get(card.id, 0) + points
+        planned[card.id] = total
+        if not ledger.fits(card, total):
+            shown = f"{points}" if points <= _MAX_POINTS else f"more than {_MAX_POINTS}"
+            raise InvalidPayload(
+                f"Earning rule {rule.id} (incentive {incentive.id}) would credit {shown} points to loyalty "
+                f"card {card.id}, whose balance is {card.balance}: a card holds at most {_MAX_POINTS} points",
+                resource_id=card.id,
+                resource_type="loyalty_card",
+            )
 
 
 def apply_credits(sim: Simulator, credits: list[Credit], *, event: str, event_id: str) -> list[CardTransaction]:
     """Post the planned credits as APPROVED POINTS_EARNED transactions."""
     posted = []
     reason = f"custom event {event}"
+    now = sim.now
     for rule, incentive, card, points in credits:
         incentive_id = incentive.id
         incentive.stock -= 1
+        incentive.updated_at = now  # its stock changed: GET incentive says when
         details = {
             "reason": reason,
             "metadata": {

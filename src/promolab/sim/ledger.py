@@ -4,6 +4,13 @@ Every change to a loyalty card balance goes through `post`, so that the
 invariant "a card's balance is its opening balance plus the points of its
 APPROVED transactions" holds by construction, whoever moved the points
 (earning rules, referrals, reward purchases).
+
+A balance stays within 0 .. `MAX_BALANCE` (2^63-1, the interface's integer
+bound, which every document and model declares). Planners check a credit
+with `fits` before anything changes, and refuse it in their own words;
+`post` and `settle` refuse a balance outside the bounds as a bug (a
+ValueError), like a negative one, rather than store what no answer could
+render.
 """
 
 from __future__ import annotations
@@ -11,6 +18,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from ..models.common import INT64_MAX
 from .loyalty.lookups import card_for
 from .loyalty.reservations import pending_index
 from .records import Card, CardTransaction
@@ -19,7 +27,15 @@ from .validated import validated
 if TYPE_CHECKING:
     from .simulator import Simulator
 
-__all__ = ["card_for", "post", "settle"]
+__all__ = ["MAX_BALANCE", "card_for", "fits", "post", "settle"]
+
+#: The most points a card can hold.
+MAX_BALANCE = INT64_MAX
+
+
+def fits(card: Card, points: int) -> bool:
+    """Whether crediting `points` (> 0) leaves the card within `MAX_BALANCE`."""
+    return points <= MAX_BALANCE - card.balance
 
 
 def post(
@@ -41,7 +57,7 @@ def post(
     fields = card.__dict__  # the record's fields, read once (an attribute read costs ~5x)
     balance = fields["balance"]
     approved = status == "APPROVED"
-    if approved and balance + points < 0:
+    if approved and not 0 <= balance + points <= MAX_BALANCE:
         raise ValueError(f"card {fields['id']} balance {balance} cannot take {points} points")
     st = sim.state
     definition_id = fields["card_definition_id"]
@@ -80,7 +96,7 @@ def settle(sim: Simulator, record: CardTransaction, status: str, *, rejection: d
         raise ValueError(f"transaction {record.id} is {record.status}, not PENDING")
     if status == "APPROVED":
         card = sim.state.cards[record.card_id]
-        if card.balance + record.points < 0:
+        if not 0 <= card.balance + record.points <= MAX_BALANCE:
             raise ValueError(f"card {card.id} balance {card.balance} cannot take {record.points} points")
         card.balance += record.points
     record.status = status  # type: ignore[assignment]

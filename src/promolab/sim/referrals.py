@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import ledger
 from .errors import BadRequest, InvalidPayload, NotFound
-from .gift import credit_gift_balance, issue_gift_voucher
+from .gift import check_gift_credit, credit_gift_balance, issue_gift_voucher
 from .loyalty.lookups import members_of
 from .publishing import Selection, apply_publication, held_codes, select_publication
 from .records import Campaign, Card, ReferralConversion, Voucher
@@ -74,11 +74,18 @@ def _holder_matches(sim: Simulator, holder_id: str, referrer_id: str) -> bool:
 
 
 def plan_conversion(
-    sim: Simulator, *, event: str, referral: Mapping[str, Any], referee_id: str | None
+    sim: Simulator,
+    *,
+    event: str,
+    referral: Mapping[str, Any],
+    referee_id: str | None,
+    credited: Mapping[str, int] | None = None,
 ) -> ConversionPlan | None:
     """What the event's `referral` does (None: no conversion); raises the
     SimError of a refused referral. `referee_id` None is a customer this
-    event creates."""
+    event creates. `credited` holds the points the same event's earning
+    rules already plan to credit, by card id: a referrer's reward must fit
+    on the card beside them (refused before anything changes)."""
     code = referral["code"]
     vid = sim.indexes.voucher_by_code.get(code)
     if vid is None:
@@ -110,6 +117,8 @@ def plan_conversion(
             f"Customer {referrer_id} is the referrer of code {code} and cannot convert it",
             key="referrer_not_permitted_to_redeem",
             message="voucher cannot be redeemed by referrer",
+            resource_id=voucher.id,
+            resource_type="voucher",
         )
     settings = campaign.referral
     if settings is None or settings.conversion_event != event or not campaign.active:
@@ -124,6 +133,13 @@ def plan_conversion(
         card = _referrer_card(sim, referrer_id, reward.program_id, reward.card_definition_id)
         if card is None or not reward.points:
             return plan
+        if not ledger.fits(card, reward.points + (credited or {}).get(card.id, 0)):
+            raise InvalidPayload(
+                f"Referral campaign {campaign.id} would credit {reward.points} points to loyalty card "
+                f"{card.id}, whose balance is {card.balance}: a card holds at most {ledger.MAX_BALANCE} points",
+                resource_id=card.id,
+                resource_type="loyalty_card",
+            )
         return ConversionPlan(campaign, voucher, referrer_id, card=card, points=reward.points)
     if reward.type == "DISCOUNT_COUPON":
         assert reward.campaign_id is not None
@@ -141,7 +157,11 @@ def plan_conversion(
             f"Campaign {gift_campaign.id} cannot issue a gift card to the referrer",
             key="invalid_campaign",
             message="Invalid campaign",
+            resource_id=gift_campaign.id,
+            resource_type="campaign",
         )
+    if held is not None:
+        check_gift_credit(held, reward.amount)  # the referrer's card must hold the credit
     return ConversionPlan(
         campaign, voucher, referrer_id, gift_campaign_id=gift_campaign.id, gift_voucher=held, gift_amount=reward.amount
     )

@@ -77,7 +77,12 @@ def track_event(sim: Simulator, *, request: Any) -> models.CustomEventResult:
         card = card_named(sim, loyalty["code"], customer_id) if loyalty is not None else None
         credits = plan_credits(sim, event=event, customer=seen, event_metadata=metadata, card=card)
         if referral is not None:
-            conversion = plan_conversion(sim, event=event, referral=dict(referral), referee_id=customer_id)
+            credited: dict[str, int] = {}
+            for credit in credits:
+                credited[credit.card.id] = credited.get(credit.card.id, 0) + credit.points
+            conversion = plan_conversion(
+                sim, event=event, referral=dict(referral), referee_id=customer_id, credited=credited
+            )
 
     # -- nothing refused: apply -------------------------------------------------------------
     if customer is None:

@@ -17,6 +17,11 @@ Decisions where the docs are silent:
 - Metadata seen by item rules is the catalogue product's, overlaid by the SKU's,
   by the request's `item.product.metadata`, `item.sku.metadata` and
   `item.metadata`, in that order.
+- Bounds: a price, amount or quantity above 2^63-1 is refused, and so is an
+  order whose amounts, as computed, would pass it (`PricingOverflowError`):
+  `price * quantity` of a line, and the sum of the lines when it becomes the
+  order amount. One comparison on the sum covers every line (amounts are
+  never negative); the lines are looked at only when the sum is over.
 
 Performance: everything an item's catalogue ids determine (the product and
 SKU, their wire shapes, collections, merged metadata, the catalogue price) is
@@ -35,7 +40,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import PricingInputError
+from .errors import INT64_MAX, PricingInputError, PricingOverflowError
 from .types import Catalogue, Product, Sku
 
 __all__ = ["Line", "NormalizedOrder", "normalize_order", "product_wire", "sku_wire"]
@@ -138,22 +143,31 @@ def _non_negative_int(value: Any, field: str) -> int:
         raise PricingInputError(field, f"must be an integer number of cents, got {value!r}")
     if value < 0:
         raise PricingInputError(field, f"must not be negative, got {value}")
+    if value > INT64_MAX:
+        raise PricingInputError(field, f"must be at most {INT64_MAX}")
     return value
 
 
 def _quantity(value: Any, field: str) -> int:
     if value is None:
         return 1
+    number: int
     if isinstance(value, str):
         text = value.strip()
-        if not text.isdigit():
-            raise PricingInputError(field, f"must be a non-negative integer, got {value!r}")
-        return int(text)
-    if isinstance(value, bool) or not isinstance(value, int):
+        if not (text.isascii() and text.isdigit()):  # not `int()`'s wider reading ("+1", "1_0", "١")
+            raise PricingInputError(field, f"must be a non-negative integer, got {value[:40]!r}")
+        if len(text.lstrip("0")) > len(str(INT64_MAX)):  # before int(): no 5000-digit conversion
+            raise PricingInputError(field, f"must be at most {INT64_MAX}")
+        number = int(text)
+    elif isinstance(value, bool) or not isinstance(value, int):
         raise PricingInputError(field, f"must be a non-negative integer, got {value!r}")
-    if value < 0:
-        raise PricingInputError(field, f"must not be negative, got {value}")
-    return value
+    else:
+        number = value
+    if number < 0:
+        raise PricingInputError(field, f"must not be negative, got {number}")
+    if number > INT64_MAX:
+        raise PricingInputError(field, f"must be at most {INT64_MAX}")
+    return number
 
 
 def _optional_str(item: Mapping[str, Any], key: str, field: str) -> str | None:
@@ -300,7 +314,7 @@ def _line(catalogue: Catalogue, index: int, item: Any) -> Line:
     product_id, sku_id = found.product_id, found.sku_id
 
     raw_quantity = item.get("quantity")
-    if type(raw_quantity) is int and raw_quantity >= 0:
+    if type(raw_quantity) is int and 0 <= raw_quantity <= INT64_MAX:
         quantity = raw_quantity  # the usual case, without building the error path's name
     else:
         quantity = _quantity(raw_quantity, f"{field}.quantity")
@@ -475,6 +489,8 @@ def _compute_core(
 ) -> _Core:
     lines = tuple([_plain_line(catalogue, i, item) for i, item in enumerate(raw_items)])
     items_amount = sum(line.amount for line in lines if line.amount is not None)
+    if items_amount > INT64_MAX:
+        _overflowing(lines, raw_amount is None)
     if raw_amount is not None:
         amount = _non_negative_int(raw_amount, "order.amount")
     else:
@@ -485,3 +501,19 @@ def _compute_core(
         initial_amount = amount
     total_quantity = sum(line.quantity for line in lines)
     return _Core(lines, amount, initial_amount, items_amount, total_quantity, {})
+
+
+def _overflowing(lines: Sequence[Line], sum_is_amount: bool) -> None:
+    """The lines' amounts add up past INT64_MAX: refuse a line whose own
+    amount does (its `price * quantity`), else the sum when it would be the
+    order amount. (With an order amount sent, the sum is never shown.)"""
+    for line in lines:
+        if line.amount is not None and line.amount > INT64_MAX:
+            raise PricingOverflowError(
+                f"order.items[{line.index}]",
+                f"price {line.price} x quantity {line.quantity} is more than {INT64_MAX}, the largest amount",
+            )
+    if sum_is_amount:
+        raise PricingOverflowError(
+            "order.items", f"the items' amounts add up to more than {INT64_MAX}, the largest order amount"
+        )

@@ -15,6 +15,11 @@ request price) or, for a new line, from the catalogue (SKU price wins). A unit
 without any price (the built-in free shipping product) gives a line with
 quantity / discount_quantity / initial_quantity and no amounts; it leaves the
 order's totals unchanged. `applicable_to` caps do not apply to UNIT discounts.
+
+Added units can take a line's quantity or amount, or the order amount, past
+2^63-1, the bound of every such number on the wire: such an order is refused
+(`PricingOverflowError`, 400 `invalid_payload`) rather than answered with
+numbers the document forbids. Checked once, on the result.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .errors import INT64_MAX, PricingOverflowError
 from .items import NormalizedOrder, product_wire, sku_wire
 from .types import Catalogue
 
@@ -164,6 +170,16 @@ def apply_units(
             added_amount += state.price * add
             added_priced = True
     touched = list(changed.values()) + appended
+    if order.amount + added_amount > INT64_MAX:
+        raise PricingOverflowError(
+            "order", f"the units a UNIT discount adds would take the order amount past {INT64_MAX}"
+        )
+    for s in touched:
+        if s.quantity > INT64_MAX or (s.amount is not None and s.amount > INT64_MAX):
+            where = "order.items" if s.index is None else f"order.items[{s.index}]"
+            raise PricingOverflowError(
+                where, f"the units a UNIT discount adds would take the line's quantity or amount past {INT64_MAX}"
+            )
     monetary = any(s.price is not None and s.discount_quantity for s in touched)
     return UnitResult(changed, appended, added_amount, added_priced, monetary)
 
