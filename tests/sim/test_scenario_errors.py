@@ -39,9 +39,9 @@ POINTS_INCENTIVE = {"id": "linc_ab", "name": "Pts", "type": "POINTS", "points": 
 #: kind -> (document, path, problem)
 CASES: dict[str, tuple[dict[str, Any], str, str]] = {
     "unknown top-level key (typo)": (
-        {"custmers": []}, "custmers", "Extra inputs are not permitted"),
+        {"custmers": []}, "custmers", "unknown key; did you mean 'customers'?"),
     "unknown nested key (typo)": (
-        {"customers": [{"id": "cust_a", "emial": "a@example.com"}]}, "customers[0].emial", "Extra inputs are not permitted"),
+        {"customers": [{"id": "cust_a", "emial": "a@example.com"}]}, "customers[0].emial", "unknown key; did you mean 'email'?"),
     "wrong type": (
         {"customers": [{"id": "cust_a", "metadata": "gold"}]}, "customers[0].metadata", "Input should be a valid dictionary"),
     "wrong type: fractional money": (
@@ -317,7 +317,7 @@ def test_a_typo_in_the_demo_names_the_demo(tmp_path: Path, demo_path: Path) -> N
     path = write(tmp_path, "demo-typo.yaml", text)
     with pytest.raises(ScenarioError) as info:
         Simulator.from_scenario(path)
-    assert str(info.value) == f"{path}: settings.purchase_delay_secs: Extra inputs are not permitted"
+    assert str(info.value) == f"{path}: settings.purchase_delay_secs: unknown key; did you mean 'purchase_delay_seconds'?"
 
 
 def test_cli_validate_reports_the_error_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -31,6 +31,9 @@ class ProjectSpec(Record):
     id: str = "proj_promolab"
     name: str = "promolab project"
     credentials: Credentials = Field(default_factory=Credentials)
+    #: ISO 4217 code of the project's money, for text only (promolab.display): the
+    #: loader does not copy it into the state, so state dumps do not depend on it.
+    currency: str = Field(default="USD", pattern=r"^[A-Z]{3}$")
 
 
 class ClockSpec(Record):
