@@ -124,20 +124,47 @@ def test_purchase_result_with_pending_transaction_wire_json() -> None:
         "card_definition_id": "lcdef_01",
         "card_type": "POINTS",
         "type": "POINTS_SPENT_ON_REWARD",
-        "details": {"reason": None, "metadata": {}, "reward_id": "lrew_01"},
+        # reason and updated_at have no value: left out, never null (the interface
+        # types them as a string and a date-time)
+        "details": {"metadata": {}, "reward_id": "lrew_01"},
         "status": "PENDING",
         "created_at": TS,
-        "updated_at": None,
     }
 
 
-def test_no_spent_result_has_null_transaction() -> None:
+def test_no_spent_result_has_no_transaction_key() -> None:
+    # The interface types `transaction` as an object: no transaction, no key.
     result = RewardPurchaseResult(status="NO_SPENT_ON_REWARD", message="granted")
-    assert result.model_dump(mode="json") == {
-        "status": "NO_SPENT_ON_REWARD",
-        "message": "granted",
-        "transaction": None,
-    }
+    assert result.model_dump(mode="json") == {"status": "NO_SPENT_ON_REWARD", "message": "granted"}
+    parsed = RewardPurchaseResult.model_validate({"status": "NO_SPENT_ON_REWARD", "message": "m", "transaction": None})
+    assert parsed.transaction is None  # a real deployment's null still parses
+
+
+#: (case, changes to a card transaction, path of a field) of every field the interface
+#: types as a plain value but a real deployment may send as null: parsed, then left out
+#: of the wire JSON.
+NON_NULLABLE_ON_THE_WIRE = [
+    ("transaction updated_at", {"updated_at": None}, ("updated_at",)),
+    ("details reason", {"details.reason": None}, ("details", "reason")),
+    *(
+        (f"points {name}", {"details.points": {"total": 5, name: None}}, ("details", "points", name))
+        for name in ("expiration_date", "expiration_type", "date", "type")
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("changes", "path"),
+    [case[1:] for case in NON_NULLABLE_ON_THE_WIRE],
+    ids=[case[0] for case in NON_NULLABLE_ON_THE_WIRE],
+)
+def test_fields_without_value_are_left_out(changes: dict[str, Any], path: tuple[str, ...]) -> None:
+    parsed = CardTransaction.model_validate(variant(card_transaction_payload(), changes))
+    wire = parsed.model_dump(mode="json")
+    parent = wire
+    for key in path[:-1]:
+        parent = parent[key]
+    assert path[-1] not in parent, wire
 
 
 @pytest.mark.parametrize(
@@ -175,14 +202,9 @@ def test_rejected_transaction_round_trips_with_points_and_rejection() -> None:
         {
             "status": "REJECTED",
             "updated_at": "2026-01-01T00:00:02.000Z",
+            "details.reason": "Reward purchase: mug",
             "details.rejection": {"reason": "insufficient_card_balance", "details": "need 50 more"},
-            "details.points": {
-                "total": -100,
-                "expiration_date": None,
-                "expiration_type": None,
-                "date": "2026-01-01",
-                "type": None,
-            },
+            "details.points": {"total": -100, "date": "2026-01-01"},
             "details.result": {"granted": False},
         },
     )

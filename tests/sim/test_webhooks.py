@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from promolab import Simulator
+from promolab import Simulator, models
 from promolab.sim.records import WebhookConfig
 from promolab.sim.webhooks import MAX_ATTEMPTS, RETRY_OFFSETS
 from promolab.webhooks import encode_body, sign, verify_signature
@@ -98,6 +98,21 @@ def test_envelope_and_signature_of_a_delivery(sim: Simulator) -> None:
     (mine,) = attempts(sim)
     assert crm.signature != mine.signature  # another secret, another sendout
     assert mine.signature == headers["x-voucherify-signature"] and mine.target == "receiver://notebook"
+
+
+def test_every_attempt_carries_the_webhook_version(sim: Simulator) -> None:
+    """The interface gives the event a webhook version (2024-01-01) that the
+    envelope does not carry: each attempt says it in a header, retries too."""
+    notebook = Receiver(sim, [500, TimeoutError()])
+    sim.register_receiver("notebook", notebook)
+    sim.add_gift_balance("GIFT-ALICE-50", 400)
+    sim.advance(600)
+    assert len(notebook.calls) == 3  # the first attempt and two retries
+    for _, headers, _ in notebook.calls:
+        assert headers["x-promolab-webhook-version"] == models.WEBHOOK_VERSION == "2024-01-01"
+        assert list(headers) == [
+            "content-type", "user-agent", "x-promolab-webhook-version", "x-voucherify-signature",
+        ]
 
 
 def test_each_configuration_signs_with_its_own_secret(sim: Simulator) -> None:
@@ -390,6 +405,7 @@ def test_real_http_receiver_gets_a_body_that_verifies(sim: Simulator, http_recei
     (headers, body), = handler.received
     assert headers["content-type"] == "application/json"
     assert verify_signature(body, headers["x-voucherify-signature"], "http-secret")
+    assert headers[models.WEBHOOK_VERSION_HEADER] == "2024-01-01"  # travels over HTTP too
     envelope = json.loads(body)
     assert envelope["source"] == {"id": "wh_http", "object": "webhook", "target_url": url}
     assert envelope["data"]["balance"]["amount"] == 400

@@ -3,6 +3,8 @@ wire models so it cannot drift from what the simulator does.
 
 Control routes (`/_sim/...`) are left out: they are this tool's, not the
 service's, and contract fuzzers must not reset the simulator under test.
+The one webhook event is described under `webhooks` (OpenAPI 3.1): what
+promolab POSTs to a subscribed receiver, version 2024-01-01.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from .. import __version__, models
+from ..sim.webhooks.delivery import MAX_ATTEMPTS
+from ..sim.webhooks.signing import SIGNATURE_HEADER
 from .auth import AuthKind
 from .routes import Route
 
@@ -59,6 +63,26 @@ _CROSS_FIELD_RULES: dict[str, dict[str, Any]] = {
 }
 
 
+#: Rules of the response models that their generated schema cannot say.
+#: A purchase's `transaction` is there exactly when it was created
+#: (models.rewards.RewardPurchaseResult: left out for NO_SPENT_ON_REWARD).
+_RESPONSE_RULES: dict[str, dict[str, Any]] = {
+    "RewardPurchaseResult": {
+        "if": {"properties": {"status": {"const": "TRANSACTION_CREATED"}}},
+        "then": {"required": ["transaction"]},
+        "else": {"not": {"required": ["transaction"]}},
+    },
+}
+
+
+#: Operations whose request body may be left out, with what stands for it.
+#: Validation: every field of its body is optional (docs/interface.md), and
+#: the handler reads no body, or a JSON `null` (the same thing once parsed),
+#: as `{}`. Every other operation refuses a missing body (400
+#: `invalid_payload`, "Payload should be an object"), so its body is required.
+_OPTIONAL_BODY = frozenset({"validatePromotions"})
+
+
 #: pydantic writes a `Field(ge=..., le=...)` that follows a BeforeValidator in
 #: an `Annotated` type (models.discounts.Percent) under its own names;
 #: JSON Schema validators ignore `ge`/`le`, so the document would allow
@@ -98,7 +122,11 @@ _PROPERTY_OVERRIDES: dict[tuple[str, str], dict[str, Any]] = {
 
 def build_openapi(routes: list[Route]) -> dict[str, Any]:
     public = [r for r in routes if not r.control]
-    pairs: list[tuple[type[BaseModel], Any]] = [(models.ErrorBody, "serialization")]
+    pairs: list[tuple[type[BaseModel], Any]] = [
+        (models.ErrorBody, "serialization"),
+        (models.WebhookEnvelope, "serialization"),
+        (models.GiftBalanceAddedData, "serialization"),
+    ]
     for r in public:
         if r.request_model is not None:
             pairs.append((r.request_model, "validation"))
@@ -106,7 +134,7 @@ def build_openapi(routes: list[Route]) -> dict[str, Any]:
             pairs.append((r.response_model, "serialization"))
     keyed, defs = models_json_schema(pairs, ref_template="#/components/schemas/{model}")
     schemas = _standard_bounds(defs.get("$defs", {}))
-    for name, rule in _CROSS_FIELD_RULES.items():
+    for name, rule in (_CROSS_FIELD_RULES | _RESPONSE_RULES).items():
         if name in schemas:
             schemas[name] = {**schemas[name], **rule}
     for (name, prop), override in _PROPERTY_OVERRIDES.items():
@@ -123,9 +151,12 @@ def build_openapi(routes: list[Route]) -> dict[str, Any]:
             "responses": {},
         }
         if r.request_model is not None:
+            body_schema = keyed[(r.request_model, "validation")]
+            if r.operation_id in _OPTIONAL_BODY:
+                body_schema = {"anyOf": [body_schema, {"type": "null"}]}
             op["requestBody"] = {
-                "required": True,
-                "content": {"application/json": {"schema": keyed[(r.request_model, "validation")]}},
+                "required": r.operation_id not in _OPTIONAL_BODY,
+                "content": {"application/json": {"schema": body_schema}},
             }
         if r.status == 204 or r.response_model is None:
             op["responses"][str(r.status)] = {"description": "No content"}
@@ -152,6 +183,10 @@ def build_openapi(routes: list[Route]) -> dict[str, Any]:
             "description": "Generated from promolab's route table and wire models.",
         },
         "paths": paths,
+        "webhooks": _webhooks(
+            keyed[(models.WebhookEnvelope, "serialization")],
+            keyed[(models.GiftBalanceAddedData, "serialization")],
+        ),
         "components": {
             "schemas": schemas,
             "securitySchemes": {
@@ -160,6 +195,68 @@ def build_openapi(routes: list[Route]) -> dict[str, Any]:
                 "X-App-Token": {"type": "apiKey", "in": "header", "name": "X-App-Token"},
                 "X-Management-Id": {"type": "apiKey", "in": "header", "name": "X-Management-Id"},
                 "X-Management-Token": {"type": "apiKey", "in": "header", "name": "X-Management-Token"},
+            },
+        },
+    }
+
+
+def _webhooks(envelope: dict[str, Any], gift_data: dict[str, Any]) -> dict[str, Any]:
+    """The `webhooks` section: the one event, as promolab delivers it
+    (sim/webhooks; docs/publications-events-webhooks.md, "Webhooks").
+
+    Keyed by the subscription name, like the service's own webhook document;
+    the body is the envelope of the wire models with the event's own `type`
+    and `data`, and the headers are those of every attempt, the version
+    header first."""
+    event_type = models.GIFT_BALANCE_ADDED_EVENT_TYPE
+    body = {
+        "allOf": [
+            envelope,
+            {
+                "properties": {
+                    "type": {"const": event_type},
+                    "data": gift_data,
+                    "event": {"properties": {"type": {"const": event_type}}},
+                },
+            },
+        ],
+    }
+    headers = [
+        {
+            "name": models.WEBHOOK_VERSION_HEADER, "in": "header", "required": True,
+            "description": "The webhook version the envelope follows (promolab's header).",
+            "schema": {"type": "string", "const": models.WEBHOOK_VERSION},
+        },
+        {
+            "name": SIGNATURE_HEADER, "in": "header", "required": True,
+            "description": "Lower-case hex HMAC-SHA256 of the raw body, keyed with the configuration's secret.",
+            "schema": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
+        },
+        {
+            "name": "user-agent", "in": "header", "required": True,
+            "schema": {"type": "string", "const": "promolab-webhooks/1"},
+        },
+    ]
+    return {
+        models.GIFT_BALANCE_ADDED: {
+            "post": {
+                "operationId": "giftBalanceAddedWebhook",
+                "summary": "Credit was added to a customer's gift card",
+                "description": (
+                    f"Webhook version {models.WEBHOOK_VERSION}. Sent to every ACTIVE webhook configuration "
+                    f"subscribed to {models.GIFT_BALANCE_ADDED}; the event is named `{event_type}` in the body "
+                    f"and the version travels in the `{models.WEBHOOK_VERSION_HEADER}` header. Any answer "
+                    "other than 2xx, a timeout or an error is retried on the simulated clock, "
+                    f"{MAX_ATTEMPTS} attempts at most."
+                ),
+                "tags": ["webhooks"],
+                "x-webhook-version": models.WEBHOOK_VERSION,
+                "parameters": headers,
+                "requestBody": {"required": True, "content": {"application/json": {"schema": body}}},
+                "responses": {
+                    "2XX": {"description": "Delivered."},
+                    "default": {"description": "Not delivered: the attempt is retried."},
+                },
             },
         },
     }

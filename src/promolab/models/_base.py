@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NoReturn, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
-from pydantic_core import InitErrorDetails, PydanticCustomError
+from pydantic import BaseModel, ConfigDict, GetJsonSchemaHandler, ValidationError, model_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, InitErrorDetails, PydanticCustomError
 
 __all__ = ["RequestModel", "WireModel", "checked_after", "fail", "require_exactly_one_of", "require_one_of"]
 
@@ -56,6 +57,47 @@ class WireModel(BaseModel):
                 changed = True
         if changed:
             cls.model_rebuild(force=True)
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        """The schema of what is sent, in serialization mode: pydantic alone
+        would mark every defaulted field optional and every omitted field
+        nullable, so `/openapi.json` would allow `null` where promolab leaves
+        the key out and absence where it always sends one (found by
+        tests/http/test_openapi_agreement.py). Here a field of
+        `__omit_if_none__` is optional and never null; every other field is
+        required (it is always sent, as `null` when it has no value)."""
+        schema = super().__get_pydantic_json_schema__(core_schema, handler)
+        if handler.mode != "serialization":
+            return schema
+        target = handler.resolve_ref_schema(schema)
+        properties = target.get("properties", {})
+        required = []
+        for name, field in cls.model_fields.items():
+            if name not in properties or field.exclude:
+                continue
+            if name in cls.__omit_if_none__:
+                properties[name] = _never_null(properties[name])
+            else:
+                required.append(name)
+        if required:
+            target["required"] = required
+        return schema
+
+
+def _never_null(prop: JsonSchemaValue) -> JsonSchemaValue:
+    """`prop` without its `null` alternative and its `default: null`."""
+    prop = {key: value for key, value in prop.items() if not (key == "default" and value is None)}
+    variants = prop.get("anyOf")
+    if isinstance(variants, list):
+        kept = [v for v in variants if v != {"type": "null"}]
+        del prop["anyOf"]
+        if len(kept) == 1:
+            return {**kept[0], **prop}
+        prop["anyOf"] = kept
+    elif isinstance(prop.get("type"), list):
+        prop["type"] = [t for t in prop["type"] if t != "null"]
+    return prop
 
 
 def _is_none(value: Any) -> bool:

@@ -3,7 +3,10 @@
 Only ``code``, ``key`` and ``message`` are always there; the rest is omitted when not
 set, so the management 401 is exactly ``{"code":401,"key":"unauthorized",
 "message":"Unauthorized"}`` plus whatever the caller adds (the simulator adds
-``request_id`` to every error, docs/interface.md).
+``request_id`` to every error, docs/interface.md). ``resource_id`` and
+``resource_type`` name the resource an error is about; the simulator sends them on
+every error caused by one resource's state, ``resource_in_use`` included (docs/http.md,
+"Errors"). The model does not require them: a real deployment's error may lack them.
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ class ErrorBody(WireModel):
     request_id: str | None = None
     resource_id: str | None = None
     resource_type: str | None = None
-    #: Only on ``resource_in_use``: what still references the resource.
+    #: Only on ``resource_in_use``: what still references the resource (which
+    #: ``resource_id`` / ``resource_type`` name).
     related_object_ids: list[str] | None = None
     related_object_type: str | None = None
     related_object_total: NonNegativeInt64 | None = None

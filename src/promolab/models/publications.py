@@ -60,6 +60,12 @@ class PublishCustomer(IdentifiedCustomerInput):
 
 
 class PublishRequest(RequestModel):
+    """Publish ``voucher`` (a code), or the next free code of ``campaign`` (named by
+    ``name`` or ``id``): at least one of the two. With both, the code must belong to the
+    campaign (400 ``invalid_publish_params``); with neither, 400 ``missing_vouchers``.
+    The interface marks ``voucher`` required; promolab also accepts a campaign instead, as
+    the real service does (docs/publications-events-webhooks.md)."""
+
     __omit_if_none__ = frozenset({"voucher", "campaign", "source_id", "metadata", "channel"})
 
     voucher: str | None = Field(default=None, min_length=1)

@@ -71,7 +71,13 @@ class RewardPurchaseRequest(RequestModel):
 
 
 class RewardPurchaseResult(WireModel):
-    """Answer to a purchase; the transaction is processed asynchronously after it."""
+    """Answer to a purchase; the transaction is processed asynchronously after it.
+
+    ``transaction`` is the created card transaction (TRANSACTION_CREATED). A
+    NO_SPENT_ON_REWARD result creates none, and the interface types the field as an
+    object, not as nullable: it is left out then (docs/loyalty.md)."""
+
+    __omit_if_none__ = frozenset({"transaction"})
 
     status: PurchaseStatus
     message: str

@@ -1,9 +1,14 @@
 """Loyalty v2 card transactions, as returned by a reward purchase.
 
-``details`` changes with the transaction type. Fields that every type carries (``reason``,
-``metadata``) are always sent, ``reason`` as null when there is none; type-specific
-fields (``rejection``, ``points``, ``result``, ``reward_id``, ``bucket``) are sent only
-when they apply, following the schema text "present for ..." / "only present for ...".
+``details`` changes with the transaction type. Type-specific fields (``rejection``,
+``points``, ``result``, ``reward_id``, ``bucket``) are sent only when they apply, following
+the schema text "present for ..." / "only present for ...".
+
+The interface types every field here as a plain value (``updated_at`` a date-time,
+``reason`` a string, the ``points`` dates and types strings), not as nullable, where the
+service's OpenAPI allows ``null``. The interface wins: a field without a value is left
+out, never sent as ``null`` (docs/loyalty.md, "Card transaction on the wire"). Parsing
+still accepts ``null`` from a real deployment.
 """
 
 from __future__ import annotations
@@ -59,7 +64,10 @@ class Rejection(WireModel):
 
 
 class TransactionPoints(WireModel):
-    """Points moved by the transaction; the date fields are null where they do not apply."""
+    """Points moved by the transaction; the date and type fields are left out where they
+    do not apply (a spend has no expiration)."""
+
+    __omit_if_none__ = frozenset({"expiration_date", "expiration_type", "date", "type"})
 
     total: Int64
     expiration_date: IsoDate | None = None
@@ -69,7 +77,7 @@ class TransactionPoints(WireModel):
 
 
 class CardTransactionDetails(WireModel):
-    __omit_if_none__ = frozenset({"rejection", "points", "result", "reward_id", "bucket"})
+    __omit_if_none__ = frozenset({"reason", "rejection", "points", "result", "reward_id", "bucket"})
 
     reason: str | None = None
     metadata: Metadata = Field(default_factory=dict)
@@ -81,7 +89,10 @@ class CardTransactionDetails(WireModel):
 
 
 class CardTransaction(WireModel):
-    """One points operation on a member's card."""
+    """One points operation on a member's card; ``updated_at`` is absent until the
+    transaction changes (a PENDING purchase, a credit that was never settled)."""
+
+    __omit_if_none__ = frozenset({"updated_at"})
 
     id: str
     card_id: str

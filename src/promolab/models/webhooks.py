@@ -27,6 +27,7 @@ __all__ = [
     "GIFT_BALANCE_ADDED",
     "GIFT_BALANCE_ADDED_EVENT_TYPE",
     "WEBHOOK_VERSION",
+    "WEBHOOK_VERSION_HEADER",
     "BalanceOperationType",
     "CampaignGift",
     "CampaignType",
@@ -52,6 +53,10 @@ __all__ = [
 
 GIFT_BALANCE_ADDED = "EVENTS.CUSTOMER.VOUCHER.GIFT.BALANCE_ADDED"
 WEBHOOK_VERSION = "2024-01-01"
+#: The delivery header that carries `WEBHOOK_VERSION`. The interface names the version
+#: but no way to carry it, and the envelope has no version field; the header is
+#: promolab's (hence its prefix: a receiver must not expect it from the real service).
+WEBHOOK_VERSION_HEADER = "x-promolab-webhook-version"
 #: ``event.type`` of that event in a delivery.
 GIFT_BALANCE_ADDED_EVENT_TYPE = "customer.voucher.gift.balance_added"
 

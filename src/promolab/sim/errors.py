@@ -96,6 +96,9 @@ class ResourceInUse(SimError):
         super().__init__(
             f"Resource {resource_type} with id {resource_id} is in use by {plural} with ids "
             f"[{', '.join(related_ids)}]",
+            # the resource at fault, as every error about one resource names it
+            resource_id=resource_id,
+            resource_type=resource_type,
             related_object_ids=list(related_ids),
             related_object_type=related_type,
             related_object_total=len(related_ids),

@@ -80,6 +80,8 @@ def check_gift_credit(voucher: Voucher, amount: int) -> None:
             f"Adding {amount} would overflow the gift amount of voucher {voucher.code}",
             key="invalid_add_balance_params",
             message="Invalid add balance params",
+            resource_id=voucher.id,
+            resource_type="voucher",
         )
 
 
@@ -172,9 +174,17 @@ def issue_gift_voucher(
             f"Campaign {campaign_id} is a {campaign.type} campaign, not GIFT_VOUCHERS",
             key="invalid_campaign",
             message="Invalid campaign",
+            resource_id=campaign_id,
+            resource_type="campaign",
         )
     if not campaign.active:
-        raise BadRequest(f"Campaign {campaign_id} is not active", key="invalid_campaign", message="Invalid campaign")
+        raise BadRequest(
+            f"Campaign {campaign_id} is not active",
+            key="invalid_campaign",
+            message="Invalid campaign",
+            resource_id=campaign_id,
+            resource_type="campaign",
+        )
     if isinstance(balance, bool) or not isinstance(balance, int) or balance < 0:
         raise BadRequest(
             f"Gift balance must be a non-negative integer (cents), got {balance!r}",

@@ -82,6 +82,8 @@ def find_customer(sim: Simulator, ref: Mapping[str, Any]) -> Customer | None:
                     f"Customer {cid} does not have source_id {source_id!r}",
                     key="invalid_customer",
                     message="Invalid customer",
+                    resource_id=cid,
+                    resource_type="customer",
                 )
         return customer
     if source_id is None:
@@ -129,6 +131,8 @@ def find_campaign(sim: Simulator, *, campaign_id: str | None = None, name: str |
                 f"Campaign {campaign_id} is not named {name!r}",
                 key="invalid_campaign",
                 message="Invalid campaign",
+                resource_id=campaign_id,
+                resource_type="campaign",
             )
         return campaign
     if name is None:
@@ -258,8 +262,14 @@ def held_codes(sim: Simulator, customer_id: str, campaign_id: str) -> list[Vouch
     return [v for v in found if v.holder_id == customer_id and v.campaign_id == campaign_id]
 
 
-def _cannot_publish(details: str) -> BadRequest:
-    return BadRequest(details, key="voucher_cannot_be_published", message="Voucher cannot be published")
+def _cannot_publish(details: str, resource_type: str, resource_id: str) -> BadRequest:
+    return BadRequest(
+        details,
+        key="voucher_cannot_be_published",
+        message="Voucher cannot be published",
+        resource_id=resource_id,
+        resource_type=resource_type,
+    )
 
 
 # -- selection (pure) and application -----------------------------------------------------------
@@ -347,6 +357,8 @@ def select_publication(
             f"Voucher {voucher.code} does not belong to campaign {campaign.id}",
             key="invalid_publish_params",
             message="Invalid publish params",
+            resource_id=voucher.id,
+            resource_type="voucher",
         )
     if voucher is not None and campaign is None and voucher.campaign_id is not None:
         campaign = sim.state.campaigns.get(voucher.campaign_id)
@@ -363,6 +375,8 @@ def select_publication(
                 f"Publication with source_id: '{source_id}' already exists",
                 key="duplicate_source_id",
                 message="Duplicated source_id",
+                resource_id=stored.id,
+                resource_type="publication",
             )
 
     join_key = campaign.id if campaign is not None else None
@@ -378,7 +392,7 @@ def select_publication(
                 voucher = held
 
     if campaign is not None and not campaign.active:
-        raise _cannot_publish(f"Campaign {campaign.id} is not active")
+        raise _cannot_publish(f"Campaign {campaign.id} is not active", "campaign", campaign.id)
     if voucher is None:
         assert campaign is not None
         voucher = free_code(sim, campaign.id)
@@ -387,6 +401,8 @@ def select_publication(
                 f"Couldn't find any voucher suitable for publication in campaign {campaign.id}",
                 key="no_voucher_suitable_for_publication",
                 message="Couldn't find any voucher suitable for publication",
+                resource_id=campaign.id,
+                resource_type="campaign",
             )
         return Selection(None, voucher, fingerprint)
     if voucher.holder_id is not None and voucher.holder_id != customer_id:
@@ -394,9 +410,11 @@ def select_publication(
             f"Voucher '{voucher.id}' has already been published",
             key="voucher_already_published",
             message="Voucher already published",
+            resource_id=voucher.id,
+            resource_type="voucher",
         )
     if not voucher.active:
-        raise _cannot_publish(f"Voucher {voucher.code} is not active")
+        raise _cannot_publish(f"Voucher {voucher.code} is not active", "voucher", voucher.id)
     return Selection(None, voucher, fingerprint)
 
 

@@ -163,6 +163,7 @@ def _recheck(sim: Simulator, record: CardTransaction) -> None:
         raise BadRequest(
             f"Reward {reward.id} is no longer assigned to program {program.id}",
             key="reward_not_assigned", message="Reward not assigned to the program",
+            resource_id=reward.id, resource_type="reward",
         )
     check_open(sim, program, member, reward)
     check_stock(assignment, 0)

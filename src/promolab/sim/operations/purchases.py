@@ -5,7 +5,8 @@ stored on a refusal). An accepted purchase of a priced reward answers 202
 `TRANSACTION_CREATED` with a PENDING `POINTS_SPENT_ON_REWARD` card
 transaction, due `settings.purchase_delay_seconds` later, when
 `loyalty.processing` approves or rejects it. A reward whose cost is 0 points
-is handed over at once: `NO_SPENT_ON_REWARD`, no transaction.
+is handed over at once: `NO_SPENT_ON_REWARD`, no transaction (the answer has
+no `transaction` key: the interface types it as an object, never null).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ def purchase_reward(
             assignment.stock -= 1
         return validated(
             models.RewardPurchaseResult,
-            {"status": models.PurchaseStatus.NO_SPENT_ON_REWARD, "message": FREE_MESSAGE, "transaction": None},
+            {"status": models.PurchaseStatus.NO_SPENT_ON_REWARD, "message": FREE_MESSAGE},  # no transaction
         )
     now = sim.now
     record = ledger.post(
@@ -55,13 +56,8 @@ def purchase_reward(
         details={
             "reason": f"Reward purchase: {target.reward.name}",
             "metadata": {},
-            "points": {
-                "total": price.points,
-                "expiration_date": None,
-                "expiration_type": None,
-                "date": None,
-                "type": None,
-            },
+            # (no expiration or date: a spend has none, and the wire leaves them out)
+            "points": {"total": price.points},
             "reward_id": target.reward.id,
         },
         due_at=now + timedelta(seconds=sim.state.settings.purchase_delay_seconds),

@@ -3,6 +3,9 @@ order, and what each does to the order, to the cent.
 
 A read: it never changes state and is not journaled... except that a replay
 line may still ask for it (replay records its outcome in the timeline).
+Every field of the body is optional, so the body itself is too: over HTTP a
+request without one (or with `null`) is validated as `{}`, and
+`/openapi.json` says so (`requestBody.required: false`, docs/http.md).
 The operation returns the response as wire JSON (a dict): the HTTP face sends
 it as is, and `Simulator.validate_promotions` parses it into the model.
 

@@ -52,6 +52,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
+from ... import models
 from ..processing import processor
 from ..records import DeliveryAttempt, PendingDelivery, WebhookConfig
 from ..state import State, derived
@@ -319,9 +320,12 @@ def due_order(sim: Simulator) -> DueOrder:
 
 
 def _headers(signature: str) -> dict[str, str]:
+    """Headers of every attempt; the version header says which envelope
+    version the body follows (`/openapi.json` documents it under `webhooks`)."""
     return {
         "content-type": "application/json",
         "user-agent": "promolab-webhooks/1",
+        models.WEBHOOK_VERSION_HEADER: models.WEBHOOK_VERSION,
         SIGNATURE_HEADER: signature,
     }
 
