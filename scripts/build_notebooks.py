@@ -15,10 +15,16 @@ directory nbval and JupyterLab run it from), so the committed outputs are real.
 
 Determinism: cell ids are derived from the notebook name and position, no
 execution timings are recorded, ipywidgets model ids (random uuids) are
-renumbered in order of creation, and the real-service variables
+renumbered in order of appearance, and the real-service variables
 (`PROMOLAB_BASE_URL`, ...) are removed from the kernel's environment so that
 07-real-service records its "skipped" branch. `--check` applies the regexes of
 `notebooks/sanitize.cfg` (the ones nbval uses) before comparing.
+
+Widgets: the outputs of widgets that ended hidden (tqdm's notebook progress
+bars, which hide themselves when done) are dropped, as a live session shows
+nothing there, and no widget state is saved: without it a static render
+(nbconvert, a code host's preview) falls back to an output's static forms
+(the what-if dashboard's snapshot) instead of a widget it cannot draw.
 """
 
 from __future__ import annotations
@@ -104,7 +110,7 @@ def execute(nb: nbformat.NotebookNode, stem: str) -> nbformat.NotebookNode:
     nb.metadata["language_info"] = {
         k: v for k, v in nb.metadata.get("language_info", {}).items() if k != "version"
     }
-    return renumber_widgets(nb, stem)
+    return renumber_widgets(drop_widget_state(nb), stem)
 
 
 def coalesce_streams(outputs: list[Any]) -> list[Any]:
@@ -121,9 +127,37 @@ def coalesce_streams(outputs: list[Any]) -> list[Any]:
     return merged
 
 
+def _hidden(model_id: str, state: dict[str, Any]) -> bool:
+    """Whether a widget ended hidden (its layout's visibility or display)."""
+    model = state.get(model_id, {}).get("state", {})
+    layout_ref = str(model.get("layout", ""))
+    layout = state.get(layout_ref.removeprefix("IPY_MODEL_"), {}).get("state", {})
+    return layout.get("visibility") == "hidden" or layout.get("display") == "none"
+
+
+def drop_widget_state(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Drop the outputs of widgets that ended hidden and the saved widget state.
+
+    A tqdm notebook bar (`leave=False`, as the sweeps' and replays' bars are)
+    hides itself when the work is done: its output would only read "0%" where
+    widgets cannot run. Without saved state, nbconvert and JupyterLab (for an
+    untrusted notebook) show each widget output's static forms, which is what
+    the what-if dashboard's snapshot is for.
+    """
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE_MIME, {}).get("state", {})
+    for cell in nb.cells:
+        if "outputs" in cell:
+            cell.outputs = [
+                o for o in cell.outputs
+                if not (WIDGET_MIME in o.get("data", {}) and _hidden(o["data"][WIDGET_MIME]["model_id"], state))
+            ]
+    nb.metadata.pop("widgets", None)
+    return nb
+
+
 def renumber_widgets(nb: nbformat.NotebookNode, stem: str) -> nbformat.NotebookNode:
     """Replace ipywidgets' random model ids by ids derived from the notebook name
-    and the order in which the models were created."""
+    and the order of creation (saved state, if any) or of appearance in outputs."""
     state = nb.metadata.get("widgets", {}).get(WIDGET_STATE_MIME, {}).get("state", {})
     ids = list(state)
     for cell in nb.cells:

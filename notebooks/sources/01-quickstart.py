@@ -13,6 +13,10 @@
 # We load the scenario into an **in-process simulator** (deterministic: seeded ids, a simulated
 # clock), talk to it with the same **typed client** that talks to the real service, and read
 # the answer as a pandas DataFrame.
+#
+# Money is integer cents in the data; every table below is shown through `readable`, which
+# writes amounts with their currency (`promolab.display.format_money`), shares as percentages
+# and counts with separators, and leaves the data frame itself in cents.
 
 # %%
 from pathlib import Path
@@ -22,10 +26,13 @@ import pandas as pd
 
 from promolab import Simulator
 from promolab.analysis import compare_tiers, order_request, validation_frame
+from promolab.display import format_money
+from promolab.widgets import readable
 
 matplotlib.rcParams.update({"svg.hashsalt": "promolab-notebooks", "figure.figsize": (8, 4), "figure.dpi": 80})
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 20)
+pd.set_option("display.html.use_mathjax", False)  # "$10 ... $50" in a table is money, not maths
 
 DATA = Path("..") / "data"  # notebooks run from notebooks/
 DEMO = DATA / "scenarios" / "demo.yaml"
@@ -44,10 +51,10 @@ sim
 # %%
 # NBVAL_CHECK_OUTPUT
 catalogue = pd.DataFrame(
-    [{"product_id": p.id, "name": p.name, "price ($)": p.price / 100}
+    [{"product_id": p.id, "name": p.name, "price": p.price}  # cents
      for p in sim.state.products.values() if p.price is not None]
 )
-catalogue
+readable(catalogue, money=["price"])
 
 # %% [markdown]
 # ## Build an order
@@ -78,18 +85,21 @@ result = client.validate_promotions(**request)
 print("valid:", result.valid)
 print("tiers that apply:", len(result.promotions))
 for tier in result.promotions:
-    print(f"  {tier.id:22} {tier.name:46} discount {tier.order.total_discount_amount or 0:>5}  total {tier.order.total_amount}")
+    discount, total = tier.order.total_discount_amount, tier.order.total_amount  # cents; None: no amount
+    print(f"  {tier.id:22} {tier.name:46} discount {format_money(discount):>7}  total {format_money(total):>8}")
 
 # %% [markdown]
 # ## The answer as a DataFrame
 #
 # `validation_frame` flattens responses into one row per valid tier, money in integer cents
-# (`Int64`: `<NA>` where the service leaves a field out, e.g. free shipping has no monetary value).
+# (`Int64`: `<NA>` where the service leaves a field out, e.g. free shipping has no monetary value,
+# shown as `-`).
 
 # %%
 # NBVAL_CHECK_OUTPUT
 frame = validation_frame([result], order_ids=["alice-cart"])
-frame[["tier_id", "campaign_id", "discount_type", "effect", "amount", "total_discount_amount", "total_amount"]]
+readable(frame[["tier_id", "campaign_id", "discount_type", "effect", "amount", "total_discount_amount", "total_amount"]],
+         money=["amount", "total_discount_amount", "total_amount"])
 
 # %% [markdown]
 # Tiers of one campaign do not stack, and each tier is priced on the original cart. The best
@@ -98,7 +108,7 @@ frame[["tier_id", "campaign_id", "discount_type", "effect", "amount", "total_dis
 # %%
 # NBVAL_CHECK_OUTPUT
 best = frame.sort_values(["total_amount", "hierarchy"]).iloc[0]
-print(f"best: {best.tier_id} ({best.tier_name}): pay ${best.total_amount / 100:.2f} instead of ${best.amount / 100:.2f}")
+print(f"best: {best.tier_id} ({best.tier_name}): pay {format_money(best.total_amount)} instead of {format_money(best.amount)}")
 
 # %% [markdown]
 # ## And the tiers that did not apply?

@@ -9,7 +9,8 @@
 # answer change for a VIP customer, or on a Saturday?
 #
 # `compare_tiers` prices **every order x every tier** with the service's pricing engine and
-# returns a tidy DataFrame; `best_tier`, `pivot_tiers` and `discount_matrix` reshape it.
+# returns a tidy DataFrame; `best_tier`, `pivot_tiers` and `discount_matrix` reshape it. The
+# frames hold money in integer cents; the tables below show it with the currency (`readable`).
 
 # %%
 from pathlib import Path
@@ -20,10 +21,12 @@ import pandas as pd
 
 from promolab import Simulator
 from promolab.analysis import best_tier, compare_tiers, discount_matrix, order_request, pivot_tiers, plot_discount_by_tier
+from promolab.widgets import readable
 
 matplotlib.rcParams.update({"svg.hashsalt": "promolab-notebooks", "figure.figsize": (8, 4), "figure.dpi": 80})
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 20)
+pd.set_option("display.html.use_mathjax", False)  # "$10 ... $50" in a table is money, not maths
 
 DATA = Path("..") / "data"  # notebooks run from notebooks/
 sim = Simulator.from_scenario(DATA / "scenarios" / "demo.yaml")
@@ -32,7 +35,8 @@ sim = Simulator.from_scenario(DATA / "scenarios" / "demo.yaml")
 # ## Twelve baskets from the sample orders
 #
 # `data/orders/sample_orders.parquet` holds 12,000 generated orders as line items (one row per
-# line). We take the first twelve orders.
+# line). We take the first twelve orders. Their lines carry no `price` (`-`): the catalogue's
+# prices apply.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -40,25 +44,27 @@ orders = pd.read_parquet(DATA / "orders" / "sample_orders.parquet")
 first_ids = pd.unique(orders["order_id"])[:12]
 baskets = orders[orders["order_id"].isin(first_ids)].reset_index(drop=True)
 print(f"{len(baskets)} lines in {baskets['order_id'].nunique()} orders")
-baskets.head(8)
+readable(baskets.head(8), money=["price"])
 
 # %%
 # NBVAL_CHECK_OUTPUT
 frame = compare_tiers(sim, baskets)
 print(frame.shape, "= orders x tiers, columns:", ", ".join(frame.columns))
-frame[["order_id", "customer_source_id", "tier_id", "valid", "discount_amount", "total_amount", "reason_key"]].head(6)
+readable(frame[["order_id", "customer_source_id", "tier_id", "valid", "discount_amount", "total_amount", "reason_key"]].head(6),
+         money=["discount_amount", "total_amount"])
 
 # %% [markdown]
 # ## The discount matrix: orders x tiers
 #
-# Discounts in dollars; 0 where a tier does not apply. The columns are in the service's
-# response order (campaign creation order, then hierarchy).
+# The discount of every tier on every order; \$0.00 where a tier does not apply. The columns are
+# in the service's response order (campaign creation order, then hierarchy); tiers that give
+# nothing to any of these orders are left out.
 
 # %%
 # NBVAL_CHECK_OUTPUT
-matrix = discount_matrix(frame)
+matrix = discount_matrix(frame)  # cents
 applicable = matrix.columns[(matrix > 0).any()]
-(matrix[applicable] / 100).round(2)
+readable(matrix[applicable], money=applicable)
 
 # %% [markdown]
 # ## The best tier for each order
@@ -69,7 +75,8 @@ applicable = matrix.columns[(matrix > 0).any()]
 # %%
 # NBVAL_CHECK_OUTPUT
 best = best_tier(frame)
-best[["order_id", "customer_source_id", "tier_id", "discount_amount", "amount", "total_amount"]]
+readable(best[["order_id", "customer_source_id", "tier_id", "discount_amount", "amount", "total_amount"]],
+         money=["discount_amount", "amount", "total_amount"])
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -100,12 +107,14 @@ reasons[reasons.index.get_level_values("tier_id").isin(["promo_welcome_10", "pro
 cart = order_request([{"product_id": "prod_grinder", "quantity": 1}, {"product_id": "prod_kettle", "quantity": 1}])
 people = ["alice", "bob", "carol", "dave", "erin", "frank"]
 per_customer = compare_tiers(sim, cart, customers=people)
-table = pivot_tiers(per_customer).droplevel("order_id")
-(table.loc[:, (table > 0).any()] / 100).round(2)
+table = pivot_tiers(per_customer).droplevel("order_id")  # cents
+applies = table.columns[(table > 0).any()]
+readable(table[applies], money=applies)
 
 # %%
 # NBVAL_CHECK_OUTPUT
-best_tier(per_customer)[["customer_source_id", "tier_id", "discount_amount", "total_amount"]].reset_index(drop=True)
+readable(best_tier(per_customer)[["customer_source_id", "tier_id", "discount_amount", "total_amount"]].reset_index(drop=True),
+         money=["discount_amount", "total_amount"])
 
 # %% [markdown]
 # ## And on Saturday?
@@ -124,11 +133,11 @@ pd.DataFrame({
 # %% [markdown]
 # ## Discounts by tier, as a chart
 #
-# The average discount where each tier applies, over the twelve baskets (Friday prices).
+# The average discount where each tier applies, over the twelve baskets (Friday prices), with
+# the number of baskets it applies to: the VIP tier's large average comes from a single order.
 
 # %%
 fig, ax = plt.subplots(figsize=(8, 4.5))
 plot_discount_by_tier(frame, stat="mean", ax=ax)
-ax.set_xlabel("average discount where valid ($)")
 fig.tight_layout()
 plt.show()

@@ -11,6 +11,10 @@
 # `promolab.analysis.sweep` evaluates orders x tiers with vectorized numpy, to the cent
 # (it agrees with the per-request engine, tested on random orders), and the same sweep runs on
 # **Dask** when one core is not enough.
+#
+# The results stay in integer cents and fractions, ready for more computing; the tables below
+# show them with the currency, as percentages and with separators (`readable`), and the charts'
+# money axes read in dollars.
 
 # %%
 import time
@@ -22,10 +26,13 @@ import pandas as pd
 
 from promolab import Simulator
 from promolab.analysis import plot_discount_by_tier, plot_discount_distribution, prepare_orders, sweep
+from promolab.display import format_count, format_share
+from promolab.widgets import readable
 
 matplotlib.rcParams.update({"svg.hashsalt": "promolab-notebooks", "figure.figsize": (8, 4), "figure.dpi": 80})
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 20)
+pd.set_option("display.html.use_mathjax", False)  # "$10 ... $50" in a table is money, not maths
 
 DATA = Path("..") / "data"  # notebooks run from notebooks/
 sim = Simulator.from_scenario(DATA / "scenarios" / "demo.yaml")
@@ -37,10 +44,10 @@ sim = Simulator.from_scenario(DATA / "scenarios" / "demo.yaml")
 # NBVAL_CHECK_OUTPUT
 orders = pd.read_parquet(DATA / "orders" / "sample_orders.parquet")
 per_order = orders.groupby("order_id", sort=False).agg(lines=("quantity", "size"), units=("quantity", "sum"))
-print(f"{orders['order_id'].nunique():,} orders, {len(orders):,} lines, "
-      f"{per_order['units'].sum():,} units; "
-      f"{orders.drop_duplicates('order_id')['customer_source_id'].notna().mean():.0%} with a customer")
-per_order.describe().loc[["mean", "min", "50%", "max"]]
+print(f"{format_count(orders['order_id'].nunique())} orders, {format_count(len(orders))} lines, "
+      f"{format_count(per_order['units'].sum())} units; "
+      f"{format_share(orders.drop_duplicates('order_id')['customer_source_id'].notna().mean(), 0)} with a customer")
+per_order.describe().loc[["mean", "min", "50%", "max"]].rename(index={"50%": "median"}).round(1)
 
 # %% [markdown]
 # ## The sweep
@@ -48,13 +55,19 @@ per_order.describe().loc[["mean", "min", "50%", "max"]]
 # One row per (order, tier): `valid`, `discount_amount` (0 when the tier does not apply),
 # `total_amount` and `reason_key`. `paths` says how each tier was evaluated: `vectorized`
 # (numpy only) or `hybrid` (masks select the orders, the engine prices those).
+#
+# While it works, a sweep shows a progress bar (tqdm: a bar under the cell in Jupyter, a line
+# of text in a terminal) that goes away when it is done; here it is over in a moment, on a few
+# million orders it is not. `progress=False` runs it silently.
+
+# %%
+batch = prepare_orders(sim, orders)  # line items as columns; reusable across sweeps
+result = sweep(sim, batch)
 
 # %%
 # NBVAL_CHECK_OUTPUT
-batch = prepare_orders(sim, orders)  # line items as columns; reusable across sweeps
-result = sweep(sim, batch, progress=False)
 print(result)
-result.frame.head(4)
+readable(result.frame.head(4), money=["discount_amount", "total_amount"])
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -64,21 +77,15 @@ result.paths[["tier_id", "kind", "effect", "path"]]
 # ## Cost, reach and average discount per tier
 #
 # `summary()` per tier: `share_affected` is the reach (orders where the tier applies / all
-# orders), `cost` the sum of discounts, `avg_discount` the mean where it applies. Money in
-# dollars below.
+# orders), `cost` the sum of discounts, `avg_discount` the mean where it applies (`-`: the tier
+# applies to no order). The frame holds cents and fractions; shown with the currency below.
 
 # %%
 # NBVAL_CHECK_OUTPUT
 summary = result.summary()
-report = pd.DataFrame({
-    "tier": summary["tier_id"],
-    "reach": (100 * summary["share_affected"]).round(1).astype(str) + "%",
-    "orders reached": summary["valid_orders"],
-    "cost ($)": (summary["cost"].astype("float64") / 100).round(2),
-    "avg discount ($)": (summary["avg_discount"] / 100).round(2),
-    "cost per order ($)": (summary["cost_per_order"] / 100).round(2),
-})
-report
+columns = ["tier_id", "share_affected", "valid_orders", "cost", "avg_discount", "cost_per_order"]
+readable(summary[columns], shares=["share_affected"], counts=["valid_orders"],
+         money=["cost", "avg_discount", "cost_per_order"])
 
 # %% [markdown]
 # Tiers of one campaign do not stack: per campaign, each order counts once, with the tier it
@@ -87,26 +94,22 @@ report
 # %%
 # NBVAL_CHECK_OUTPUT
 by_campaign = result.summary("campaign")
-by_campaign.assign(cost_dollars=(by_campaign["cost"].astype("float64") / 100).round(2))[
-    ["campaign_id", "tiers", "valid_orders", "share_affected", "cost_dollars"]
-].round({"share_affected": 3})
+readable(by_campaign[["campaign_id", "tiers", "valid_orders", "share_affected", "cost"]],
+         shares=["share_affected"], counts=["valid_orders"], money=["cost"])
 
 # %% [markdown]
 # ## Where the money goes
 #
-# Left: total cost per tier. Right: the distribution of discounts for the three bean and gear
-# tiers: the 15% tier's caps ($15 a line, $30 an order) show as spikes.
+# Left: total cost per tier, with the orders each reaches. Right: the distribution of discounts
+# for the three bean and gear tiers: the 15% tier's caps (\$15 a line, \$30 an order) show as
+# spikes.
 
 # %%
-from matplotlib.ticker import FuncFormatter
-
 fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
 plot_discount_by_tier(result.frame, stat="sum", ax=left)
-left.xaxis.set_major_formatter(FuncFormatter(lambda x, _: f"{x / 1000:.0f}k"))
-left.set_xlabel("total discount over 12,000 orders ($)")
+left.set_xlabel(f"total discount over {format_count(result.n_orders)} orders")
 focus = ["promo_beans_15", "promo_beans_per_bag", "promo_gear_split"]
 plot_discount_distribution(result.frame[result.frame["tier_id"].isin(focus)], tiers=focus, bins=30, ax=right)
-right.set_xlabel("discount where the tier applies ($)")
 fig.tight_layout()
 plt.show()
 
@@ -115,25 +118,28 @@ plt.show()
 #
 # `engine="dask"` splits the orders into partitions (whole orders each) and runs them on
 # Dask's threaded scheduler, or on a `distributed.Client` passed as `client=`. The frame is
-# identical, row for row.
+# identical, row for row. (Its progress bar counts orders as the partitions finish.)
+
+# %%
+on_dask = sweep(sim, batch, engine="dask", npartitions=4)
 
 # %%
 # NBVAL_CHECK_OUTPUT
-on_dask = sweep(sim, batch, engine="dask", npartitions=4, progress=False)
 pd.testing.assert_frame_equal(on_dask.frame, result.frame)
 print("identical frames:", on_dask.frame.equals(result.frame))
 print("identical summaries:", on_dask.summary().equals(result.summary()))
 print(on_dask)
 
 # %% [markdown]
-# Timing on this machine (wall-clock, so nbval's sanitizer masks the numbers):
+# Timing on this machine (wall-clock, so nbval's sanitizer masks the numbers), without the
+# progress bar, so that the figures are the sweep's alone:
 
 # %%
 # NBVAL_CHECK_OUTPUT
 for engine in ("pandas", "dask"):
     started = time.perf_counter()
     sweep(sim, batch, engine=engine, npartitions=4, progress=False)
-    print(f"{engine:6}: {time.perf_counter() - started:.2f} s wall for {result.n_orders:,} orders x {len(result.tier_ids)} tiers")
+    print(f"{engine:6}: {time.perf_counter() - started:.2f} s wall for {format_count(result.n_orders)} orders x {len(result.tier_ids)} tiers")
 
 # %% [markdown]
 # ## What if the month were all weekends?
@@ -142,7 +148,10 @@ for engine in ("pandas", "dask"):
 # free filters for everybody, a mug and filters for grinder buyers.
 
 # %%
-# NBVAL_CHECK_OUTPUT
 saturday = sweep(sim, batch, tiers=["promo_weekend_filters", "promo_weekend_starter", "promo_welcome_10"],
-                 at="2026-03-07T10:00:00Z", progress=False)
-saturday.summary()[["tier_id", "path", "valid_orders", "share_affected", "cost", "avg_discount"]]
+                 at="2026-03-07T10:00:00Z")
+
+# %%
+# NBVAL_CHECK_OUTPUT
+readable(saturday.summary()[["tier_id", "path", "valid_orders", "share_affected", "cost", "avg_discount"]],
+         counts=["valid_orders"], shares=["share_affected"], money=["cost", "avg_discount"])

@@ -25,12 +25,15 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from promolab import Simulator
+from promolab.analysis.plots import count_axis
 from promolab.replay import read_events, replay
+from promolab.widgets import readable
 
 matplotlib.rcParams.update({"svg.hashsalt": "promolab-notebooks", "figure.figsize": (8, 4), "figure.dpi": 80})
 pd.set_option("display.width", 140)
 pd.set_option("display.max_columns", 20)
 pd.set_option("display.max_colwidth", 60)
+pd.set_option("display.html.use_mathjax", False)  # "$10 ... $50" in a table is money, not maths
 
 DATA = Path("..") / "data"  # notebooks run from notebooks/
 sim = Simulator.from_scenario(DATA / "scenarios" / "demo.yaml")
@@ -79,10 +82,16 @@ sim.register_receiver("crm", crm_down)
 
 # %% [markdown]
 # ## Replay
+#
+# `progress=True` shows a progress bar while the lines are applied (tqdm: under the cell in
+# Jupyter, gone when done). Twenty-three lines take no time; a real day's log of a busy shop
+# does.
+
+# %%
+result = replay(sim, events, progress=True)
 
 # %%
 # NBVAL_CHECK_OUTPUT
-result = replay(sim, events)
 print(result.summary())
 
 # %% [markdown]
@@ -103,15 +112,17 @@ timeline[["line", "op", "publications", "events", "conversions", "pending_purcha
 # %% [markdown]
 # ## Balances after every line
 #
-# Loyalty cards (points) and gift cards (cents) that moved during the day, one column each,
-# forward-filled (line 0 is the opening balance).
+# Loyalty cards (points) and gift cards (money, held in cents) that moved during the day, one
+# column each, forward-filled (line 0 is the opening balance).
 
 # %%
 # NBVAL_CHECK_OUTPUT
 balances = result.balances
 moved = balances.loc[balances["change"].fillna(0) != 0, "account"].unique()
 table = result.balance_table()[list(moved)]
-table.loc[[0] + sorted(set(balances.loc[balances["account"].isin(moved) & (balances["line"] > 0), "line"]))]
+gift_cards = balances.loc[(balances["kind"] == "gift") & balances["account"].isin(moved), "account"].unique()
+lines = [0] + sorted(set(balances.loc[balances["account"].isin(moved) & (balances["line"] > 0), "line"]))
+readable(table.loc[lines], money=gift_cards, counts=[a for a in moved if a not in set(gift_cards)])
 
 # %% [markdown]
 # ## Webhook deliveries
@@ -134,8 +145,9 @@ print(f"CRM calls: {len(crm_calls)}")
 # %% [markdown]
 # ## The day as a chart
 #
-# Top: the Coffee Club points cards over the (simulated) day. Middle: publications, tracked events
-# and pending purchases. Bottom: webhook delivery attempts, by receiver and outcome.
+# Top: the Coffee Club points cards over the (simulated) day. Middle: how many publications and
+# tracked events there are so far, and how many reward purchases are pending. Bottom: webhook
+# delivery attempts, by receiver and outcome.
 
 # %%
 fig, (top, middle, bottom) = plt.subplots(3, 1, figsize=(10, 8), sharex=True)
@@ -148,12 +160,15 @@ for account, rows in cards.groupby("account", sort=True):
     top.step(times + [timeline["time"].iloc[-1]], list(rows["balance"]) + [rows["balance"].iloc[-1]],
              where="post", label=account)
 top.set_ylabel("points")
+count_axis(top.yaxis)
 top.legend(fontsize="small", ncol=2)
 top.set_title("Coffee Club points cards")
 
 for column in ("publications", "events", "pending_purchases"):
     middle.step(timeline["time"], timeline[column], where="post", label=column)
 middle.legend(fontsize="small")
+middle.set_ylabel("count")
+count_axis(middle.yaxis)
 middle.set_title("Publications, events, pending purchases")
 
 markers = {"delivered": "o", "failed": "x", "timeout": "s", "error": "^"}

@@ -5,7 +5,7 @@
 #
 # Kestrel's loyalty program, the **Coffee Club**, gives members *beans* (points) for orders
 # (one per dollar) and reviews (fifty each), and *stars* to gold and silver customers. Members
-# spend them on rewards: a mug, a kilo of beans (one left!), a 10% coupon, a $25 gift card.
+# spend them on rewards: a mug, a kilo of beans (one left!), a 10% coupon, a \$25 gift card.
 #
 # A reward purchase does not settle at once: the service answers **202** with a **PENDING**
 # card transaction, and settles it shortly after (2 seconds in the demo scenario). In the
@@ -22,17 +22,22 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from promolab import ApiError, Simulator
+from promolab.analysis.plots import count_axis
+from promolab.display import format_count, format_money
+from promolab.widgets import readable
 
 matplotlib.rcParams.update({"svg.hashsalt": "promolab-notebooks", "figure.figsize": (8, 4), "figure.dpi": 80})
 pd.set_option("display.width", 140)
 pd.set_option("display.max_columns", 20)
 pd.set_option("display.max_colwidth", 70)
+pd.set_option("display.html.use_mathjax", False)  # "$10 ... $50" in a table is money, not maths
 
 DATA = Path("..") / "data"  # notebooks run from notebooks/
 sim = Simulator.from_scenario(DATA / "scenarios" / "demo.yaml")
 client = sim.client()
 PROGRAM = "lprg_coffee_club"
 MEMBERS = ["lmbr_alice", "lmbr_bob", "lmbr_carol", "lmbr_dave", "lmbr_frank"]
+POINTS = ["balance", "reserved", "available"]  # counts, shown with separators by `readable`
 
 
 def cards():
@@ -69,13 +74,13 @@ def attempt(member_id, reward_id):
 # NBVAL_CHECK_OUTPUT
 print("clock:", client.control.clock()["now"])
 before = cards()
-before
+readable(before, counts=POINTS)
 
 # %%
 # NBVAL_CHECK_OUTPUT
 assignments = pd.DataFrame([
     {"reward": a.reward_id, "name": sim.state.rewards[a.reward_id].name,
-     "costs": ", ".join(f"{c.points} {c.card_definition_id}" for c in a.costs), "stock": a.stock}
+     "costs": ", ".join(f"{format_count(c.points)} {c.card_definition_id}" for c in a.costs), "stock": a.stock}
     for a in sim.state.reward_assignments.values() if a.program_id == PROGRAM
 ]).astype({"stock": "Int64"})  # <NA>: unlimited
 assignments
@@ -97,7 +102,7 @@ try:
 except ApiError as error:
     print(f"refused: {error.status} {error.error.key}: {error.error.details}")
 earned = sim.transactions()
-earned[["member_id", "card_id", "type", "status", "points", "reason"]]
+readable(earned[["member_id", "card_id", "type", "status", "points", "reason"]], counts=["points"])
 
 # %% [markdown]
 # ## Buying rewards
@@ -128,7 +133,7 @@ purchases
 # %%
 # NBVAL_CHECK_OUTPUT
 pending = cards()
-pending[pending["reserved"] > 0]
+readable(pending[pending["reserved"] > 0], counts=POINTS)
 
 # %% [markdown]
 # ## The clock advances; transactions settle
@@ -142,8 +147,9 @@ pending[pending["reserved"] > 0]
 sim.advance(2)
 print("clock:", client.control.clock()["now"])
 ledger = sim.transactions()
-ledger.loc[ledger["type"] == "POINTS_SPENT_ON_REWARD",
-           ["member_id", "card_id", "reward_id", "status", "points", "created_at", "updated_at"]]
+spent = ledger.loc[ledger["type"] == "POINTS_SPENT_ON_REWARD",
+                   ["member_id", "card_id", "reward_id", "status", "points", "created_at", "updated_at"]]
+readable(spent, counts=["points"])
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -155,35 +161,41 @@ granted = pd.DataFrame([
 granted
 
 # %% [markdown]
-# Dave's gift card is a real voucher of the gift card campaign, with its $25 balance:
+# Dave's gift card is a real voucher of the gift card campaign, with its \$25 balance:
 
 # %%
 # NBVAL_CHECK_OUTPUT
 code = granted.loc[granted["member"] == "lmbr_dave", "item"].iloc[0]
 voucher = next(v for v in sim.state.vouchers.values() if v.code == code)
-print(code, voucher.campaign_id, "holder:", voucher.holder_id, "balance:", voucher.gift.balance)
+print(code, voucher.campaign_id, "holder:", voucher.holder_id, "balance:", format_money(voucher.gift.balance))
 
 # %% [markdown]
 # ## Before and after
 #
-# Beans per member this morning and after the morning's events and purchases.
+# Beans per member this morning, before anything happened, and after the morning's events (Bob's
+# review and order, Frank's order) and the purchases that settled (Alice's beans, Bob's mug).
 
 # %%
 # NBVAL_CHECK_OUTPUT
 after = cards()
 compare = before[["card", "balance"]].merge(after[["card", "balance"]], on="card", suffixes=("_before", "_after"))
 compare["change"] = compare["balance_after"] - compare["balance_before"]
-compare
+readable(compare, counts=["balance_before", "balance_after", "change"])
 
 # %%
 beans = compare[compare["card"].str.endswith("_beans")]
 fig, ax = plt.subplots(figsize=(8, 3.8))
 positions = range(len(beans))
-ax.bar([p - 0.2 for p in positions], beans["balance_before"], width=0.4, label="10:00:00", color="#9aa5b1")
-ax.bar([p + 0.2 for p in positions], beans["balance_after"], width=0.4, label="10:00:02", color="#3b6ea5")
+ax.bar([p - 0.2 for p in positions], beans["balance_before"], width=0.4,
+       label="this morning (10:00:00)", color="#9aa5b1")
+after_bars = ax.bar([p + 0.2 for p in positions], beans["balance_after"], width=0.4,
+                    label="after the events and the settled purchases (10:00:02)", color="#3b6ea5")
+ax.bar_label(after_bars, labels=[("+" if c > 0 else "") + format_count(c) if c else "" for c in beans["change"]], fontsize="small", padding=2)
 ax.set_xticks(list(positions), labels=[c.removeprefix("lcrd_").removesuffix("_beans") for c in beans["card"]])
 ax.set_ylabel("beans (points)")
-ax.set_title("Coffee Club beans before and after the purchases settled")
+count_axis(ax.yaxis)
+ax.set_ylim(0, beans[["balance_before", "balance_after"]].to_numpy().max() * 1.15)
+ax.set_title("Coffee Club beans: earned through events, spent on rewards")
 ax.legend()
 fig.tight_layout()
 plt.show()

@@ -4,8 +4,8 @@
 # %% [markdown]
 # # 6. What if? Tune a tier, see the effect at once
 #
-# The welcome offer, *$10 off orders over $50*, reaches 87% of orders. What if it were $15?
-# What if the minimum were $80? What if it applied to every item instead of the order?
+# The welcome offer, *\$10 off orders over \$50*, reaches 87% of orders. What if it were \$15?
+# What if the minimum were \$80? What if it applied to every item instead of the order?
 #
 # The dashboard below has two halves:
 #
@@ -19,7 +19,8 @@
 # Every change re-runs both and redraws the tables and the chart. The scenario is never
 # modified: the tuner edits a copy of the tier (a what-if `TierSpec`).
 #
-# *Run all cells (or open this notebook with Voila) to get live controls.*
+# *Run all cells (or open this notebook with Voila) to get live controls; where widgets cannot
+# run (a static render of the notebook), the dashboard's cell shows a snapshot of it.*
 
 # %%
 from pathlib import Path
@@ -35,6 +36,7 @@ from promolab.widgets import WhatIfController, WhatIfDashboard, figure_png, orde
 matplotlib.rcParams.update({"svg.hashsalt": "promolab-notebooks", "figure.figsize": (8, 4), "figure.dpi": 80})
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 20)
+pd.set_option("display.html.use_mathjax", False)  # "$10 ... $50" in a table is money, not maths
 
 DATA = Path("..") / "data"  # notebooks run from notebooks/
 sim = Simulator.from_scenario(DATA / "scenarios" / "demo.yaml")
@@ -58,7 +60,7 @@ dashboard
 #
 # The dashboard is a thin view over `WhatIfController`, which can be driven from code (and is
 # unit-tested that way). A second controller, so the dashboard above keeps its own state:
-# Bob's cart, and the welcome offer at $15 off orders of at least $80.
+# Bob's cart, and the welcome offer at \$15 off orders of at least \$80.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -76,10 +78,10 @@ order_display(result).head(6)
 display(Image(figure_png(whatif_figure(result))))
 
 # %% [markdown]
-# Bob's cart ($78) still gets the original $10 but not the what-if $15: it is under the new
-# $80 minimum. Over all orders the richer offer reaches fewer orders and costs more.
+# Bob's cart (\$78) still gets the original \$10 but not the what-if \$15: it is under the new
+# \$80 minimum. Over all orders the richer offer reaches fewer orders and costs more.
 #
-# Switching effect: $15 off **every matching item** instead of the order (no `applicable_to`:
+# Switching effect: \$15 off **every matching item** instead of the order (no `applicable_to`:
 # every line matches) is a very different campaign:
 
 # %%
@@ -87,7 +89,8 @@ display(Image(figure_png(whatif_figure(result))))
 tier_display(scripted.set_effect("APPLY_TO_ITEMS"))
 
 # %% [markdown]
-# The figures are exactly those of the analysis layer: `sweep` of the what-if `TierSpec`.
+# The figures are exactly those of the analysis layer: `sweep` of the what-if `TierSpec` (one
+# tier, over in a moment: no progress bar).
 
 # %%
 # NBVAL_CHECK_OUTPUT

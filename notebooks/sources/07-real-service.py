@@ -24,9 +24,11 @@ from IPython.display import display
 
 from promolab import ApiError, Client, Simulator
 from promolab.analysis import order_request, validation_frame
+from promolab.widgets import readable
 
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 20)
+pd.set_option("display.html.use_mathjax", False)  # "$10 ... $50" in a table is money, not maths
 
 DATA = Path("..") / "data"  # notebooks run from notebooks/
 DEMO = DATA / "scenarios" / "demo.yaml"
@@ -47,6 +49,9 @@ def promotions_for_cart(client: Client) -> pd.DataFrame:
     return frame[["tier_id", "tier_name", "discount_type", "amount", "total_discount_amount", "total_amount"]]
 
 
+MONEY = ["amount", "total_discount_amount", "total_amount"]  # shown with the currency by `readable`
+
+
 # %% [markdown]
 # ## Target 1: the simulator, in-process
 #
@@ -57,7 +62,7 @@ def promotions_for_cart(client: Client) -> pd.DataFrame:
 # NBVAL_CHECK_OUTPUT
 sim = Simulator.from_scenario(DEMO)
 in_process = promotions_for_cart(sim.client())
-in_process
+readable(in_process, money=MONEY)
 
 # %% [markdown]
 # ## Target 2: the simulator, served over HTTP
@@ -109,7 +114,7 @@ served = Client(
 )
 over_http = promotions_for_cart(served)
 print("same answer as in-process:", over_http.equals(in_process))
-over_http
+readable(over_http, money=MONEY)
 
 # %% [markdown]
 # A served simulator also has a **control API** under `/_sim/` (management credentials):
@@ -164,7 +169,7 @@ else:
         management_token=os.environ.get("PROMOLAB_MANAGEMENT_TOKEN"),
     )
     try:
-        display(promotions_for_cart(real))
+        display(readable(promotions_for_cart(real), money=MONEY))
     except ApiError as error:
         print(f"Real service answered {error.status} {error.error.key}: {error.error.message}")
     except httpx.TransportError as error:

@@ -7,12 +7,12 @@ nbval's job (`make test`) and `build_notebooks.py --check`'s.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from types import ModuleType
 
 import nbformat
 import pytest
+
+from .notebook_support import builder
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
@@ -22,12 +22,6 @@ EXPECTED = [
 ]
 
 
-def _builder() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("build_notebooks", ROOT / "scripts" / "build_notebooks.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_every_notebook_has_a_source() -> None:
@@ -37,7 +31,7 @@ def test_every_notebook_has_a_source() -> None:
 
 @pytest.mark.parametrize("name", EXPECTED)
 def test_committed_cells_are_the_sources(name: str) -> None:
-    built = _builder().build_notebook(NOTEBOOKS / "sources" / f"{name}.py")
+    built = builder().build_notebook(NOTEBOOKS / "sources" / f"{name}.py")
     committed = nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
     nbformat.validate(committed)
     assert [(c.id, c.cell_type, c.source) for c in committed.cells] == [
@@ -52,5 +46,5 @@ def test_committed_cells_are_the_sources(name: str) -> None:
 def test_percent_format_parser(tmp_path: Path) -> None:
     source = tmp_path / "99-x.py"
     source.write_text("# header, ignored\n\n# %% [markdown]\n# # Title\n#\n# text\n\n# %%\nx = 1\n\n\n# %%\n# NBVAL_CHECK_OUTPUT\nx\n")
-    cells = _builder().parse_source(source)
+    cells = builder().parse_source(source)
     assert cells == [("markdown", "# Title\n\ntext"), ("code", "x = 1"), ("code", "# NBVAL_CHECK_OUTPUT\nx")]

@@ -13,6 +13,9 @@ analysis it re-runs: `compare_tiers` on the order, `sweep` of the tuned tier
 before/after), `present` and `charts` (text, HTML, PNG of a result), `view`
 (the ipywidgets, thin). Everything but `view` runs without a browser or a
 kernel; tests/widgets drives the controller directly.
+
+`readable(frame, money=..., shares=..., counts=...)` (from `present`) is how
+every notebook shows a table to a person: amounts with their currency.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from .charts import figure_png, whatif_figure
 from .controller import METRICS, ORDER_COLUMNS, WhatIfController, WhatIfResult, sample_orders
-from .present import order_display, status_line, tier_display
+from .present import order_display, readable, status_line, tier_display
 from .state import (
     EFFECTS,
     TUNABLE_TYPES,
@@ -58,6 +61,7 @@ __all__ = [
     "figure_png",
     "min_amount_of",
     "order_display",
+    "readable",
     "sample_orders",
     "slider_spec",
     "status_line",

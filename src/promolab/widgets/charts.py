@@ -1,8 +1,11 @@
 """The what-if chart: deterministic matplotlib, no pyplot state.
 
 Left: the discount every tier gives the built order (the what-if copy in
-orange). Right: the tuned tier's campaign cost over the sample orders, before
-and after the edit, with the share of orders reached on each bar.
+orange, tiers that do not apply in pale labels). Right: the tuned tier's campaign cost
+over the sample orders, before and after the edit, with the share and number
+of orders reached on each bar. Money axes in the currency with separators
+(`display.money_tick_formatter`), labels sized to be read at 100% zoom: the
+image is shown at its own pixel size (DPI), so points here are screen points.
 
 Figures are built on a bare `Figure` (Agg canvas) so that redrawing from a
 widget callback never touches the notebook's pyplot state; PNG bytes carry no
@@ -17,50 +20,74 @@ import math
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from ..analysis.plots import money_axis
+from ..display import format_count, format_money, format_share
 from .controller import WhatIfResult
 
-__all__ = ["DPI", "FIGSIZE", "figure_png", "whatif_figure"]
+__all__ = ["DPI", "FIGSIZE", "FONT_SIZE", "figure_png", "whatif_figure"]
 
-FIGSIZE = (10.0, 4.2)
-DPI = 80
+#: inches; at DPI 96 the PNG is 960 x 442 px, shown at that size (1 pt = 1.33 px)
+FIGSIZE = (10.0, 4.6)
+DPI = 96
+#: points for tick labels and annotations (12 px on screen); titles get one more
+FONT_SIZE = 9.0
 _BLUE = "#3b6ea5"
 _ORANGE = "#e08a1e"
 _GREY = "#9aa5b1"
+_PALE_ORANGE = "#f0c48a"
 
 
-def whatif_figure(result: WhatIfResult) -> Figure:
+def whatif_figure(result: WhatIfResult, *, currency: str = "USD") -> Figure:
+    """The chart of a result, on a bare Figure (no pyplot state: safe from a
+    widget callback)."""
     fig = Figure(figsize=FIGSIZE, dpi=DPI)
     FigureCanvasAgg(fig)
     # a fixed layout (no constrained/tight layout: they cost more than the analysis)
     left, right = fig.subplots(1, 2, width_ratios=[1.35, 1])
-    fig.subplots_adjust(left=0.2, right=0.98, top=0.91, bottom=0.13, wspace=0.3)
+    fig.subplots_adjust(left=0.215, right=0.985, top=0.92, bottom=0.12, wspace=0.32)
 
     table = result.order_table
     labels = table["tier_id"].astype(str).tolist()
-    values = (table["discount_amount"].astype("Float64").fillna(0).astype("float64") / 100).tolist()
-    colours = [_ORANGE if w else (_BLUE if ok else _GREY) for w, ok in zip(table["whatif"], table["valid"], strict=True)]
+    amounts = table["discount_amount"].astype("Float64").fillna(0).astype("float64").tolist()
+    valid = [bool(v) for v in table["valid"]]
+    whatif = [bool(w) for w in table["whatif"]]
+    colours = [_ORANGE if w else (_BLUE if ok else _GREY) for w, ok in zip(whatif, valid, strict=True)]
     positions = list(range(len(labels)))
-    left.barh(positions, values, color=colours)
-    left.set_yticks(positions, labels=labels, fontsize=7)
+    left.barh(positions, amounts, color=colours)
+    left.set_yticks(positions, labels=labels, fontsize=FONT_SIZE)
+    for tick, ok, w in zip(left.get_yticklabels(), valid, whatif, strict=True):
+        tick.set_color((_ORANGE if ok else _PALE_ORANGE) if w else ("black" if ok else _GREY))
     left.invert_yaxis()
-    left.set_xlabel("discount on this order ($)")
-    left.set_title("This order: discount by tier", fontsize=10)
+    widest = max(amounts + [100.0])  # at least $1 of axis on an empty order
+    left.set_xlim(0, widest * 1.22)  # room for the amounts written after the bars
+    for position, amount, ok in zip(positions, amounts, valid, strict=True):
+        if ok and amount > 0:
+            left.annotate(format_money(amount, currency), (amount, position), xytext=(3, 0),
+                          textcoords="offset points", va="center", fontsize=FONT_SIZE - 1)
+    money_axis(left.xaxis, currency)
+    left.tick_params(axis="x", labelsize=FONT_SIZE)
+    left.set_xlabel("discount on this order (pale: the tier does not apply)", fontsize=FONT_SIZE)
+    left.set_title("This order: discount by tier", fontsize=FONT_SIZE + 2)
     left.grid(axis="x", alpha=0.3)
 
     tiers = result.tier_table
     before, after = tiers.at["cost", "before"], tiers.at["cost", "after"]
-    heights = [before / 100, 0.0 if math.isnan(after) else after / 100]
+    heights = [before, 0.0 if math.isnan(after) else after]
     bars = right.bar([0, 1], heights, color=[_BLUE, _ORANGE], width=0.6)
-    right.set_xticks([0, 1], labels=["before", "after (what-if)"])
-    right.set_ylabel("campaign cost ($)")
-    right.set_title(f"{result.edit.tier_id} over {result.n_orders:,} orders", fontsize=10)
-    shares = [tiers.at["share_reached", "before"], tiers.at["share_reached", "after"]]
-    for bar, share in zip(bars, shares, strict=True):
-        text = "n/a" if math.isnan(share) else f"reach {100 * share:.1f}%"
-        right.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height()),
-                       ha="center", va="bottom", fontsize=8, xytext=(0, 2), textcoords="offset points")
-    top = max(heights + [1.0])
-    right.set_ylim(0, top * 1.15)
+    right.set_xticks([0, 1], labels=["before", "after (what-if)"], fontsize=FONT_SIZE)
+    money_axis(right.yaxis, currency)
+    right.tick_params(axis="y", labelsize=FONT_SIZE)
+    right.set_ylabel("campaign cost", fontsize=FONT_SIZE)
+    right.set_title(f"{result.edit.tier_id} over {format_count(result.n_orders)} orders",
+                    fontsize=FONT_SIZE + 2)
+    for bar, column in zip(bars, ("before", "after"), strict=True):
+        share, reached = tiers.at["share_reached", column], tiers.at["orders_reached", column]
+        text = ("not evaluated" if math.isnan(share)
+                else f"reach {format_share(share)}\n{format_count(reached)} orders")
+        right.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center",
+                       va="bottom", fontsize=FONT_SIZE - 1, xytext=(0, 2), textcoords="offset points")
+    top = max(heights + [100.0])
+    right.set_ylim(0, top * 1.25)
     right.grid(axis="y", alpha=0.3)
     return fig
 

@@ -1,20 +1,24 @@
-"""Display forms of a `WhatIfResult`: readable tables (text, in dollars) and HTML.
+"""Display forms for people: readable tables (money with its currency) and HTML.
 
-Pure functions of the result, so the notebook, the dashboard and the tests see
-the same text.
+Pure functions, so the notebooks, the dashboard and the tests see the same
+text. Every amount, share and count goes through `promolab.display`, the one
+place that decides how numbers read; `readable` applies it to the columns of
+any frame, which is how every notebook shows its tables.
 """
 
 from __future__ import annotations
 
 import html
 import math
+from collections.abc import Callable, Hashable, Iterable
 
 import pandas as pd
 
+from ..display import format_count, format_money, format_share
 from .controller import WhatIfResult
 from .state import WHATIF_SUFFIX
 
-__all__ = ["STYLE", "dollars", "order_display", "status_line", "tier_display", "to_html"]
+__all__ = ["NO_MATHS", "STYLE", "order_display", "readable", "status_line", "tier_display", "to_html"]
 
 _LABELS = {
     "orders": "orders swept",
@@ -29,23 +33,48 @@ _MONEY = {"cost", "avg_discount", "cost_per_order", "max_discount"}
 _COUNT = {"orders", "orders_reached"}
 
 
-def dollars(cents: float | None, *, signed: bool = False) -> str:
-    """`1234.5` cents -> `$12.35`; NaN / None -> `-`."""
-    if cents is None or (isinstance(cents, float) and math.isnan(cents)) or cents is pd.NA:
-        return "-"
-    value = float(cents) / 100
-    sign = ("+" if value > 0 else "-" if value < 0 else "") if signed else ("-" if value < 0 else "")
-    return f"{sign}${abs(value):,.2f}"
+def readable(
+    frame: pd.DataFrame,
+    *,
+    money: Iterable[Hashable] = (),
+    shares: Iterable[Hashable] = (),
+    counts: Iterable[Hashable] = (),
+    currency: str = "USD",
+) -> pd.DataFrame:
+    """A copy of `frame` for a person to read: `money` columns (integer minor
+    units) as amounts with the currency, `shares` (fractions) as percentages,
+    `counts` with thousands separators; other columns untouched.
+
+    A formatted copy rather than a pandas Styler: it reads the same as text and
+    as HTML, carries no random element ids (notebook outputs stay comparable
+    run to run), and leaves the frame it came from in cents and fractions for
+    further computing. Missing values (`<NA>`, NaN) read as `display.MISSING`.
+    """
+    out = frame.copy()
+    formats: list[tuple[Iterable[Hashable], Callable[[object], str]]] = [
+        (money, lambda v: format_money(v, currency)), (shares, format_share), (counts, format_count),
+    ]
+    for columns, fmt in formats:
+        for column in columns:
+            if column not in out.columns:
+                raise KeyError(f"no column {column!r} to format; columns: {', '.join(map(str, out.columns))}")
+            values = [fmt(None if v is pd.NA else v) for v in frame[column].tolist()]
+            out[column] = pd.Series(values, index=out.index, dtype="string")
+    return out
+
+
+def _signed_money(cents: float) -> str:
+    return ("+" if cents > 0 else "") + format_money(cents)
 
 
 def _metric(name: str, value: float, *, signed: bool = False) -> str:
     if isinstance(value, float) and math.isnan(value):
-        return "-"
+        return format_money(None)
     if name in _MONEY:
-        return dollars(value, signed=signed)
+        return _signed_money(value) if signed else format_money(value)
     if name in _COUNT:
-        return f"{value:+,.0f}" if signed else f"{value:,.0f}"
-    return f"{100 * value:+.1f} pts" if signed else f"{100 * value:.1f}%"
+        return ("+" if signed and value > 0 else "") + format_count(value)
+    return f"{100 * value:+.1f} pts" if signed else format_share(value)
 
 
 def tier_display(result: WhatIfResult) -> pd.DataFrame:
@@ -68,8 +97,8 @@ def order_display(result: WhatIfResult) -> pd.DataFrame:
     return pd.DataFrame({
         "tier": frame["tier_id"].astype(str),
         "applies": ["yes" if v else "no" for v in frame["valid"]],
-        "discount": [dollars(None if v is pd.NA else int(v)) for v in frame["discount_amount"]],
-        "total": [dollars(None if v is pd.NA else int(v)) for v in frame["total_amount"]],
+        "discount": [format_money(None if v is pd.NA else int(v)) for v in frame["discount_amount"]],
+        "total": [format_money(None if v is pd.NA else int(v)) for v in frame["total_amount"]],
         "why not": ["" if v or r is pd.NA else str(r) for v, r in zip(frame["valid"], frame["reason"], strict=True)],
     })
 
@@ -79,15 +108,19 @@ def status_line(result: WhatIfResult) -> str:
     if edit.discount_type == "PERCENT":
         value = f"{edit.value:g}% off"
     elif edit.discount_type == "AMOUNT":
-        value = f"{dollars(edit.value)} off"
+        value = f"{format_money(edit.value)} off"
     else:
-        value = f"fixed at {dollars(edit.value)}"
-    minimum = "rules unchanged" if edit.min_amount is None else f"minimum order {dollars(edit.min_amount)}"
-    text = f"{edit.tier_id}{WHATIF_SUFFIX}: {value}, {edit.effect}, {minimum}; swept over {result.n_orders:,} orders"
+        value = f"fixed at {format_money(edit.value)}"
+    minimum = "rules unchanged" if edit.min_amount is None else f"minimum order {format_money(edit.min_amount)}"
+    text = f"{edit.tier_id}{WHATIF_SUFFIX}: {value}, {edit.effect}, {minimum}; swept over {format_count(result.n_orders)} orders"
     if result.error:
         text += f". Not evaluated: {result.error}"
     return text
 
+
+#: CSS classes that keep MathJax (JupyterLab, nbconvert, Voila typeset HTML outputs) from
+#: reading the text between two amounts ("$10.00 off ... $50.00") as maths.
+NO_MATHS = "tex2jax_ignore mathjax_ignore"
 
 STYLE = """<style>
 .promolab-table table { border-collapse: collapse; font-size: 12px; font-family: sans-serif; }
@@ -108,6 +141,6 @@ def to_html(frame: pd.DataFrame, *, title: str, highlight: list[bool] | None = N
         css = ' class="whatif"' if highlight and highlight[position] else ""
         body.append(f"<tr{css}>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
     return (
-        f'<div class="promolab-table"><b>{html.escape(title)}</b>'
+        f'<div class="promolab-table {NO_MATHS}"><b>{html.escape(title)}</b>'
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table></div>"
     )

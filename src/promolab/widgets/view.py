@@ -4,17 +4,25 @@ Thin on purpose: each control calls one controller method; the controller's
 listener redraws the two tables (HTML widgets) and the chart (an Image widget
 holding PNG bytes), all at once. Controls carry CSS classes
 (`promolab-...`) so a browser test can find them.
+
+Displayed, the dashboard also carries a static snapshot of itself (`text/html`:
+status, tables, the chart as an inline PNG) beside the widget view: a live
+frontend (JupyterLab, Voila) shows the widgets, while a static render
+(`nbconvert --to html`, an untrusted notebook in JupyterLab, a code host's
+preview), which cannot run widgets, shows the snapshot instead of a blank cell.
 """
 
 from __future__ import annotations
 
+import base64
+import html
 from typing import Any
 
 import ipywidgets as w
 
-from .charts import figure_png, whatif_figure
+from .charts import DPI, FIGSIZE, figure_png, whatif_figure
 from .controller import WhatIfController, WhatIfResult
-from .present import STYLE, order_display, status_line, tier_display, to_html
+from .present import NO_MATHS, STYLE, order_display, status_line, tier_display, to_html
 
 __all__ = ["WhatIfDashboard"]
 
@@ -74,7 +82,8 @@ class WhatIfDashboard:
         self.order_table.add_class("promolab-order-table")
         self.tier_table = w.HTML(layout=w.Layout(margin="0 0 0 24px"))
         self.tier_table.add_class("promolab-tier-table")
-        self.chart = w.Image(format="png", layout=w.Layout(width="800px"))
+        # shown at the figure's own pixel size (its fonts are sized for that), narrower if need be
+        self.chart = w.Image(format="png", layout=w.Layout(width=f"{round(FIGSIZE[0] * DPI)}px", max_width="100%"))
         self.chart.add_class("promolab-chart")
 
         builder = w.VBox(
@@ -148,5 +157,28 @@ class WhatIfDashboard:
         )
         self.chart.value = figure_png(whatif_figure(result))
 
+    def snapshot_html(self) -> str:
+        """The dashboard as it stands, as static HTML: the status line, both
+        tables and the chart (inline PNG). What a render that cannot run
+        widgets shows in place of the controls."""
+        chart = base64.b64encode(bytes(self.chart.value)).decode("ascii")
+        width = round(FIGSIZE[0] * DPI)
+        return (
+            f'<div class="promolab-snapshot {NO_MATHS}">{STYLE}'
+            f"<p><i>{html.escape(status_line(self.controller.result))}</i></p>"
+            f'<div style="display: flex; gap: 24px; align-items: flex-start">'
+            f'<div class="promolab-order-table">{self.order_table.value}</div>{self.tier_table.value}</div>'
+            f'<img src="data:image/png;base64,{chart}" alt="what-if chart" '
+            f'style="width: {width}px; max-width: 100%">'
+            "<p><small>A snapshot of the what-if dashboard: run the notebook (or open it with "
+            "Voila) for the live controls.</small></p></div>"
+        )
+
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
+        """The widget view, with a static snapshot and a text line as fallbacks
+        (a frontend shows the richest form it can: live widgets where it can run them)."""
+        live = self.widget._repr_mimebundle_  # None once the widget is closed
+        bundle: dict[str, Any] = dict(live(**kwargs) or {}) if callable(live) else {}
+        bundle["text/html"] = self.snapshot_html()
+        bundle["text/plain"] = f"What-if dashboard: {status_line(self.controller.result)}"
+        return bundle
