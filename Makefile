@@ -39,10 +39,10 @@ lab: $(STAMP)
 
 ## The whole suite: unit tests, notebooks under nbval, browser test.
 test: $(STAMP)
-	$(BIN)/python -m pytest tests --nbval-lax notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
+	$(BIN)/python -m pytest tests README.md docs --nbval-lax notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
 
 test-unit: $(STAMP)
-	$(BIN)/python -m pytest tests -m "not browser" -p no:cacheprovider
+	$(BIN)/python -m pytest tests README.md docs -m "not browser" -p no:cacheprovider
 
 ## Static checks: mypy (strict) on the package, ruff on every Python tree.
 typecheck: $(STAMP)

@@ -1,62 +1,163 @@
-"""`promolab` command line: serve, validate, sweep, replay.
+"""`promolab` command line: serve, validate, sweep, replay, dashboard.
 
-    promolab serve --scenario data/scenarios/demo.yaml --port 8000 [--journal PATH]
-    promolab validate --scenario PATH [--order ORDER.json] [--customer SOURCE_ID]
-    promolab sweep --scenario PATH --orders ORDERS.csv --out RESULT.parquet
-    promolab replay --scenario PATH --events EVENTS.jsonl --out TIMELINE.csv
+    promolab serve [--scenario PATH] --port 8000 [--journal PATH] [--access-log]
+    promolab validate [--scenario PATH] [--order ORDER.json] [--customer SOURCE_ID] [--json]
+    promolab sweep [--scenario PATH] --orders ORDERS.csv --out RESULT.parquet [--at TIME]
+    promolab replay [--scenario PATH] --events EVENTS.jsonl --out TIMELINE.csv [--receiver NAME]
+    promolab dashboard [--port 8866]
+
+Every subcommand loads the packaged demo scenario unless --scenario names
+another (an empty file is an empty project). Exit status 2 with one line on
+stderr for bad input, never a traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-__all__ = ["main"]
+from .samples import demo_scenario
 
-DEMO = Path(__file__).resolve().parents[2] / "data" / "scenarios" / "demo.yaml"
+if TYPE_CHECKING:
+    from .sim.simulator import Simulator
+
+__all__ = ["main", "open_scenario"]
+
+#: Default `--scenario` of every subcommand: the packaged demo, found wherever promolab
+#: is installed (a path computed from this file pointed outside a wheel install).
+DEMO = demo_scenario()
+
+
+#: The what-if dashboard (`promolab dashboard`): a notebook of the source checkout,
+#: run by Voila with notebooks/ as working directory (it reads ../data).
+DASHBOARD = Path(__file__).resolve().parents[2] / "notebooks" / "06-what-if.ipynb"
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
+
+
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """argparse's "(default: ...)" after each help, except where there is no value
+    to show (None, a flag's False): "(default: None)" would read as a setting."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        if action.default is None or action.default is False:
+            return action.help
+        return super()._get_help_string(action)
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("promolab")
+    except importlib.metadata.PackageNotFoundError:  # a source tree run without installing
+        return "unknown (not installed)"
+
+
+def _port(text: str) -> int:
+    """A TCP port, checked by argparse: a typo is a usage error (exit 2), not a traceback."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"port out of range 0-65535: {value}")
+    return value
+
+
+def open_scenario(path: Path) -> tuple[Simulator, str]:
+    """The simulator of a scenario file, and its currency for text (`project.currency`).
+
+    The simulator's state does not keep the currency (state dumps must not depend
+    on it), so it is read from the document beside the load; the second parse of
+    the file costs a few ms. Raises `ScenarioError` like `Simulator.from_scenario`.
+    """
+    from . import Simulator
+    from .display import scenario_currency
+    from .sim.scenario import read_scenario
+
+    sim = Simulator.from_scenario(path)
+    document, _ = read_scenario(path)
+    return sim, scenario_currency(document)
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="promolab", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="promolab", description=__doc__.split("\n\n")[0],
+                                     formatter_class=_HelpFormatter)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     sub = parser.add_subparsers(dest="command", required=True)
+    scenario_help = "scenario file, YAML or JSON (docs/scenarios.md); an empty file is an empty project"
 
-    serve = sub.add_parser("serve", help="serve a simulator over HTTP")
-    serve.add_argument("--scenario", type=Path, default=None, help="scenario file (default: empty project)")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000)
-    serve.add_argument("--seed", type=int, default=None)
+    serve = sub.add_parser("serve", help="serve a simulator over HTTP", formatter_class=_HelpFormatter)
+    serve.add_argument("--scenario", type=Path, default=DEMO, help=scenario_help)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)")
+    serve.add_argument("--port", type=_port, default=8000, help="TCP port to listen on")
+    serve.add_argument("--seed", type=int, default=None,
+                       help="seed of generated ids (default: the scenario's seed, else 0)")
     serve.add_argument("--journal", type=Path, default=None, help="journal file: replayed at start, appended with fsync")
     serve.add_argument("--rate-limit", type=int, default=None, metavar="N", help="N requests per minute, like the real service")
     serve.add_argument("--timeout", type=float, default=30.0, help="seconds before a request is answered 504")
-    serve.add_argument("--log-level", default="info")
+    serve.add_argument("--log-level", choices=LOG_LEVELS, default="info", help="uvicorn's log level")
+    serve.add_argument("--access-log", action="store_true",
+                       help="log one line per request (uvicorn's access log, at the info level)")
 
-    validate = sub.add_parser("validate", help="check a scenario; with --order, validate promotions for it")
-    validate.add_argument("--scenario", type=Path, required=True)
-    validate.add_argument("--order", type=Path, default=None, help="JSON file: an order, or a full validation request")
-    validate.add_argument("--customer", default=None, help="customer source_id")
+    validate = sub.add_parser("validate", help="check a scenario; with --order, validate promotions for it",
+                              formatter_class=_HelpFormatter)
+    validate.add_argument("--scenario", type=Path, default=DEMO, help=scenario_help)
+    validate.add_argument("--order", type=Path, default=None,
+                          help="JSON file: an order ({\"items\": [...]}) or a full validation request "
+                               "(sample: data/orders/sample_order.json)")
+    validate.add_argument("--customer", default=None, help="customer source_id (replaces the file's customer)")
+    validate.add_argument("--json", action="store_true",
+                          help="print one JSON object (counts, currency, the validation response; "
+                               "amounts in minor units) instead of text")
 
-    sweep = sub.add_parser("sweep", help="evaluate many orders x tiers; CSV/Parquet out")
-    sweep.add_argument("--scenario", type=Path, default=DEMO)
+    sweep = sub.add_parser("sweep", help="evaluate many orders x tiers; CSV/Parquet out",
+                           formatter_class=_HelpFormatter)
+    sweep.add_argument("--scenario", type=Path, default=DEMO, help=scenario_help)
     sweep.add_argument("--orders", type=Path, required=True, help="line items: CSV or Parquet, one row per item")
     sweep.add_argument("--out", type=Path, required=True, help="result file (.csv or .parquet)")
     sweep.add_argument("--tiers", default=None, help="comma-separated tier ids (default: all)")
-    sweep.add_argument("--engine", choices=["pandas", "dask"], default="pandas")
-    sweep.add_argument("--no-progress", action="store_true")
+    sweep.add_argument("--engine", choices=["pandas", "dask"], default=None,
+                       help="pandas: one thread; dask: partitions by order (default: pandas, dask with --scheduler)")
+    sweep.add_argument("--at", default=None, metavar="TIME",
+                       help="pricing instant, ISO 8601 with Z or an offset (default: the scenario's clock)")
+    sweep.add_argument("--customers", type=Path, default=None, metavar="FILE",
+                       help="CSV or Parquet with order_id and customer_source_id: each order's customer "
+                            "(default: the orders' customer_source_id column)")
+    sweep.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="Dask distributed scheduler, e.g. tcp://10.0.0.5:8786 (workers need promolab "
+                            "installed; docs/analysis.md)")
+    sweep.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
-    replay = sub.add_parser("replay", help="replay an event sequence (JSON Lines); timeline out")
-    replay.add_argument("--scenario", type=Path, default=DEMO)
-    replay.add_argument("--events", type=Path, required=True)
+    replay = sub.add_parser("replay", help="replay an event sequence (JSON Lines); timeline out",
+                            formatter_class=_HelpFormatter)
+    replay.add_argument("--scenario", type=Path, default=DEMO, help=scenario_help)
+    replay.add_argument("--events", type=Path, required=True,
+                        help="event sequence, JSON Lines (docs/replay.md), e.g. data/events/demo_day.jsonl")
     replay.add_argument("--out", type=Path, required=True, help="timeline file (.csv or .parquet)")
-    replay.add_argument("--on-error", choices=["stop", "skip"], default="stop")
-    replay.add_argument("--no-progress", action="store_true")
+    replay.add_argument("--on-error", choices=["stop", "skip"], default="stop",
+                        help="at a malformed line: stop there (exit 1), or record it and go on")
+    replay.add_argument("--receiver", action="append", default=[], metavar="NAME[=STATUS]",
+                        help="answer the webhooks of the scenario's receiver NAME ('*': every receiver) "
+                             "with STATUS (default 200) and write what they got to <out>.webhooks.jsonl; "
+                             "repeatable")
+    replay.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+    dashboard = sub.add_parser("dashboard", help="open the what-if dashboard (Voila)",
+                               formatter_class=_HelpFormatter)
+    dashboard.add_argument("--notebook", type=Path, default=DASHBOARD, help="the notebook Voila serves")
+    dashboard.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    dashboard.add_argument("--port", type=_port, default=8866, help="TCP port to listen on")
+    dashboard.add_argument("--no-browser", action="store_true", help="do not open a browser; print the address")
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
+    from .sim.journal import JournalError
     from .sim.scenario import ScenarioError
 
     try:
@@ -64,7 +165,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .http.server import serve
 
             serve(args.scenario, host=args.host, port=args.port, seed=args.seed, journal=args.journal,
-                  rate_limit=args.rate_limit, timeout=args.timeout, log_level=args.log_level)
+                  rate_limit=args.rate_limit, timeout=args.timeout, log_level=args.log_level,
+                  access_log=args.access_log)
             return 0
         if args.command == "validate":
             return _validate(args)
@@ -76,38 +178,102 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .replay.cli import run_replay
 
             return run_replay(args)
+        if args.command == "dashboard":
+            return _dashboard(args)
     except ScenarioError as exc:
         print(f"promolab: scenario refused: {exc}", file=sys.stderr)
+        return 2
+    except JournalError as exc:  # serve: a journal it must not start from; nothing was changed
+        print(f"promolab: journal refused: {exc}", file=sys.stderr)
         return 2
     return 1
 
 
-def _validate(args: argparse.Namespace) -> int:
-    from . import ApiError, Simulator
-
-    sim = Simulator.from_scenario(args.scenario)
-    st = sim.state
-    print(f"{args.scenario}: OK: {len(st.products)} products, {len(st.customers)} customers, "
-          f"{len(st.campaigns)} campaigns, {len(st.tiers)} tiers, {len(st.vouchers)} vouchers, "
-          f"{len(st.programs)} programs, {len(st.rewards)} rewards, {len(st.incentives)} incentives")
-    if args.order is None:
-        return 0
-    document = json.loads(args.order.read_text(encoding="utf-8"))
+def _order_request(path: Path, customer: str | None) -> dict[str, object]:
+    """The validation request of `validate --order`: the file holds an order or a
+    whole request; `--customer` replaces its customer. Raises OSError, UnicodeDecodeError,
+    JSONDecodeError, or TypeError (JSON, but not an object): all bad input."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(document, dict):
+        raise TypeError(f"{path}: expected a JSON object (an order or a validation request), "
+                        f"not {type(document).__name__}")
     request = document if "order" in document or "customer" in document else {"order": document}
-    if args.customer:
-        request["customer"] = {"source_id": args.customer}
-    try:
-        result = sim.validate_promotions(request)
-    except ApiError as exc:  # pragma: no cover - sim raises SimError, kept for symmetry
-        print(exc, file=sys.stderr)
-        return 1
-    from .sim.errors import SimError  # noqa: F401  (documented failure type)
+    if customer:
+        request["customer"] = {"source_id": customer}
+    return request
 
+
+def _validate(args: argparse.Namespace) -> int:
+    from .display import format_money, text_table
+    from .sim.errors import SimError
+
+    sim, currency = open_scenario(args.scenario)
+    st = sim.state
+    counts = {"products": len(st.products), "customers": len(st.customers), "campaigns": len(st.campaigns),
+              "tiers": len(st.tiers), "vouchers": len(st.vouchers), "programs": len(st.programs),
+              "rewards": len(st.rewards), "incentives": len(st.incentives)}
+    result = None
+    if args.order is not None:
+        try:
+            request = _order_request(args.order, args.customer)
+        except OSError as exc:
+            print(f"promolab validate: cannot read {args.order}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
+        except json.JSONDecodeError as exc:
+            print(f"promolab validate: {args.order} is not JSON: {exc}", file=sys.stderr)
+            return 2
+        except UnicodeDecodeError as exc:
+            print(f"promolab validate: {args.order} is not UTF-8 text ({exc.reason})", file=sys.stderr)
+            return 2
+        except TypeError as exc:
+            print(f"promolab validate: {exc}", file=sys.stderr)
+            return 2
+        try:
+            result = sim.validate_promotions(request)
+        except SimError as exc:  # the request itself is refused (unknown product without price, ...)
+            print(f"promolab validate: {args.order}: refused {exc.status} {exc.key}: {exc.details}",
+                  file=sys.stderr)
+            return 2
+    if args.json:
+        print(json.dumps({"scenario": str(args.scenario), "currency": currency, "counts": counts,
+                          "validation": None if result is None else result.model_dump(mode="json")},
+                         ensure_ascii=False))
+        return 0
+    print(f"{args.scenario}: OK: " + ", ".join(f"{n} {name}" for name, n in counts.items()))
+    if result is None:
+        return 0
     print(f"valid: {result.valid}  tracking_id: {result.tracking_id}")
-    for tier in result.promotions:
-        order = tier.order
-        print(f"  {tier.id:28} {tier.name[:40]:40} discount {tier.discount_amount or 0:>8}  total {order.total_amount}")
+    rows = [[tier.id, tier.name, format_money(tier.discount_amount, currency),
+             format_money(tier.order.total_amount, currency)] for tier in result.promotions]
+    if rows:
+        print(text_table(["tier", "name", "discount", "total"], rows, left=2))
     return 0
+
+
+def _dashboard(args: argparse.Namespace) -> int:
+    """Voila on the what-if notebook, in the notebook's folder (it reads ../data);
+    returns Voila's exit status. Voila comes with the `lab` extra."""
+    import importlib.util
+    import subprocess
+
+    notebook = Path(args.notebook)
+    if not notebook.is_file():
+        print(f"promolab dashboard: notebook not found: {notebook} (the dashboard runs from a source "
+              "checkout; or pass --notebook PATH)", file=sys.stderr)
+        return 2
+    if importlib.util.find_spec("voila") is None:
+        print("promolab dashboard: Voila is not installed: pip install 'promolab[lab]'", file=sys.stderr)
+        return 2
+    command = [sys.executable, "-m", "voila", str(notebook.resolve()), f"--port={args.port}",
+               f"--Voila.ip={args.host}"]
+    if args.no_browser:
+        command.append("--no-browser")
+    print(f"promolab dashboard: serving {notebook} at http://{args.host}:{args.port}/ (Ctrl-C stops it)",
+          file=sys.stderr)
+    try:
+        return subprocess.call(command, cwd=notebook.resolve().parent)
+    except KeyboardInterrupt:
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,6 +1,13 @@
-"""The dask engine equals the pandas engine, row for row."""
+"""The dask engine equals the pandas engine, row for row: threaded, on an in-process
+cluster, and on a cluster whose workers are other processes (what a real cluster is:
+everything a worker needs travels pickled, nothing is shared with the driver)."""
 
 from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import dask.dataframe as dd
 import pandas as pd
@@ -8,6 +15,7 @@ import pytest
 
 from promolab import Simulator
 from promolab.analysis import sweep
+from promolab.cli import main
 
 from .support import random_orders
 
@@ -50,3 +58,53 @@ def test_split_orders_across_partitions_are_refused(sim: Simulator) -> None:
         sweep(sim, ddf, engine="dask", progress=False)
     except ValueError as exc:
         assert "split across partitions" in str(exc)
+
+
+@pytest.fixture(scope="module")
+def process_cluster() -> Iterator[Any]:
+    """2 worker processes x 1 thread on 127.0.0.1 (tcp), stopped after the module."""
+    distributed = pytest.importorskip("distributed")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster:
+        yield cluster
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("options", [
+    {},
+    {"at": "2026-03-07T12:00:00Z", "customers": "alice", "metadata": {"channel": "app"}},
+])
+def test_worker_processes_equal_pandas(sim: Simulator, process_cluster: Any, options: dict[str, Any]) -> None:
+    import distributed
+
+    orders = random_orders(1_500, seed=24)
+    expected = sweep(sim, orders, progress=False, **options).frame
+    with distributed.Client(process_cluster) as client:
+        pids = client.run(os.getpid)
+        assert len(pids) == 2 and os.getpid() not in pids.values()  # the work leaves this process
+        got = sweep(sim, orders, engine="dask", client=client, npartitions=5, progress=False, **options).frame
+        pd.testing.assert_frame_equal(got, expected, check_exact=True)
+        # a dask DataFrame: each worker normalises and plans its partitions itself
+        ddf = dd.from_pandas(orders.set_index("order_id", drop=False), npartitions=3, sort=True)
+        got = sweep(sim, ddf.reset_index(drop=True), engine="dask", client=client, progress=False, **options).frame
+        pd.testing.assert_frame_equal(got, expected, check_exact=True)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_cli_scheduler_runs_on_the_cluster(sim: Simulator, process_cluster: Any, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    orders = random_orders(400, seed=25)
+    source = tmp_path / "orders.parquet"
+    orders.to_parquet(source, index=False)
+    out = tmp_path / "r.parquet"
+    address = process_cluster.scheduler_address
+    assert address.startswith("tcp://")
+    assert main(["sweep", "--orders", str(source), "--out", str(out), "--scheduler", address, "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert f"engine=dask on {address}" in printed
+    expected = sweep(sim, orders, progress=False).frame
+    written = pd.read_parquet(out)
+    assert written["discount_amount"].tolist() == expected["discount_amount"].tolist()
+    assert written["reason_key"].astype(str).tolist() == expected["reason_key"].astype(str).tolist()

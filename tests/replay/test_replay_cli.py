@@ -95,3 +95,91 @@ def test_unreadable_inputs(demo_path: Path, tmp_path: Path, capsys: pytest.Captu
     binary.write_bytes(b"\xff\xfe\x00garbage")
     assert _run(demo_path, binary, tmp_path / "t.csv") == 2
     assert "UTF-8" in capsys.readouterr().err
+
+
+DAY = Path(__file__).resolve().parents[2] / "data" / "events" / "demo_day.jsonl"
+
+
+def _day(demo_path: Path, tmp_path: Path, *extra: str, scenario: Path | None = None) -> tuple[int, Path]:
+    out = tmp_path / "day.csv"
+    code = main(["replay", "--scenario", str(scenario or demo_path), "--events", str(DAY), "--out", str(out),
+                 "--no-progress", *extra])
+    return code, out
+
+
+def test_unreceived_webhooks_are_explained(demo_path: Path, tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _day(demo_path, tmp_path)
+    assert code == 0
+    printed = capsys.readouterr().out
+    deliveries = pd.read_csv(out.with_name("day.deliveries.csv"))
+    errors = int((deliveries["outcome"] == "error").sum())
+    assert errors and deliveries["error"].str.startswith("no receiver registered").all()
+    assert f"webhook attempts: error {errors} (no receiver registered under 'crm', 'notebook')" in printed
+    assert "hint:" in printed and "--receiver" in printed
+    assert not out.with_name("day.webhooks.jsonl").exists()
+
+
+@pytest.mark.parametrize("receivers, outcomes", [
+    (["*"], {"wh_notebook": {"delivered"}, "wh_crm": {"delivered"}}),
+    (["notebook"], {"wh_notebook": {"delivered"}, "wh_crm": {"error"}}),
+    (["*", "crm=503"], {"wh_notebook": {"delivered"}, "wh_crm": {"failed"}}),
+])
+def test_receivers_answer_and_record(receivers: list[str], outcomes: dict[str, set[str]], demo_path: Path,
+                                     tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    extra = [arg for name in receivers for arg in ("--receiver", name)]
+    code, out = _day(demo_path, tmp_path, *extra)
+    assert code == 0
+    printed = capsys.readouterr().out
+    deliveries = pd.read_csv(out.with_name("day.deliveries.csv"))
+    assert {k: set(g["outcome"]) for k, g in deliveries.groupby("webhook_id")} == outcomes
+    received = [json.loads(x) for x in out.with_name("day.webhooks.jsonl").read_text(encoding="utf-8").splitlines()]
+    answered = deliveries[deliveries["outcome"] != "error"]  # every attempt a receiver answered
+    assert [r["receiver"] for r in received] == [t.removeprefix("receiver://") for t in answered["target"]]
+    assert [r["headers"]["x-voucherify-signature"] for r in received] == answered["signature"].tolist()
+    assert all(r["body"]["type"] == "customer.voucher.gift.balance_added" for r in received)
+    assert f"({len(received)} deliveries)" in printed
+    assert ("hint:" in printed) == ("error" in set().union(*outcomes.values()))
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("crn", "no webhook of the scenario delivers to it (receivers: crm, notebook)"),
+    ("crm=ok", "STATUS must be an HTTP status"),
+    ("crm=99", "STATUS must be an HTTP status"),
+])
+def test_bad_receiver_exits_2(spec: str, message: str, demo_path: Path, tmp_path: Path,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    code, out = _day(demo_path, tmp_path, "--receiver", spec)
+    assert code == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and message in err, err
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("currency, issued, topped_up", [
+    (None, "GIFT-DUHBZU77 to cust_dave ($25.00)", "GIFT-ALICE-50 +$25.00"),
+    ("EUR", "GIFT-DUHBZU77 to cust_dave (€25.00)", "GIFT-ALICE-50 +€25.00"),
+])
+def test_a_gift_card_issued_is_not_a_negative_move(currency: str | None, issued: str, topped_up: str,
+                                                   demo_path: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import yaml
+
+    scenario = None
+    if currency:
+        document = yaml.safe_load(demo_path.read_text(encoding="utf-8"))
+        document["project"]["currency"] = currency
+        scenario = tmp_path / "scenario.yaml"
+        scenario.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
+    code, out = _day(demo_path, tmp_path, scenario=scenario)
+    assert code == 0
+    printed = capsys.readouterr().out
+    # the data keeps the record: the card came from the pool with 5000 and was issued with 2500
+    balances = pd.read_csv(out.with_name("day.balances.csv"))
+    assert balances["GIFT-DUHBZU77"].tolist()[0] == 5000 and balances["GIFT-DUHBZU77"].tolist()[-1] == 2500
+    assert f"issued: {issued}" in printed
+    moves = next(x for x in printed.splitlines() if x.startswith("largest balance moves:"))
+    assert topped_up in moves and "GIFT-DUHBZU77" not in moves and " -" not in moves  # no negative move
+    assert "lcrd_alice_beans +101 points" in moves

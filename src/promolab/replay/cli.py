@@ -1,28 +1,40 @@
 """`promolab replay`: an events file in, a timeline file out.
 
     promolab replay --scenario data/scenarios/demo.yaml --events data/events/demo_day.jsonl \\
-        --out timeline.csv [--on-error stop|skip] [--no-progress]
+        --out timeline.csv [--on-error stop|skip] [--no-progress] [--receiver NAME[=STATUS]]
 
 Writes the timeline to `--out` (`.csv` or `.parquet`), and beside it the
 balances (`<stem>.balances.<ext>`, wide: one column per card / gift voucher,
 one row per line, 0 = opening) and the webhook delivery log
-(`<stem>.deliveries.<ext>`). Prints a summary at the end. Exit status: 0 when
-the replay ran to the end (refusals are outcomes, not failures), 1 when it
-stopped at a line (the partial timeline is still written), 2 when the events
-file cannot be read.
+(`<stem>.deliveries.<ext>`). Prints a summary at the end (gift card money in
+the scenario's currency). Exit status: 0 when the replay ran to the end
+(refusals are outcomes, not failures), 1 when it stopped at a line (the
+partial timeline is still written), 2 when an input cannot be read or an
+option is wrong.
+
+Webhooks whose configuration names an in-process `receiver:` reach nothing
+in a bare CLI process (every attempt is an `error`, retried); `--receiver
+NAME` registers a recording receiver under NAME that answers 200 (or the
+given STATUS, to rehearse a failing endpoint) and keeps every delivery it
+got, written to `<stem>.webhooks.jsonl` (one object a line: receiver,
+headers, body).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["companion_path", "run_replay", "write_frame"]
+    from ..sim.simulator import Simulator
+
+__all__ = ["RecordingReceiver", "companion_path", "register_receivers", "run_replay", "write_frame"]
 
 _FORMATS = (".csv", ".parquet")
 
@@ -41,9 +53,57 @@ def write_frame(frame: pd.DataFrame, path: Path, *, index: bool = False) -> None
         frame.to_csv(path, index=index, date_format="%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+class RecordingReceiver:
+    """An in-process webhook receiver that answers `status` and keeps what it got.
+
+    `received`: one dict per delivery, in order: `receiver` (its name), `headers`
+    and `body` (the JSON the service signed, parsed; the raw text if not JSON).
+    Receivers are runtime only: registering one changes no state, so a replay
+    with receivers has the same timeline apart from the delivery outcomes.
+    """
+
+    def __init__(self, name: str, status: int = 200, received: list[dict[str, Any]] | None = None) -> None:
+        self.name = name
+        self.status = status
+        self.received: list[dict[str, Any]] = received if received is not None else []
+
+    def __call__(self, headers: Mapping[str, str], body: bytes) -> int:
+        text = body.decode("utf-8", errors="replace")
+        try:
+            payload: Any = json.loads(text)
+        except ValueError:
+            payload = text
+        self.received.append({"receiver": self.name, "headers": dict(headers), "body": payload})
+        return self.status
+
+
+def register_receivers(sim: Simulator, specs: Sequence[str]) -> list[dict[str, Any]]:
+    """Register a `RecordingReceiver` per `NAME[=STATUS]` (`*`: every receiver the
+    scenario's webhooks name); returns the shared list they record into.
+    ValueError for a name no webhook uses (a typo would otherwise record nothing)."""
+    known = sorted({w.receiver for w in sim.state.webhooks.values() if w.receiver})
+    received: list[dict[str, Any]] = []
+    for spec in specs:
+        name, _, status_text = spec.partition("=")
+        name = name.strip()
+        try:
+            status = int(status_text) if status_text else 200
+        except ValueError:
+            raise ValueError(f"--receiver {spec!r}: STATUS must be an HTTP status, e.g. {name}=503") from None
+        if not 100 <= status <= 599:
+            raise ValueError(f"--receiver {spec!r}: STATUS must be an HTTP status (100-599)")
+        names = known if name == "*" else [name]
+        if name != "*" and name not in known:
+            raise ValueError(f"--receiver {name!r}: no webhook of the scenario delivers to it "
+                             f"(receivers: {', '.join(known) or 'none'})")
+        for each in names:
+            sim.register_receiver(each, RecordingReceiver(each, status, received))
+    return received
+
+
 def run_replay(args: argparse.Namespace) -> int:
-    from .. import Simulator
-    from .runner import ReplayError, ReplayResult, replay
+    from ..cli import open_scenario
+    from .runner import ReplayError, ReplayResult, replay, unrouted_receivers
 
     out = Path(args.out)
     if out.suffix.lower() not in _FORMATS:
@@ -53,7 +113,13 @@ def run_replay(args: argparse.Namespace) -> int:
     if not events.is_file():
         print(f"promolab replay: events file not found: {events}", file=sys.stderr)
         return 2
-    sim = Simulator.from_scenario(args.scenario)
+    sim, currency = open_scenario(args.scenario)
+    specs = list(getattr(args, "receiver", None) or [])
+    try:
+        received = register_receivers(sim, specs)
+    except ValueError as exc:
+        print(f"promolab replay: {exc}", file=sys.stderr)
+        return 2
     status = 0
     try:
         result: ReplayResult = replay(
@@ -72,7 +138,17 @@ def run_replay(args: argparse.Namespace) -> int:
     deliveries_out = companion_path(out, "deliveries")
     write_frame(result.deliveries, deliveries_out)
     print(f"replayed {events} on {args.scenario}")
-    print(result.summary())
+    print(result.summary(currency))
+    unheard = unrouted_receivers(result.deliveries)
+    if unheard:
+        print(f"hint: nothing receives the webhooks of {', '.join(map(repr, unheard))} in this process: "
+              f"--receiver {unheard[0]} (or --receiver '*') answers them and records what they got")
     print(f"timeline: {out}  ({len(result.timeline)} rows)")
     print(f"balances: {balances_out}  deliveries: {deliveries_out}  ({len(result.deliveries)} attempts)")
+    if specs:
+        webhooks_out = out.with_name(f"{out.stem}.webhooks.jsonl")
+        with webhooks_out.open("w", encoding="utf-8") as handle:
+            for delivery in received:
+                handle.write(json.dumps(delivery, ensure_ascii=False, sort_keys=True) + "\n")
+        print(f"webhooks received: {webhooks_out}  ({len(received)} deliveries)")
     return status

@@ -33,6 +33,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..display import DEFAULT_CURRENCY, format_count, format_money
 from ..sim.clock import format_instant
 from ..sim.errors import SimError
 from .events import ADVANCE, BadLine, EventSource, Fields, item_fields, read_lines
@@ -110,8 +111,9 @@ class ReplayResult:
         one Int64 column per account (card id / gift voucher code), forward filled."""
         return balance_table(self.balances, self.timeline["line"], kind=kind)
 
-    def summary(self) -> str:
-        """A few lines for a terminal or a notebook."""
+    def summary(self, currency: str = DEFAULT_CURRENCY) -> str:
+        """A few lines for a terminal or a notebook; gift card amounts in `currency`
+        (the scenario's `project.currency`: the simulator does not keep it)."""
         tl = self.timeline
         out = [f"{self.lines} lines: {self.applied} applied, {self.refused} refused, {self.skipped} skipped"]
         if self.started_at is not None and self.ended_at is not None:
@@ -129,18 +131,33 @@ class ReplayResult:
                 out.append(f"  {'(unreadable)':<17} {unreadable}")
         if len(self.deliveries):
             by = self.deliveries["outcome"].value_counts()
-            out.append("webhook attempts: " + ", ".join(f"{k} {v}" for k, v in by.items() if v))
+            attempts = "webhook attempts: " + ", ".join(f"{k} {v}" for k, v in by.items() if v)
+            unheard = unrouted_receivers(self.deliveries)
+            if unheard:  # an error with a cause the reader can fix: say which
+                attempts += f" (no receiver registered under {', '.join(map(repr, unheard))})"
+            out.append(attempts)
         if len(tl):
             last = tl.iloc[-1]
             out.append(
                 f"final: {last['publications']} publications, {last['pending_purchases']} pending purchases, "
                 f"{last['pending_deliveries']} pending deliveries"
             )
-        changed = self.balances[self.balances["line"] > 0]
+        bal = self.balances
+        # an account that gets its first owner at a line was issued there (a gift card
+        # from a reward): its balance is where it starts, not a move of money
+        first_owner = bal["owner"].notna() & bal.groupby("account", observed=True)["owner"].shift().isna()
+        issued = bal[(bal["line"] > 0) & first_owner]
+        if len(issued):
+            out.append("issued: " + ", ".join(
+                f"{row.account} to {row.owner} ({_amount(row.kind, row.balance, currency)})"
+                for row in issued.head(5).itertuples()) + (f", ... {len(issued) - 5} more" if len(issued) > 5 else ""))
+        changed = bal[(bal["line"] > 0) & ~first_owner]
         if len(changed):
             moved = changed.groupby("account", observed=True)["change"].sum()
-            top = moved.abs().sort_values(ascending=False).head(5)
-            out.append("largest balance moves: " + ", ".join(f"{a} {int(moved[a]):+d}" for a in top.index))
+            kinds = changed.groupby("account", observed=True)["kind"].first()
+            top = moved.abs().sort_values(ascending=False, kind="stable").head(5)
+            out.append("largest balance moves: " + ", ".join(
+                f"{a} {_amount(kinds[a], moved[a], currency, signed=True)}" for a in top.index))
         for err in self.errors[:5]:
             out.append(f"  ! {err}")
         if len(self.errors) > 5:
@@ -148,6 +165,23 @@ class ReplayResult:
         if self.elapsed > 0:
             out.append(f"wall time: {self.elapsed:.2f} s ({self.lines / self.elapsed:,.0f} lines/s)")
         return "\n".join(out)
+
+
+def _amount(kind: object, value: object, currency: str, *, signed: bool = False) -> str:
+    """A gift card's balance is money; a loyalty card's, points."""
+    if str(kind) == "gift":
+        return format_money(value, currency, signed=signed)
+    return f"{format_count(value, signed=signed)} points"
+
+
+def unrouted_receivers(deliveries: pd.DataFrame) -> list[str]:
+    """The in-process receivers (`receiver: NAME` webhooks) that got attempts while
+    no receiver was registered under their name (outcome `error`), sorted."""
+    if not len(deliveries):
+        return []
+    lost = deliveries["error"].str.startswith("no receiver registered", na=False).to_numpy(dtype=bool)
+    targets = deliveries["target"][lost].dropna().astype(str)
+    return sorted({t.removeprefix("receiver://") for t in targets if t.startswith("receiver://")})
 
 
 class ReplayError(Exception):

@@ -9,9 +9,10 @@ from datetime import datetime
 import numpy as np
 import pandas as pd
 
+from ...display import DEFAULT_CURRENCY
 from .rulemasks import REASONS
 from .runner import Outputs, order_code_dtype, tier_code_dtype
-from .summary import campaign_summary, tier_summary
+from .summary import campaign_summary, summary_table, summary_text, tier_summary
 
 __all__ = ["SWEEP_COLUMNS", "SweepResult", "build_frame"]
 
@@ -55,7 +56,10 @@ class SweepResult:
     - `paths`: one row per tier: `tier_id`, `campaign_id`, `kind`, `effect`,
       `path` (vectorized / hybrid / fallback) and `reason`;
     - `summary()` / `summary("campaign")`: cost, share of orders affected,
-      average discount (see `summary.py`).
+      average discount (see `summary.py`): data, in cents and fractions;
+    - `summary_table()` / `summary_text()`: the same for people, money with
+      its currency (the scenario's `project.currency`; the simulator does not
+      keep it, so pass it: `promolab.display.scenario_currency`).
     """
 
     frame: pd.DataFrame
@@ -80,6 +84,31 @@ class SweepResult:
         if by == "campaign":
             return campaign_summary(valid, discount, self.campaign_ids, rule)
         raise ValueError("by must be 'tier' or 'campaign'")
+
+    def _no_value(self, by: str) -> list[bool]:
+        """Per summary row: it applies somewhere, yet none of its discounts has a
+        monetary value (every valid discount NA: free shipping)."""
+        t = len(self.tier_ids)
+        valid = self.frame["valid"].to_numpy().reshape(self.n_orders, t)
+        priced = valid & ~self.frame["discount_amount"].isna().to_numpy().reshape(self.n_orders, t)
+        keys = self.tier_ids if by == "tier" else tuple(dict.fromkeys(self.campaign_ids))
+        owners = self.tier_ids if by == "tier" else self.campaign_ids
+        flags = []
+        for key in keys:
+            cols = [i for i, owner in enumerate(owners) if owner == key]
+            flags.append(bool(valid[:, cols].any()) and not bool(priced[:, cols].any()))
+        return flags
+
+    def summary_table(self, by: str = "tier", *, rule: str = "first",
+                      currency: str = DEFAULT_CURRENCY) -> pd.DataFrame:
+        """`summary(by, rule=rule)` as text cells for people: reach as a percentage,
+        money with its currency, `display.MISSING` where there is no amount (no
+        order reached; a tier whose discounts have no monetary value)."""
+        return summary_table(self.summary(by, rule=rule), currency, no_value=self._no_value(by))
+
+    def summary_text(self, by: str = "tier", *, rule: str = "first", currency: str = DEFAULT_CURRENCY) -> str:
+        """`summary_table` as aligned text, for `print`."""
+        return summary_text(self.summary_table(by, rule=rule, currency=currency))
 
     def __repr__(self) -> str:
         counts = self.paths["path"].value_counts().to_dict()

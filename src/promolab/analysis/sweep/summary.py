@@ -11,6 +11,11 @@ so an order is counted once per campaign, with the tier it would redeem:
 ascending, the tier the service applies first), `rule="best"` the largest
 discount. Columns: `campaign_id`, `tiers`, `orders`, `valid_orders`,
 `share_affected`, `cost`, `avg_discount`, `cost_per_order`.
+
+Those frames are data: money in integer cents (averages in float cents),
+shares as fractions. `summary_table` / `summary_text` are the same figures for
+people, formatted by `promolab.display` (money with its currency, shares as
+percentages): the one way amounts read everywhere.
 """
 
 from __future__ import annotations
@@ -20,7 +25,16 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-__all__ = ["campaign_summary", "tier_summary"]
+from ...display import (
+    DEFAULT_CURRENCY,
+    MISSING,
+    format_count,
+    format_money,
+    format_share,
+    text_table,
+)
+
+__all__ = ["campaign_summary", "summary_table", "summary_text", "tier_summary"]
 
 
 def _ratio(num: np.ndarray, den: np.ndarray | int) -> np.ndarray:
@@ -84,3 +98,39 @@ def campaign_summary(
     for col in ("share_affected", "avg_discount", "cost_per_order"):
         frame[col] = frame[col].astype("float64")
     return frame
+
+
+#: Columns of `summary_table` after the tier / campaign id.
+TABLE_COLUMNS = ("reach", "orders reached", "cost", "avg discount", "cost per order")
+
+
+def summary_table(
+    summary: pd.DataFrame, currency: str = DEFAULT_CURRENCY, *, no_value: Sequence[bool] | None = None,
+) -> pd.DataFrame:
+    """A `tier_summary` / `campaign_summary` frame as text cells for people.
+
+    `no_value[i]`: row i applies somewhere but none of its discounts has a
+    monetary value (a free-shipping tier: its discounts are NA in the frame);
+    its money cells read `display.MISSING` instead of a misleading $0.00.
+    """
+    key = "tier_id" if "tier_id" in summary.columns else "campaign_id"
+    flags = list(no_value) if no_value is not None else [False] * len(summary)
+    if len(flags) != len(summary):
+        raise ValueError("no_value must have one flag per summary row")
+
+    def money(value: object, unpriced: bool) -> str:
+        return MISSING if unpriced else format_money(value, currency)
+
+    return pd.DataFrame({
+        key.removesuffix("_id"): [str(v) for v in summary[key]],
+        "reach": [format_share(v) for v in summary["share_affected"]],
+        "orders reached": [format_count(v) for v in summary["valid_orders"]],
+        "cost": [money(v, f) for v, f in zip(summary["cost"], flags)],
+        "avg discount": [money(v, f) for v, f in zip(summary["avg_discount"], flags)],
+        "cost per order": [money(v, f) for v, f in zip(summary["cost_per_order"], flags)],
+    })
+
+
+def summary_text(table: pd.DataFrame) -> str:
+    """A `summary_table` as aligned text (ids left, figures right, nothing cut)."""
+    return text_table(list(table.columns), table.to_numpy().tolist())

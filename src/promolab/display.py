@@ -1,0 +1,139 @@
+"""How numbers are shown to a person: the one place that formats money, shares and counts.
+
+Data keeps money as integer minor units (cents) and shares as fractions; everything
+a person reads (CLI summaries, notebook tables, chart axes, widget labels) goes
+through these functions, so an amount always reads the same way, with its currency:
+``format_money(1050)`` is ``'$10.50'``, ``format_money(-250, "EUR")`` is ``'-€2.50'``,
+``format_money(1050, "PLN")`` is ``'PLN 10.50'``.
+
+Imports nothing from the rest of promolab, so every layer may use it.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Mapping, Sequence
+from numbers import Integral, Real
+from typing import Any
+
+#: The currency when a scenario names none (its `project.currency`, ISO 4217).
+DEFAULT_CURRENCY = "USD"
+#: Symbols written before the amount; any other ISO 4217 code is written as a prefix.
+SYMBOLS: dict[str, str] = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
+#: Digits after the decimal point where it is not 2 (ISO 4217 minor units).
+MINOR_DIGITS: dict[str, int] = {"JPY": 0, "KRW": 0, "ISK": 0, "HUF": 2, "BHD": 3, "KWD": 3}
+#: What a missing amount (a free-shipping discount, a tier that does not apply) reads as.
+MISSING = "-"
+
+
+def is_missing(value: object) -> bool:
+    """None, NaN, or pandas' NA / NaT: the values a nullable frame column holds when
+    an amount is absent. pandas is looked up only if already imported (a value cannot
+    be its NA otherwise), so this module stays free of heavy imports."""
+    if value is None:
+        return True
+    if isinstance(value, Real) and not isinstance(value, Integral):
+        return math.isnan(float(value))
+    pandas = sys.modules.get("pandas")
+    return pandas is not None and (value is pandas.NA or value is pandas.NaT)
+
+
+def scenario_currency(document: Mapping[str, Any] | None) -> str:
+    """The currency of a parsed scenario document: its `project.currency`, else
+    DEFAULT_CURRENCY. The simulator's state does not carry it (state dumps stay
+    the same bytes whatever the currency), so text formatting reads it here."""
+    project = (document or {}).get("project")
+    currency = project.get("currency") if isinstance(project, Mapping) else None
+    return currency.upper() if isinstance(currency, str) and currency else DEFAULT_CURRENCY
+
+
+def minor_digits(currency: str) -> int:
+    """Digits of the minor unit of ``currency`` (2 unless listed in MINOR_DIGITS)."""
+    return MINOR_DIGITS.get(currency.upper(), 2)
+
+
+def format_money(minor_units: object, currency: str = DEFAULT_CURRENCY, *, signed: bool = False) -> str:
+    """An integer amount in minor units, with its currency and thousands separators.
+
+    ``None``, NaN and pandas' NA read as ``MISSING``; a float is accepted only when it
+    holds a whole number of minor units (an aggregate such as a mean is rounded half
+    away from zero first: pass it through ``round`` yourself to choose). ``signed``
+    writes ``+`` before a positive amount, for changes ("+$25.00", "-$5.00").
+    """
+    if isinstance(minor_units, bool):
+        raise TypeError("an amount is a number of minor units, not a bool")
+    if is_missing(minor_units):
+        return MISSING
+    if isinstance(minor_units, Integral):
+        units = int(minor_units)
+    elif isinstance(minor_units, Real):
+        units = int(math.copysign(math.floor(abs(float(minor_units)) + 0.5), float(minor_units)))
+    else:
+        raise TypeError(f"an amount is a number of minor units, not {type(minor_units).__name__}")
+    code = currency.upper()
+    digits = minor_digits(code)
+    whole, fraction = divmod(abs(units), 10**digits)
+    number = f"{whole:,}" + (f".{fraction:0{digits}d}" if digits else "")
+    sign = "-" if units < 0 else "+" if signed and units > 0 else ""
+    symbol = SYMBOLS.get(code)
+    return f"{sign}{symbol}{number}" if symbol else f"{sign}{code} {number}"
+
+
+def money_tick_formatter(currency: str = "USD") -> object:
+    """A matplotlib tick formatter for axes in minor units: ``$1,400`` (no cents on ticks
+    when every tick is whole), built lazily so this module does not import matplotlib."""
+    from matplotlib.ticker import FuncFormatter
+
+    scale = 10 ** minor_digits(currency)
+
+    def tick(value: float, _position: int | None) -> str:
+        whole = round(value) % scale == 0
+        text = format_money(round(value), currency)
+        return text[: -(minor_digits(currency) + 1)] if whole and scale > 1 else text
+
+    return FuncFormatter(tick)
+
+
+def format_share(fraction: object, digits: int = 1) -> str:
+    """A fraction (0.875) as a percentage ('87.5%'). A share above zero that would
+    round to zero reads '<0.1%' rather than '0.0%', and one below 1 that would round
+    to 100 reads '>99.9%', so a rare event is not shown as none, nor a near-total as all."""
+    if is_missing(fraction):
+        return MISSING
+    if isinstance(fraction, bool) or not isinstance(fraction, Real):
+        raise TypeError(f"a share is a number, not {type(fraction).__name__}")
+    value = float(fraction) * 100
+    smallest = 10.0**-digits
+    if 0 < value < smallest:
+        return f"<{smallest:.{digits}f}%"
+    if 100 - smallest < value < 100:
+        return f">{100 - smallest:.{digits}f}%"
+    return f"{value:.{digits}f}%"
+
+
+def format_count(count: object, *, signed: bool = False) -> str:
+    """A whole count with thousands separators ('12,345'; '+101' with ``signed``)."""
+    if is_missing(count):
+        return MISSING
+    if isinstance(count, bool) or not isinstance(count, Real):
+        raise TypeError(f"a count is a number, not {type(count).__name__}")
+    return f"{round(float(count)):{'+' if signed else ''},}"
+
+
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, left: int = 1,
+               indent: str = "  ") -> str:
+    """Rows of already formatted cells as aligned text: the first ``left`` columns
+    (names, ids) aligned left, the rest (figures) right, every cell whole (nothing
+    is cut: a long tier name widens its column instead)."""
+    widths = [len(h) for h in header]
+    for row in rows:
+        if len(row) != len(header):
+            raise ValueError(f"a row has {len(row)} cells, the header {len(header)}")
+        widths = [max(w, len(cell)) for w, cell in zip(widths, row)]
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))]
+        return (indent + "  ".join(parts)).rstrip()
+
+    return "\n".join([line(header), *(line(row) for row in rows)])

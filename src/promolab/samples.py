@@ -1,0 +1,87 @@
+"""The sample data promolab ships: the demo scenario, event sequences and orders.
+
+    import pandas as pd
+    from promolab import Simulator, samples
+    from promolab.replay import replay
+
+    sim = Simulator.from_scenario(samples.demo_scenario())
+    orders = pd.read_parquet(samples.sample_orders())
+    replay(sim, samples.demo_events("demo_week"))
+
+Why a module: the command line's defaults, and anyone who installed the wheel
+rather than cloning the repository, need these files without knowing where
+the repository is. Read through `importlib.resources`, so they are found
+wherever the package is installed.
+
+There is one copy of each file: the repository's top-level `data/` (which the
+notebooks, scripts and tests read by path). The wheel carries it as
+`promolab/_data/` (a hatch `sources` rewrite, pyproject.toml). In a source
+checkout or an editable install the package is `src/promolab`, which has no
+`_data/`, so the files are read from `data/` beside `src/` instead.
+"""
+
+from __future__ import annotations
+
+import atexit
+from contextlib import ExitStack
+from importlib.resources import as_file, files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Literal
+
+__all__ = ["EVENT_SAMPLES", "ORDER_FORMATS", "data_path", "demo_events", "demo_scenario", "sample_orders"]
+
+#: The event sequences in `data/events/` (docs/replay.md).
+EVENT_SAMPLES = ("demo_day", "demo_week")
+#: The formats the sample orders come in (`data/orders/`, same orders in both).
+ORDER_FORMATS = ("parquet", "csv")
+
+#: Where the wheel puts `data/` inside the package (pyproject.toml).
+_PACKAGED = "_data"
+#: `data/` of a source checkout, seen from src/promolab/samples.py.
+_CHECKOUT = Path(__file__).resolve().parents[2] / "data"
+
+# Files of a package imported from a zip archive are extracted to temporary
+# files that must outlive the call returning their path: kept until exit.
+_extracted = ExitStack()
+atexit.register(_extracted.close)
+
+
+def _data_root() -> Traversable:
+    packaged = files(__package__ or "promolab") / _PACKAGED
+    if packaged.is_dir():
+        return packaged
+    if _CHECKOUT.is_dir():
+        return _CHECKOUT
+    raise FileNotFoundError(
+        f"promolab's sample data is missing: neither the installed package's {_PACKAGED}/ "
+        f"nor a source checkout's {_CHECKOUT} exists (a wheel built without pyproject.toml's "
+        "data rewrite?)"
+    )
+
+
+def data_path(relative: str) -> Path:
+    """A file of the sample data by its path under `data/`, e.g. `"scenarios/demo.yaml"`."""
+    resource = _data_root().joinpath(*relative.split("/"))
+    if not resource.is_file():
+        raise FileNotFoundError(f"no sample data file {relative!r}")
+    return _extracted.enter_context(as_file(resource))
+
+
+def demo_scenario() -> Path:
+    """The demo scenario (coffee shop: catalogue, campaigns, loyalty, webhooks), YAML."""
+    return data_path("scenarios/demo.yaml")
+
+
+def demo_events(name: Literal["demo_day", "demo_week"] = "demo_day") -> Path:
+    """An event sequence (JSON Lines, the journal format) for the demo scenario."""
+    if name not in EVENT_SAMPLES:
+        raise ValueError(f"unknown event sample {name!r}: one of {', '.join(EVENT_SAMPLES)}")
+    return data_path(f"events/{name}.jsonl")
+
+
+def sample_orders(fmt: Literal["parquet", "csv"] = "parquet") -> Path:
+    """12,000 generated orders of the demo catalogue as line items (docs/analysis.md)."""
+    if fmt not in ORDER_FORMATS:
+        raise ValueError(f"unknown orders format {fmt!r}: one of {', '.join(ORDER_FORMATS)}")
+    return data_path(f"orders/sample_orders.{fmt}")

@@ -1,0 +1,283 @@
+"""The `promolab` command line as a person meets it: --version, help with defaults,
+the demo scenario as everyone's default, `validate` (text and --json, money with its
+currency, bad input = exit 2 and one line), `serve --access-log`, `dashboard`."""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import importlib.metadata
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import yaml
+
+from promolab import Simulator, cli
+from promolab.cli import DEMO, main
+from promolab.display import MISSING, format_money
+from subprocess_helpers import free_port, serving, stop, wait_until_answering
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLE_ORDER = ROOT / "data" / "orders" / "sample_order.json"
+
+
+def run_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """The installed entry point's code path, in a subprocess: real exit codes and streams."""
+    return subprocess.run([sys.executable, "-m", "promolab.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, check=False)
+
+
+def scenario_with(tmp_path: Path, demo: dict[str, Any], **project: Any) -> Path:
+    document = copy.deepcopy(demo)
+    document["project"].update(project)
+    path = tmp_path / "scenario.yaml"
+    path.write_text(yaml.safe_dump(document, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    parser = cli._parser()
+    (action,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    return dict(action.choices)
+
+
+# -- version, help, defaults ------------------------------------------------------
+
+
+def test_version() -> None:
+    done = run_cli("--version")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"promolab {importlib.metadata.version('promolab')}"
+
+
+@pytest.mark.parametrize("command", ["serve", "validate", "sweep", "replay", "dashboard"])
+def test_every_option_has_help(command: str) -> None:
+    parser = _subparsers()[command]
+    for action in parser._actions:
+        if action.option_strings:
+            assert action.help, f"{command} {action.option_strings[0]} has no help"
+
+
+@pytest.mark.parametrize("command, option, shown", [
+    ("serve", "--scenario", f"(default: {DEMO})"),
+    ("serve", "--host", "(default: 127.0.0.1)"),
+    ("serve", "--port", "(default: 8000)"),
+    ("serve", "--seed", "(default: the scenario's seed, else 0)"),
+    ("serve", "--log-level", "(default: info)"),
+    ("serve", "--timeout", "(default: 30.0)"),
+    ("serve", "--access-log", "access log"),
+    ("validate", "--scenario", f"(default: {DEMO})"),
+    ("validate", "--json", "JSON"),
+    ("sweep", "--scenario", f"(default: {DEMO})"),
+    ("sweep", "--engine", "(default: pandas, dask with --scheduler)"),
+    ("sweep", "--at", "(default: the scenario's clock)"),
+    ("sweep", "--scheduler", "tcp://"),
+    ("replay", "--scenario", f"(default: {DEMO})"),
+    ("replay", "--events", "JSON Lines"),
+    ("replay", "--on-error", "(default: stop)"),
+    ("replay", "--receiver", "webhooks.jsonl"),
+    ("dashboard", "--port", "(default: 8866)"),
+])
+def test_help_says_what_an_option_does_and_its_default(command: str, option: str, shown: str,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main([command, "--help"])
+    assert exit_.value.code == 0
+    text = capsys.readouterr().out
+    assert shown in option_help(text, option), text
+    assert "(default: None)" not in text and "(default: False)" not in text
+
+
+def option_help(text: str, option: str) -> str:
+    """The help of one option in argparse's output (its lines joined, wrapping undone)."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line == f"  {option}" or line.startswith((f"  {option} ", f"  {option}, ")):
+            entry = [line]
+            for more in lines[i + 1:]:
+                if not more.startswith("   "):  # the next option (2 spaces) or section
+                    break
+                entry.append(more)
+            return " ".join(" ".join(entry).split())
+    raise AssertionError(f"{option} not in the help")
+
+
+@pytest.mark.parametrize("argv", [
+    ["serve"], ["validate"], ["sweep", "--orders", "o.csv", "--out", "r.csv"],
+    ["replay", "--events", "e.jsonl", "--out", "t.csv"],
+])
+def test_every_subcommand_defaults_to_the_demo_scenario(argv: list[str]) -> None:
+    assert cli._parser().parse_args(argv).scenario == DEMO
+
+
+@pytest.mark.parametrize("argv", [
+    ["serve", "--port", "99999"], ["serve", "--port", "http"], ["serve", "--log-level", "loud"],
+    ["sweep", "--orders", "o.csv", "--out", "r.csv", "--engine", "spark"], ["frobnicate"],
+    ["dashboard", "--port", "-1"],
+])
+def test_bad_usage_exits_2_with_one_error_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(argv)
+    assert exit_.value.code == 2
+    errors = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+    assert len(errors) == 1
+
+
+# -- validate -----------------------------------------------------------------------
+
+
+def test_validate_lists_every_tier_whole_with_money_and_free_shipping_as_missing(
+        sim: Simulator, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", "--order", str(SAMPLE_ORDER)]) == 0
+    printed = capsys.readouterr().out
+    expected = sim.validate_promotions(json.loads(SAMPLE_ORDER.read_text(encoding="utf-8")))
+    assert len(expected.promotions) >= 3
+    assert any(len(t.name) > 40 for t in expected.promotions)  # the name that used to be cut
+    lines = {line.split()[0]: line for line in printed.splitlines() if line.startswith("  promo_")}
+    assert set(lines) == {t.id for t in expected.promotions}
+    for tier in expected.promotions:
+        line = lines[tier.id]
+        assert tier.name in line
+        cells = line.rsplit(None, 2)[-2:]
+        discount = MISSING if tier.discount_amount is None else format_money(tier.discount_amount)
+        assert cells == [discount, format_money(tier.order.total_amount)], line
+    assert lines["promo_free_shipping"].rsplit(None, 2)[-2] == MISSING  # neither 0 nor None
+
+
+def test_validate_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", "--order", str(SAMPLE_ORDER), "--customer", "bob", "--json"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["currency"] == "USD" and document["counts"]["tiers"] == 15
+    tiers = {t["id"]: t for t in document["validation"]["promotions"]}
+    assert "discount_amount" not in tiers["promo_free_shipping"]  # no monetary value: absent, as on the wire
+    assert isinstance(tiers["promo_welcome_10"]["discount_amount"], int)  # minor units
+    assert "promo_vip_10pct" not in tiers  # --customer bob replaced alice (not a VIP)
+    assert main(["validate", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["validation"] is None
+
+
+def test_the_scenario_currency_is_shown_and_kept_out_of_the_state(
+        tmp_path: Path, _demo_document: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    path = scenario_with(tmp_path, _demo_document, currency="EUR")
+    assert main(["validate", "--scenario", str(path), "--order", str(SAMPLE_ORDER)]) == 0
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("  promo_welcome_10"))
+    assert line.rsplit(None, 2)[-2:] == ["€10.00", "€149.00"]
+    assert main(["validate", "--scenario", str(path), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["currency"] == "EUR"
+    plain = Simulator.from_scenario(copy.deepcopy(_demo_document)).dump_json()
+    assert Simulator.from_scenario(path).dump_json() == plain  # state bytes do not depend on it
+
+
+@pytest.mark.parametrize("currency", ["eur", "EURO", "E1R", ""])
+def test_a_currency_that_is_not_an_iso_code_is_refused(
+        currency: str, tmp_path: Path, _demo_document: dict[str, Any], capsys: pytest.CaptureFixture[str]) -> None:
+    path = scenario_with(tmp_path, _demo_document, currency=currency)
+    assert main(["validate", "--scenario", str(path)]) == 2
+    assert "project.currency" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content, message", [
+    (None, "cannot read"),
+    (b"{not json", "is not JSON"),
+    (b"[1, 2]", "expected a JSON object"),
+    (b"\xff\xfe garbage", "not UTF-8"),
+    (b'{"items": [{"product_id": "prod_nope", "quantity": 1}]}', "refused 400 invalid_payload"),
+    (b'{"order": 5}', "refused 400 invalid_payload"),
+])
+def test_validate_bad_order_file_exits_2_with_one_line(content: bytes | None, message: str, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    order = tmp_path / "order.json"
+    if content is not None:
+        order.write_bytes(content)
+    assert main(["validate", "--order", str(order)]) == 2  # an exception would fail the test
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and message in err, err
+
+
+def test_sample_order_file_is_beside_the_sample_data() -> None:
+    document = json.loads(SAMPLE_ORDER.read_text(encoding="utf-8"))
+    assert document["customer"] == {"source_id": "alice"} and document["order"]["items"]
+    done = run_cli("validate", "--order", str(SAMPLE_ORDER))
+    assert done.returncode == 0 and "promo_welcome_10" in done.stdout
+
+
+# -- serve --access-log ---------------------------------------------------------------
+
+
+@pytest.mark.served
+@pytest.mark.parametrize("flag, logged", [(["--access-log"], True), ([], False)])
+def test_serve_access_log(flag: list[str], logged: bool) -> None:
+    port = free_port()
+    url = f"http://127.0.0.1:{port}/openapi.json"
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "promolab.cli", "serve", "--port", str(port), *flag],
+            stdout=log, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"}, cwd=ROOT,
+        )
+        try:
+            wait_until_answering(process, url, name="promolab serve", output=lambda: "", seconds=60)
+            assert httpx.get(f"http://127.0.0.1:{port}/v1/nothing-here", timeout=5).status_code == 404
+        finally:
+            stop(process)  # uvicorn logs its shutdown after the requests: the log is complete
+        log.seek(0)
+        text = log.read().decode("utf-8", errors="replace")
+    assert "Application startup complete" in text
+    assert ('"GET /v1/nothing-here HTTP/1.1" 404' in text) is logged, text
+
+
+# -- dashboard --------------------------------------------------------------------------
+
+
+def test_dashboard_runs_voila_on_the_what_if_notebook(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[list[str], Any]] = []
+
+    def fake_call(command: list[str], cwd: Any = None) -> int:
+        calls.append((command, cwd))
+        return 0
+
+    monkeypatch.setattr(subprocess, "call", fake_call)
+    assert main(["dashboard", "--port", "9911", "--no-browser"]) == 0
+    ((command, cwd),) = calls
+    notebook = ROOT / "notebooks" / "06-what-if.ipynb"
+    assert command[:3] == [sys.executable, "-m", "voila"]
+    assert command[3] == str(notebook) and "--port=9911" in command and "--no-browser" in command
+    assert Path(cwd) == notebook.parent  # the notebook reads ../data
+
+
+@pytest.mark.parametrize("problem, message", [("notebook", "notebook not found"), ("voila", "Voila is not installed")])
+def test_dashboard_problems_exit_2(problem: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib.util
+
+    argv = ["dashboard"]
+    if problem == "notebook":
+        argv += ["--notebook", str(tmp_path / "missing.ipynb")]
+    else:
+        real = importlib.util.find_spec
+        monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "voila" else real(name, *a))
+    monkeypatch.setattr(subprocess, "call", lambda *a, **k: pytest.fail("voila must not start"))
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_dashboard_serves_for_real() -> None:
+    pytest.importorskip("voila")
+    port = free_port()
+    started = time.monotonic()
+    with serving(
+        [sys.executable, "-m", "promolab.cli", "dashboard", "--no-browser", f"--port={port}"],
+        # a static asset: answers once Voila listens, starts no kernel
+        f"http://127.0.0.1:{port}/voila/static/favicon.ico", name="promolab dashboard", seconds=120,
+        interval=0.25, probe_timeout=2.0, ready=lambda status: status < 500, cwd=ROOT, group=True, grace=20.0,
+    ):
+        assert time.monotonic() - started < 120

@@ -1,0 +1,97 @@
+"""`promolab.display`: the one way money, shares and counts read for people."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from promolab.display import (
+    MISSING,
+    format_count,
+    format_money,
+    format_share,
+    scenario_currency,
+    text_table,
+)
+
+
+@pytest.mark.parametrize("amount, currency, signed, expected", [
+    (1050, "USD", False, "$10.50"),
+    (10495000, "USD", False, "$104,950.00"),
+    (0, "USD", False, "$0.00"),
+    (5, "USD", False, "$0.05"),
+    (-250, "EUR", False, "-€2.50"),
+    (1050, "PLN", False, "PLN 10.50"),
+    (1050, "usd", False, "$10.50"),
+    (1050, "JPY", False, "¥1,050"),
+    (12345, "KWD", False, "KWD 12.345"),
+    (2500, "USD", True, "+$25.00"),
+    (-2500, "USD", True, "-$25.00"),
+    (0, "USD", True, "$0.00"),
+    (np.int64(1999), "USD", False, "$19.99"),
+    (1774.5, "USD", False, "$17.75"),  # a mean in cents: half away from zero
+    (-1774.5, "USD", False, "-$17.75"),
+])
+def test_format_money(amount: object, currency: str, signed: bool, expected: str) -> None:
+    assert format_money(amount, currency, signed=signed) == expected
+
+
+@pytest.mark.parametrize("missing", [None, math.nan, np.nan, pd.NA, pd.NaT, np.float64("nan")])
+def test_missing_amounts_read_the_same(missing: object) -> None:
+    """Free shipping's discount is NA in frames, None on the wire: one text for all."""
+    assert format_money(missing) == MISSING
+    assert format_share(missing) == MISSING
+    assert format_count(missing) == MISSING
+
+
+def test_a_nullable_column_formats_without_special_cases() -> None:
+    column = pd.array([1000, None, 250], dtype="Int64")
+    assert [format_money(v) for v in column] == ["$10.00", MISSING, "$2.50"]
+
+
+@pytest.mark.parametrize("bad", [True, "10.50", [1]])
+def test_format_money_refuses_what_is_not_an_amount(bad: object) -> None:
+    with pytest.raises(TypeError):
+        format_money(bad)
+
+
+@pytest.mark.parametrize("fraction, expected", [
+    (0.875, "87.5%"),
+    (0.0, "0.0%"),
+    (1.0, "100.0%"),
+    (3 / 12000, "<0.1%"),  # 3 orders of 12,000: rare, not none
+    (11999 / 12000, ">99.9%"),  # all but one: not all
+    (0.5, "50.0%"),
+])
+def test_format_share(fraction: float, expected: str) -> None:
+    assert format_share(fraction) == expected
+
+
+@pytest.mark.parametrize("count, signed, expected", [
+    (12345, False, "12,345"), (0, False, "0"), (101, True, "+101"), (-500, True, "-500"),
+    (np.int64(7), False, "7"),
+])
+def test_format_count(count: object, signed: bool, expected: str) -> None:
+    assert format_count(count, signed=signed) == expected
+
+
+@pytest.mark.parametrize("document, expected", [
+    (None, "USD"), ({}, "USD"), ({"project": {"id": "p"}}, "USD"), ({"project": {"currency": "EUR"}}, "EUR"),
+    ({"project": None}, "USD"),
+])
+def test_scenario_currency(document: dict | None, expected: str) -> None:
+    assert scenario_currency(document) == expected
+
+
+def test_text_table_keeps_every_cell_whole_and_aligns() -> None:
+    long_name = "15% off beans (max $15 a line, $30 an order) and a little more"
+    text = text_table(["tier", "name", "discount"], [["a", long_name, "$10.00"], ["bb", "x", "-"]], left=2)
+    lines = text.splitlines()
+    assert long_name in lines[1]
+    assert len({len(line) for line in lines}) == 1  # right-aligned figures end together
+    assert lines[2].endswith("      -")
+    with pytest.raises(ValueError, match="cells"):
+        text_table(["a", "b"], [["only one"]])
