@@ -71,6 +71,30 @@ def rows(results: dict[str, Any]) -> list[tuple[str, str, str, str]]:
             f"state consistent (balances, codes, stock, gift amounts)"),
             _when(d),
         ))
+    cr = results.get("crash_recovery")
+    if cr:
+        kills = cr["sigkills"]
+        tails = {k: v for k, v in cr["tails_planted"].items() if k != "none"}
+        lost_answers = cr["lost_answers"]
+        writes = {k: v for k, v in cr["acknowledged"].items() if k not in ("validate", "snapshot")}
+        out.append((
+            "Crashes injected (journal)",
+            (f"**{kills['under_load'] + kills['during_restart']} SIGKILLs** at seeded random moments "
+            f"(seed {cr['seed']}, {cr['rounds']} rounds in {cr['seconds']} s): {kills['under_load']} under a seeded "
+            f"one-client load (writes, validations, clock advances, resets, snapshots, restores), "
+            f"{kills['during_restart']} during the server's own restart; {_n(sum(tails.values()))} damaged tails planted after a kill ("
+            + ", ".join(f"{k} {v}" for k, v in tails.items())
+            + f"), {_n(cr['bytes_cut'])} bytes cut at the next start; {cr['restarts']} restarts, median "
+            f"{_n(cr['restart_ms']['median'])} ms, max {_n(cr['restart_ms']['max'])} ms "
+            f"({_n(cr['journal_lines'])} journal lines)"),
+            (f"**{_n(cr['acknowledged_writes'])} acknowledged writes, {cr['lost']} lost** ("
+            + ", ".join(f"{k} {_n(v)}" for k, v in writes.items())
+            + f"): after every restart the served state equals an uninterrupted in-process simulator given "
+            f"exactly the acknowledged requests, and every answer ({_n(cr['refused'])} refusals included) equals "
+            f"its answer; of the requests whose answer died with the process, {lost_answers['journaled']} were "
+            f"journaled (and applied), {lost_answers['not_journaled']} not"),
+            _when(cr),
+        ))
     b = results.get("bad_inputs")
     if b:
         out.append((

@@ -561,3 +561,78 @@ def test_replay_reads_a_journal_with_control_lines_as_a_restart_does(
     for voucher in fresh.state.vouchers.values():
         if voucher.gift is not None and voucher.code in last.index:
             assert last[voucher.code] == voucher.gift.balance
+
+
+# -- the lock: one server per journal file ---------------------------------------------------------
+def test_a_second_journal_on_the_same_file_is_refused_and_changes_nothing(tmp_path: Path) -> None:
+    """Two `Journal`s on one path, in one process (a `flock` belongs to the
+    open file, so this is what a second process meets too)."""
+    from promolab.sim.journal import Journal, JournalError
+
+    path = tmp_path / "j.jsonl"
+    first = Journal(path, header='{"op":"journal","args":{}}')
+    before = path.read_bytes()
+    with pytest.raises(JournalError, match="in use") as refused:
+        Journal(path, header='{"op":"journal","args":{}}')
+    assert refused.value.path == path and refused.value.line is None
+    assert str(refused.value).startswith(f"{path}: ")
+    assert path.read_bytes() == before
+    first.write('{"op":"advance","args":{"seconds":1}}', None)  # the holder still writes
+    first.close()  # releases the lock
+    second = Journal(path)
+    second.close()
+
+
+def test_a_second_start_on_a_journal_in_use_is_refused_before_it_reads_cuts_or_appends(tmp_path: Path) -> None:
+    journal = tmp_path / "j.jsonl"
+    sim = start(journal)
+    three_writes(sim)
+    # a fragment after the last line, as if the holder had died mid-write: a
+    # second start that got in would cut it (and then append a header or its
+    # writes to a file the first server still appends to)
+    with journal.open("ab") as handle:
+        handle.write(b'{"at":"2026-03-06T10:00:00.000Z","op":"track_ev')
+    before = journal.read_bytes()
+    with pytest.raises(ValueError, match=r"j\.jsonl: in use: another promolab serve") as refused:
+        start(journal)
+    assert getattr(refused.value, "line", "missing") is None
+    assert journal.read_bytes() == before
+    stop(sim)
+
+
+@pytest.mark.parametrize("how", ["record_to(None)", "dropped", "start-refused"])
+def test_the_lock_is_released_when_the_journal_closes_and_when_a_start_fails(tmp_path: Path, how: str) -> None:
+    import gc
+
+    journal = tmp_path / "j.jsonl"
+    sim = start(journal)
+    three_writes(sim)
+    expected = sim.dump_json()
+    if how == "record_to(None)":
+        stop(sim)
+    elif how == "dropped":  # let go of without stopping: the journal closes with it
+        del sim
+        gc.collect()
+    else:
+        stop(sim)
+        with pytest.raises(ValueError, match="seed 7, this simulator has seed 8"):
+            start(journal, seed=8)  # took the lock, read, refused: the lock goes with the refusal
+    restarted = start(journal)
+    assert restarted.dump_json() == expected
+    stop(restarted)
+
+
+def test_a_simulator_recording_to_a_file_cannot_open_it_twice(tmp_path: Path) -> None:
+    """`record_to` the file it already journals to is refused, and the
+    journal it has keeps working (the new one is opened before the old one
+    is closed)."""
+    from promolab.sim.journal import JournalError
+
+    journal = tmp_path / "j.jsonl"
+    sim = start(journal)
+    with pytest.raises(JournalError, match="in use"):
+        sim.record_to(journal)
+    event(sim, "alice")
+    expected = sim.dump_json()
+    stop(sim)
+    assert start(journal).dump_json() == expected

@@ -27,7 +27,9 @@ def build_served_simulator(
     `journal.resume_journal` does the journal's part: a damaged or
     incomplete last line is cut (reported), a journal for another scenario
     or seed, damage before the last line and a line that cannot be replayed
-    raise `JournalError` (line and reason) before anything is changed.
+    raise `JournalError` (line and reason) before anything is changed, and
+    so does a journal another server holds (its lock, `lock_journal`): the
+    returned simulator holds the lock until `sim.record_to(None)`.
     `report(level, text)` receives what the operator should know (default:
     the `promolab.serve` log)."""
     from ..sim.simulator import Simulator
@@ -83,4 +85,8 @@ def serve(
 
         limiter = RateLimiter(rate_limit, 60)
     app = AsgiApp(App(sim, rate_limiter=limiter), timeout_seconds=timeout)
-    uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=access_log)
+    try:
+        uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=access_log)
+    finally:
+        if journal is not None:
+            sim.record_to(None)  # closes the journal, releasing its lock (a killed process's goes with it)

@@ -14,12 +14,19 @@ another scenario instead of replaying it into a state no client was ever
 answered from. At start, a damaged or incomplete LAST line is cut from the
 file before anything is appended (it was never acknowledged: its answer
 follows its fsync); damage anywhere else refuses to start (`JournalError`).
+
+A journal file is locked (`flock`, exclusive, non-blocking) for as long as
+it is open, from before a start reads it until `record_to(None)` or the end
+of the process (the kernel drops the lock of a killed process): a second
+server on the same file is refused (`JournalError`) before it reads, cuts
+or appends anything, so two servers never interleave their lines.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,6 +36,9 @@ from typing import Any
 from .clock import format_instant
 from .errors import SimError
 from .operations import REGISTRY, operation
+
+if sys.platform != "win32":
+    import fcntl
 
 __all__ = [
     "HEADER_OP",
@@ -43,6 +53,7 @@ __all__ = [
     "encode_line",
     "header_line",
     "header_problem",
+    "lock_journal",
     "parse_line",
     "replay_journal",
     "resume_journal",
@@ -90,9 +101,23 @@ class Journal:
     buffer that a later flush (at exit, say) could still write after the
     line was reported failed. A line is acknowledged only once `write`
     returned; a line cut short by a crash never was, and the next start cuts
-    it (`resume_journal`)."""
+    it (`resume_journal`).
 
-    def __init__(self, target: str | Path | list[str], *, fsync: bool = True, header: str | None = None) -> None:
+    A file is locked while the journal is open (`lock_journal`): a journal
+    on a file another `Journal` holds, in this process or another, raises
+    `JournalError` and opens nothing. `close` releases it."""
+
+    def __init__(
+        self,
+        target: str | Path | list[str],
+        *,
+        fsync: bool = True,
+        header: str | None = None,
+        locked_fd: int | None = None,
+    ) -> None:
+        """`locked_fd`: the file already open and locked (`lock_journal`) by a
+        caller that read it first (`resume_journal`); the journal takes it over,
+        so the lock is never let go between reading the file and appending."""
         #: The simulated instant of the last line written (None before the
         #: first): an advance that ran while other lines were journaled
         #: (a receiver writing, or advancing, from inside it) starts its own
@@ -105,10 +130,7 @@ class Journal:
             self.path: Path | None = None
         else:
             self.path = Path(target)
-            created = not self.path.exists()
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            if created and fsync:
-                _fsync_directory(self.path)
+            self._fd = locked_fd if locked_fd is not None else lock_journal(self.path, fsync=fsync)
         if header is not None:
             try:
                 self.write(header, None)
@@ -137,9 +159,49 @@ class Journal:
             self.last_at = at
 
     def close(self) -> None:
+        """Close the file, which releases its lock."""
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+    def __del__(self) -> None:
+        # a journal dropped without `close` (its simulator let go of) must
+        # not keep its file locked for the rest of the process
+        if getattr(self, "_fd", None) is not None:
+            self.close()
+
+
+# -- the lock: one writer per journal file --------------------------------------------------------
+
+
+def lock_journal(path: str | Path, *, fsync: bool = True) -> int:
+    """Open `path` for appending (creating it) and lock it: an exclusive
+    `flock`, not waited for. Returns the descriptor, which holds the lock
+    until it is closed (or its process ends: a SIGKILL frees it too).
+
+    Raises `JournalError` when another open journal holds the file (another
+    `promolab serve --journal` on it, or another `Journal` of this process:
+    a `flock` belongs to the open file, not to the process) or the lock
+    cannot be taken, `OSError` when the file cannot be opened; the file's
+    content is not touched. Without `flock` (Windows) the file is opened
+    unlocked."""
+    path = Path(path)
+    created = not path.exists()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    if sys.platform != "win32":
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise JournalError(path, None, "in use: another promolab serve (or another open journal) holds its "
+                                           "lock; run one server per journal file; nothing was changed") from None
+        except OSError as exc:
+            os.close(fd)
+            raise JournalError(path, None, f"cannot lock the journal ({exc.strerror or exc}); "
+                                           "nothing was changed") from None
+    if created and fsync:
+        _fsync_directory(path)
+    return fd
 
 
 def _fsync_directory(path: Path) -> None:
@@ -472,26 +534,44 @@ def resume_journal(sim: Any, path: str | Path, *, fsync: bool = True, note: str 
     the end of the last whole line, fsynced) so nothing is ever appended to
     a fragment, write a header when the journal is new or empty, and record
     every further write with `fsync`. Raises `JournalError` (line and
-    reason) when the journal must not be started from."""
+    reason) when the journal must not be started from.
+
+    Before all of it the file is locked (`lock_journal`; a journal that
+    does not exist is created empty): a journal another server holds is
+    refused before it is read. The locked file passes to the simulator's
+    `Journal`, which holds it until `record_to(None)`; a start that fails
+    releases it."""
     path = Path(path)
-    scan = scan_journal(_read(path), path)
-    _check_scan_header(sim, scan, path)
-    replayed = _replay_entries(sim, scan, path)
-    created = scan.header is None and not scan.entries
     try:
-        if scan.cut is not None:
-            _truncate(path, scan.cut.offset, fsync=fsync)
-        sim.record_to(path, fsync=fsync, header=header_line(sim, note=note) if created else None)
+        fd = lock_journal(path, fsync=fsync)
     except OSError as exc:
+        raise JournalError(path, None, f"cannot open the journal ({exc.strerror or exc})") from None
+    try:
+        scan = scan_journal(_read(path), path)
+        _check_scan_header(sim, scan, path)
+        replayed = _replay_entries(sim, scan, path)
+        created = scan.header is None and not scan.entries
+        if scan.cut is not None:
+            _truncate(fd, scan.cut.offset, fsync=fsync)
+        journal = Journal(path, fsync=fsync, locked_fd=fd)  # owns the descriptor from here on
+    except OSError as exc:
+        os.close(fd)
         raise JournalError(path, None, f"cannot write the journal ({exc.strerror or exc})") from None
+    except BaseException:
+        os.close(fd)
+        raise
+    try:
+        if created:
+            journal.write(header_line(sim, note=note), None)
+    except OSError as exc:
+        journal.close()
+        raise JournalError(path, None, f"cannot write the journal ({exc.strerror or exc})") from None
+    sim.record_to(journal)
     return Resumed(path, replayed, scan.header is not None, created, scan.cut)
 
 
-def _truncate(path: Path, size: int, *, fsync: bool) -> None:
-    fd = os.open(path, os.O_WRONLY)
-    try:
-        os.ftruncate(fd, size)
-        if fsync:
-            os.fsync(fd)
-    finally:
-        os.close(fd)
+def _truncate(fd: int, size: int, *, fsync: bool) -> None:
+    """Cut the file open (and locked) as `fd` to `size` bytes."""
+    os.ftruncate(fd, size)
+    if fsync:
+        os.fsync(fd)
