@@ -20,7 +20,7 @@ import httpx
 import pytest
 import yaml
 
-from promolab import Simulator, cli
+from promolab import Simulator, cli, samples
 from promolab.cli import DEMO, main
 from promolab.display import MISSING, format_money
 from subprocess_helpers import free_port, serving, stop, wait_until_answering
@@ -247,12 +247,14 @@ def test_dashboard_runs_voila_on_the_what_if_notebook(monkeypatch: pytest.Monkey
     assert main(["dashboard", "--port", "9911", "--no-browser"]) == 0
     ((command, cwd),) = calls
     notebook = ROOT / "notebooks" / "06-what-if.ipynb"
+    assert cli.DASHBOARD == samples.whatif_notebook() == notebook  # in a checkout: the one copy
     assert command[:3] == [sys.executable, "-m", "voila"]
     assert command[3] == str(notebook) and "--port=9911" in command and "--no-browser" in command
     assert Path(cwd) == notebook.parent  # the notebook reads ../data
 
 
-@pytest.mark.parametrize("problem, message", [("notebook", "notebook not found"), ("voila", "Voila is not installed")])
+@pytest.mark.parametrize("problem, message", [("notebook", "notebook not found"), ("voila", "Voila is not installed"),
+                                              ("packaged", "the packaged what-if notebook is missing")])
 def test_dashboard_problems_exit_2(problem: str, message: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                    capsys: pytest.CaptureFixture[str]) -> None:
     import importlib.util
@@ -260,6 +262,8 @@ def test_dashboard_problems_exit_2(problem: str, message: str, tmp_path: Path, m
     argv = ["dashboard"]
     if problem == "notebook":
         argv += ["--notebook", str(tmp_path / "missing.ipynb")]
+    elif problem == "packaged":  # a wheel without the notebook: the other commands still work
+        monkeypatch.setattr(cli, "DASHBOARD", None)
     else:
         real = importlib.util.find_spec
         monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "voila" else real(name, *a))
@@ -281,3 +285,67 @@ def test_dashboard_serves_for_real() -> None:
         interval=0.25, probe_timeout=2.0, ready=lambda status: status < 500, cwd=ROOT, group=True, grace=20.0,
     ):
         assert time.monotonic() - started < 120
+
+
+# -- a closed stdout pipe ------------------------------------------------------------------
+
+
+def _into_a_closed_pipe(*argv: str) -> subprocess.CompletedProcess[str]:
+    """`promolab ARGV` with stdout a pipe whose read end is closed before promolab
+    starts, so its first write fails every time (with `| head` it depends on who
+    is quicker)."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run([sys.executable, "-m", "promolab.cli", *argv], stdout=write,
+                              stderr=subprocess.PIPE, text=True, timeout=120, cwd=ROOT, check=False)
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("argv", [
+    ["validate"],
+    ["validate", "--json"],
+    ["validate", "--order", str(SAMPLE_ORDER)],
+], ids=["validate", "validate-json", "validate-order"])
+def test_a_closed_pipe_ends_quietly_with_status_141(argv: list[str]) -> None:
+    """`promolab validate --json | head -1` once head has gone: no traceback, no
+    "Exception ignored" at exit, status 141 (128 + SIGPIPE, `cli.EXIT_BROKEN_PIPE`)."""
+    done = _into_a_closed_pipe(*argv)
+    assert done.stderr == ""
+    assert done.returncode == cli.EXIT_BROKEN_PIPE == 141
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["dashboard", "--help"], ["--version"]])
+def test_argparse_output_into_a_closed_pipe_is_quiet_too(argv: list[str]) -> None:
+    """argparse writes help and version itself and (Python 3.11) ignores a failed
+    write, status 0; whatever it leaves buffered, `main` flushes within its handler."""
+    done = _into_a_closed_pipe(*argv)
+    assert done.stderr == ""
+    assert done.returncode in (0, cli.EXIT_BROKEN_PIPE)
+
+
+def test_a_shell_pipeline_cut_short_reports_141_without_a_traceback() -> None:
+    """The shell's own view, `set -o pipefail`: the reader (`true`) exits without reading,
+    long before promolab has imported its modules and written."""
+    script = f"set -o pipefail; {sys.executable} -m promolab.cli validate --json | true; echo status=$?"
+    done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
+    assert done.stdout.strip() == "status=141"
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
+
+
+def test_an_open_pipe_keeps_the_commands_own_status(tmp_path: Path) -> None:
+    done = run_cli("validate", "--order", str(tmp_path / "no.json"))  # stdout: a pipe, read to the end
+    assert done.returncode == 2 and "cannot read" in done.stderr
+
+
+def test_a_broken_stream_that_is_not_a_file_also_ends_with_141(monkeypatch: pytest.MonkeyPatch) -> None:
+    """In process (a caller's stream, not a file descriptor): the same status, nothing to redirect."""
+    import io
+
+    class Gone(io.StringIO):
+        def write(self, text: str) -> int:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(sys, "stdout", Gone())
+    assert main(["validate", "--json"]) == cli.EXIT_BROKEN_PIPE

@@ -12,6 +12,7 @@ from promolab.display import (
     MISSING,
     format_count,
     format_money,
+    format_points,
     format_share,
     scenario_currency,
     text_table,
@@ -76,6 +77,26 @@ def test_format_share(fraction: float, expected: str) -> None:
 ])
 def test_format_count(count: object, signed: bool, expected: str) -> None:
     assert format_count(count, signed=signed) == expected
+
+
+@pytest.mark.parametrize("points, signed, expected", [
+    (120, True, "+120 points"),
+    (-500, True, "-500 points"),
+    (1200, False, "1,200 points"),
+    (1, False, "1 point"),
+    (-1, True, "-1 point"),
+    (0, False, "0 points"),
+    (np.int64(15), False, "15 points"),
+    (None, False, MISSING),
+    (pd.NA, True, MISSING),
+])
+def test_format_points_are_a_count_with_their_unit_not_money(points: object, signed: bool, expected: str) -> None:
+    assert format_points(points, signed=signed) == expected
+
+
+def test_format_points_refuses_what_is_not_a_number() -> None:
+    with pytest.raises(TypeError):
+        format_points("120")
 
 
 @pytest.mark.parametrize("document, expected", [

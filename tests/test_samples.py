@@ -26,6 +26,14 @@ def test_in_a_checkout_the_samples_are_the_data_directory_itself() -> None:
     assert samples.sample_orders().samefile(ROOT / "data" / "orders" / "sample_orders.parquet")
     assert samples.sample_orders("csv").samefile(ROOT / "data" / "orders" / "sample_orders.csv")
     assert samples.data_path("scenarios/demo.yaml") == samples.demo_scenario()
+    assert samples.whatif_notebook().samefile(ROOT / "notebooks" / samples.WHATIF_NOTEBOOK)
+
+
+def test_the_what_if_notebook_reads_its_data_through_samples_not_by_path() -> None:
+    """The wheel carries it without a data/ beside it (tests/test_wheel_install.py runs it there)."""
+    source = (ROOT / "notebooks" / "sources" / "06-what-if.py").read_text(encoding="utf-8")
+    assert "samples.demo_scenario()" in source and "samples.sample_orders()" in source
+    assert 'Path("..")' not in source and '"data"' not in source
 
 
 def test_the_samples_are_what_they_say() -> None:

@@ -4,7 +4,9 @@ The bug this guards against: after `pip install .`, `promolab replay` looked
 for the demo scenario at a path computed from the installed module
 (`lib/python3.11/data/scenarios/demo.yaml`) and failed. The demo scenario,
 the event samples and the sample orders now travel in the wheel
-(`promolab/_data/`, read by `promolab.samples`).
+(`promolab/_data/`, read by `promolab.samples`). Likewise `promolab dashboard`
+looked for the what-if notebook in the checkout's notebooks/; the wheel now
+carries it (`promolab/_notebooks/06-what-if.ipynb`, `samples.whatif_notebook()`).
 
 What the test proves, and how: the wheel is built from this checkout
 (`pip wheel --no-deps`), installed with `--no-deps` into a fresh venv created
@@ -111,3 +113,33 @@ def test_validate_reads_the_packaged_demo(installed: tuple[Path, Path, dict[str,
     done = run([str(home / "bin" / "promolab"), "validate", "--scenario", scenario], cwd=work, env=env)
     assert done.stdout.startswith(f"{scenario}: OK: "), done.stdout
     assert "15 tiers" in done.stdout, done.stdout
+
+
+def test_the_what_if_notebook_is_packaged_and_runs_from_anywhere(
+    installed: tuple[Path, Path, dict[str, str]],
+) -> None:
+    home, work, env = installed
+    python = str(home / "bin" / "python")
+    probe = "import json, promolab.cli as c, promolab.samples as s; print(json.dumps([str(s.whatif_notebook()), str(c.DASHBOARD)]))"
+    notebook, default = map(Path, json.loads(run([python, "-c", probe], cwd=work, env=env).stdout))
+    assert notebook == default, "the dashboard's default is the packaged notebook"
+    assert notebook.is_relative_to(home) and notebook.parts[-2:] == ("_notebooks", "06-what-if.ipynb"), notebook
+    assert notebook.read_bytes() == (ROOT / "notebooks" / "06-what-if.ipynb").read_bytes()
+    assert sorted(p.name for p in notebook.parent.iterdir()) == ["06-what-if.ipynb"]  # that notebook only
+    # Its first code cell loads the scenario and the orders: through promolab.samples, so it runs
+    # in the installed package's folder (as Voila runs it), where there is no ../data.
+    setup = next(cell for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+                 if cell["cell_type"] == "code")
+    script = "".join(setup["source"]) + "\nprint(len(sim.state.tiers), orders['order_id'].nunique())"
+    done = run([python, "-c", script], cwd=notebook.parent, env={**env, "MPLBACKEND": "Agg"})
+    assert done.stdout.split() == ["15", "12000"], done.stdout
+
+
+def test_dashboard_help_works_outside_the_checkout(installed: tuple[Path, Path, dict[str, str]]) -> None:
+    home, work, env = installed
+    done = run([str(home / "bin" / "promolab"), "dashboard", "--help"], cwd=work, env=env)
+    notebook = run([str(home / "bin" / "python"), "-c", "from promolab import samples; print(samples.whatif_notebook())"],
+                   cwd=work, env=env).stdout.strip()
+    assert "--notebook" in done.stdout and not done.stderr, done.stdout
+    # its default is the packaged notebook (argparse may wrap the long path: compare without whitespace)
+    assert f"(default:{notebook})" in "".join(done.stdout.split()), done.stdout

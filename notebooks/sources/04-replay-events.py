@@ -32,7 +32,7 @@ from promolab.widgets import readable
 matplotlib.rcParams.update({"svg.hashsalt": "promolab-notebooks", "figure.figsize": (8, 4), "figure.dpi": 80})
 pd.set_option("display.width", 140)
 pd.set_option("display.max_columns", 20)
-pd.set_option("display.max_colwidth", 60)
+pd.set_option("display.max_colwidth", 80)  # the timeline's result text whole
 pd.set_option("display.html.use_mathjax", False)  # "$10 ... $50" in a table is money, not maths
 
 DATA = Path("..") / "data"  # notebooks run from notebooks/

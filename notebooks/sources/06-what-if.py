@@ -1,5 +1,6 @@
 # Source of notebooks/06-what-if.ipynb (built by scripts/build_notebooks.py).
-# Also served as a dashboard by Voila (tests/browser/test_whatif_dashboard.py).
+# Also served as a dashboard by Voila (`promolab dashboard`, tests/browser/test_whatif_dashboard.py);
+# the wheel carries it as package data (promolab.samples.whatif_notebook()).
 
 # %% [markdown]
 # # 6. What if? Tune a tier, see the effect at once
@@ -23,13 +24,11 @@
 # run (a static render of the notebook), the dashboard's cell shows a snapshot of it.*
 
 # %%
-from pathlib import Path
-
 import matplotlib
 import pandas as pd
 from IPython.display import Image, display
 
-from promolab import Simulator
+from promolab import Simulator, samples
 from promolab.analysis import sweep
 from promolab.widgets import WhatIfController, WhatIfDashboard, figure_png, order_display, tier_display, whatif_figure
 
@@ -38,9 +37,10 @@ pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 20)
 pd.set_option("display.html.use_mathjax", False)  # "$10 ... $50" in a table is money, not maths
 
-DATA = Path("..") / "data"  # notebooks run from notebooks/
-sim = Simulator.from_scenario(DATA / "scenarios" / "demo.yaml")
-orders = pd.read_parquet(DATA / "orders" / "sample_orders.parquet")
+# The sample data through promolab.samples, not ../data: `promolab dashboard` serves this
+# notebook from the installed package too, where there is no data/ beside it.
+sim = Simulator.from_scenario(samples.demo_scenario())
+orders = pd.read_parquet(samples.sample_orders())
 
 # %% [markdown]
 # ## The dashboard

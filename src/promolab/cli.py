@@ -9,6 +9,12 @@
 Every subcommand loads the packaged demo scenario unless --scenario names
 another (an empty file is an empty project). Exit status 2 with one line on
 stderr for bad input, never a traceback.
+
+Output cut short by a closed pipe (`promolab validate ... | head -1`, once
+head has exited): no traceback and no error message, exit status 141
+(`EXIT_BROKEN_PIPE`: what a shell reports for a command killed by SIGPIPE,
+as `cat` or `grep` would be), not 1, which `promolab replay` already uses for
+"stopped at a line".
 """
 
 from __future__ import annotations
@@ -16,26 +22,34 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from .samples import demo_scenario
+from .samples import demo_scenario, whatif_notebook
 
-if TYPE_CHECKING:
-    from .sim.simulator import Simulator
-
-__all__ = ["main", "open_scenario"]
+__all__ = ["EXIT_BROKEN_PIPE", "main"]
 
 #: Default `--scenario` of every subcommand: the packaged demo, found wherever promolab
 #: is installed (a path computed from this file pointed outside a wheel install).
 DEMO = demo_scenario()
 
 
-#: The what-if dashboard (`promolab dashboard`): a notebook of the source checkout,
-#: run by Voila with notebooks/ as working directory (it reads ../data).
-DASHBOARD = Path(__file__).resolve().parents[2] / "notebooks" / "06-what-if.ipynb"
+def _packaged_dashboard() -> Path | None:
+    try:
+        return whatif_notebook()
+    except FileNotFoundError:  # reported by `promolab dashboard` alone, not by every command
+        return None
+
+
+#: The what-if dashboard (`promolab dashboard`): the notebook `promolab.samples`
+#: names, packaged in the wheel (the repository's notebooks/06-what-if.ipynb in a
+#: checkout). It reads its data through `promolab.samples`, from any directory.
+DASHBOARD = _packaged_dashboard()
+#: Exit status when stdout is a pipe whose reader went away: 128 + SIGPIPE (13), as
+#: a shell reports a command killed by SIGPIPE (Python ignores the signal itself).
+EXIT_BROKEN_PIPE = 141
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 
 
@@ -65,22 +79,6 @@ def _port(text: str) -> int:
     if not 0 <= value <= 65535:
         raise argparse.ArgumentTypeError(f"port out of range 0-65535: {value}")
     return value
-
-
-def open_scenario(path: Path) -> tuple[Simulator, str]:
-    """The simulator of a scenario file, and its currency for text (`project.currency`).
-
-    The simulator's state does not keep the currency (state dumps must not depend
-    on it), so it is read from the document beside the load; the second parse of
-    the file costs a few ms. Raises `ScenarioError` like `Simulator.from_scenario`.
-    """
-    from . import Simulator
-    from .display import scenario_currency
-    from .sim.scenario import read_scenario
-
-    sim = Simulator.from_scenario(path)
-    document, _ = read_scenario(path)
-    return sim, scenario_currency(document)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -156,6 +154,29 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status. A closed stdout pipe ends it
+    quietly with EXIT_BROKEN_PIPE (Python docs, "Note on SIGPIPE"): stdout is
+    flushed here, inside the handler, so the error cannot surface later at exit."""
+    try:
+        try:
+            return _run(argv)
+        finally:  # also after argparse's --help/--version, which exit by SystemExit
+            if sys.stdout is not None:
+                sys.stdout.flush()
+    except BrokenPipeError:
+        # Python flushes stdout again at exit: point it at devnull so that flush
+        # of what is still buffered cannot fail (and print a second error).
+        try:
+            stdout = sys.stdout.fileno()
+        except (AttributeError, OSError, ValueError):  # not a file (an in-process caller's stream)
+            return EXIT_BROKEN_PIPE
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stdout)
+        os.close(devnull)
+        return EXIT_BROKEN_PIPE
+
+
+def _run(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     from .sim.journal import JournalError
     from .sim.scenario import ScenarioError
@@ -205,6 +226,7 @@ def _order_request(path: Path, customer: str | None) -> dict[str, object]:
 
 def _validate(args: argparse.Namespace) -> int:
     from .display import format_money, text_table
+    from .scenario_file import open_scenario
     from .sim.errors import SimError
 
     sim, currency = open_scenario(args.scenario)
@@ -251,15 +273,20 @@ def _validate(args: argparse.Namespace) -> int:
 
 
 def _dashboard(args: argparse.Namespace) -> int:
-    """Voila on the what-if notebook, in the notebook's folder (it reads ../data);
-    returns Voila's exit status. Voila comes with the `lab` extra."""
+    """Voila on the what-if notebook, in the notebook's folder (where a notebook
+    passed with --notebook finds files beside it); returns Voila's exit status.
+    Voila comes with the `lab` extra."""
     import importlib.util
     import subprocess
 
+    if args.notebook is None:
+        print("promolab dashboard: the packaged what-if notebook is missing (promolab._notebooks; "
+              "a wheel built without pyproject.toml's notebook rewrite?): pass --notebook PATH",
+              file=sys.stderr)
+        return 2
     notebook = Path(args.notebook)
     if not notebook.is_file():
-        print(f"promolab dashboard: notebook not found: {notebook} (the dashboard runs from a source "
-              "checkout; or pass --notebook PATH)", file=sys.stderr)
+        print(f"promolab dashboard: notebook not found: {notebook}", file=sys.stderr)
         return 2
     if importlib.util.find_spec("voila") is None:
         print("promolab dashboard: Voila is not installed: pip install 'promolab[lab]'", file=sys.stderr)

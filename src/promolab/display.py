@@ -4,7 +4,8 @@ Data keeps money as integer minor units (cents) and shares as fractions; everyth
 a person reads (CLI summaries, notebook tables, chart axes, widget labels) goes
 through these functions, so an amount always reads the same way, with its currency:
 ``format_money(1050)`` is ``'$10.50'``, ``format_money(-250, "EUR")`` is ``'-€2.50'``,
-``format_money(1050, "PLN")`` is ``'PLN 10.50'``.
+``format_money(1050, "PLN")`` is ``'PLN 10.50'``; loyalty points are a count with
+their unit, ``format_points(120, signed=True)`` is ``'+120 points'``.
 
 Imports nothing from the rest of promolab, so every layer may use it.
 """
@@ -119,6 +120,15 @@ def format_count(count: object, *, signed: bool = False) -> str:
     if isinstance(count, bool) or not isinstance(count, Real):
         raise TypeError(f"a count is a number, not {type(count).__name__}")
     return f"{round(float(count)):{'+' if signed else ''},}"
+
+
+def format_points(points: object, *, signed: bool = False) -> str:
+    """Loyalty points, which are not money: a count and the unit ('1,200 points',
+    '1 point'; '+120 points' / '-300 points' with ``signed``)."""
+    if is_missing(points):
+        return MISSING
+    text = format_count(points, signed=signed)
+    return f"{text} point" if text.lstrip("+-") == "1" else f"{text} points"
 
 
 def text_table(header: Sequence[str], rows: Sequence[Sequence[str]], *, left: int = 1,

@@ -7,6 +7,7 @@
     sim = Simulator.from_scenario(samples.demo_scenario())
     orders = pd.read_parquet(samples.sample_orders())
     replay(sim, samples.demo_events("demo_week"))
+    samples.whatif_notebook()   # the what-if dashboard, served by `promolab dashboard`
 
 Why a module: the command line's defaults, and anyone who installed the wheel
 rather than cloning the repository, need these files without knowing where
@@ -18,6 +19,12 @@ notebooks, scripts and tests read by path). The wheel carries it as
 `promolab/_data/` (a hatch `sources` rewrite, pyproject.toml). In a source
 checkout or an editable install the package is `src/promolab`, which has no
 `_data/`, so the files are read from `data/` beside `src/` instead.
+
+The what-if notebook (`notebooks/06-what-if.ipynb`, the dashboard Voila
+serves) travels the same way: one copy in the repository, carried by the
+wheel as `promolab/_notebooks/06-what-if.ipynb` (the wheel holds that one
+notebook only), read from `notebooks/` beside `src/` in a checkout. It reads
+its data through this module, so it runs from wherever it is installed.
 """
 
 from __future__ import annotations
@@ -29,17 +36,31 @@ from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["EVENT_SAMPLES", "ORDER_FORMATS", "data_path", "demo_events", "demo_scenario", "sample_orders"]
+__all__ = [
+    "EVENT_SAMPLES",
+    "ORDER_FORMATS",
+    "WHATIF_NOTEBOOK",
+    "data_path",
+    "demo_events",
+    "demo_scenario",
+    "sample_orders",
+    "whatif_notebook",
+]
 
 #: The event sequences in `data/events/` (docs/replay.md).
 EVENT_SAMPLES = ("demo_day", "demo_week")
 #: The formats the sample orders come in (`data/orders/`, same orders in both).
 ORDER_FORMATS = ("parquet", "csv")
+#: The what-if dashboard's notebook, by its name in `notebooks/`.
+WHATIF_NOTEBOOK = "06-what-if.ipynb"
 
 #: Where the wheel puts `data/` inside the package (pyproject.toml).
 _PACKAGED = "_data"
-#: `data/` of a source checkout, seen from src/promolab/samples.py.
+#: Where the wheel puts the what-if notebook inside the package (pyproject.toml).
+_PACKAGED_NOTEBOOKS = "_notebooks"
+#: `data/` and `notebooks/` of a source checkout, seen from src/promolab/samples.py.
 _CHECKOUT = Path(__file__).resolve().parents[2] / "data"
+_CHECKOUT_NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 
 # Files of a package imported from a zip archive are extracted to temporary
 # files that must outlive the call returning their path: kept until exit.
@@ -85,3 +106,19 @@ def sample_orders(fmt: Literal["parquet", "csv"] = "parquet") -> Path:
     if fmt not in ORDER_FORMATS:
         raise ValueError(f"unknown orders format {fmt!r}: one of {', '.join(ORDER_FORMATS)}")
     return data_path(f"orders/sample_orders.{fmt}")
+
+
+def whatif_notebook() -> Path:
+    """The what-if dashboard notebook (`notebooks/06-what-if.ipynb`), which
+    `promolab dashboard` serves with Voila."""
+    packaged = files(__package__ or "promolab") / _PACKAGED_NOTEBOOKS / WHATIF_NOTEBOOK
+    if packaged.is_file():
+        return _extracted.enter_context(as_file(packaged))
+    checkout = _CHECKOUT_NOTEBOOKS / WHATIF_NOTEBOOK
+    if checkout.is_file():
+        return checkout
+    raise FileNotFoundError(
+        f"promolab's what-if notebook is missing: neither the installed package's "
+        f"{_PACKAGED_NOTEBOOKS}/{WHATIF_NOTEBOOK} nor a source checkout's {checkout} exists "
+        "(a wheel built without pyproject.toml's notebook rewrite?)"
+    )

@@ -28,6 +28,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from replay_support import line
 
+from promolab.display import format_money, format_points
 from promolab.replay.events import Event, check_item, item_fields
 from promolab.replay.timeline import _get, _ints, _nullable_ints, _strings, _text, _times, summarize
 
@@ -163,9 +164,14 @@ def _plain_summary(op: str, args: dict[str, Any], result: Any) -> str:
         who = _get(customer, "source_id") or _get(customer, "id")
         return f"{_get(result, 'type') or args.get('request', {}).get('event')} by {who}"
     if op == "add_gift_balance":
-        return f"{args.get('code')} +{_get(result, 'amount')} -> balance {_get(result, 'balance')}"
+        amount, balance = _get(result, "amount"), _get(result, "balance")
+        return f"{args.get('code')} {format_money(amount, signed=True)} -> balance {format_money(balance)}"
     status, tx = _get(result, "status"), _get(result, "transaction")
-    return _text(status) if tx is None else f"{_text(status)} {_get(tx, 'id')} {_text(_get(tx, 'status'))}"
+    if tx is None:
+        return _text(status)
+    cost = _get(tx, "details", "points", "total")
+    points = "" if cost is None else f" {format_points(-cost, signed=True)}"
+    return f"{_text(status)} {_get(tx, 'id')} {_text(_get(tx, 'status'))}{points}"
 
 
 def _answers(fresh: Any) -> list[tuple[str, dict[str, Any], Any]]:

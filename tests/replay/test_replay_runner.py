@@ -12,6 +12,7 @@ import pytest
 from replay_support import PROGRAM, card_balances, line, require_ops
 
 from promolab import Simulator
+from promolab.display import format_money
 from promolab.replay import ReplayError, record, replay
 from promolab.sim.operations import REGISTRY, Operation
 
@@ -131,7 +132,8 @@ def test_validate_is_a_read(fresh: Fresh) -> None:
     best = max(expected.promotions, key=lambda t: t.order.total_discount_amount or 0)
     assert row["best_tier"] == best.id
     assert row["best_discount"] == best.order.total_discount_amount
-    assert row["result"].startswith(f"{len(expected.promotions)} tiers")
+    # text for people: the discount in money, the column in cents
+    assert row["result"] == f"{len(expected.promotions)} tiers; best {best.id} {format_money(-row['best_discount'])}"
 
 
 def test_validate_with_no_applicable_tier(fresh: Fresh) -> None:

@@ -165,9 +165,10 @@ def test_summaries_of_each_operation(fresh: Fresh) -> None:
     text = result.timeline["result"].tolist()
     assert text[0].startswith("NEWS-") and text[0].endswith("-> carol")
     assert text[1] == "newsletter_signup by erin"
-    assert text[2].startswith("TRANSACTION_CREATED lctx_") and text[2].endswith(" PENDING")
+    # money as money (USD, the default currency), points as points; the numbers stay in the frames
+    assert text[2].startswith("TRANSACTION_CREATED lctx_") and text[2].endswith(" PENDING -500 points")
     assert text[3] == "NO_SPENT_ON_REWARD"
-    assert text[4] == "GIFT-BOB-25 +300 -> balance 2100"
+    assert text[4] == "GIFT-BOB-25 +$3.00 -> balance $21.00"
     assert text[5:] == ["lrew_retired DELETED", "wh_crm deleted", "linc_0a11ce01 ACTIVE", "clock +1d 1h"]
     assert result.timeline["status"].tolist() == [200, 200, 202, 202, 200, 200, 204, 200, 200]
 

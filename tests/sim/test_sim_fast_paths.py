@@ -122,9 +122,11 @@ def test_fingerprint_of_other_values_is_json_dumps(odd: Any) -> None:
 
 # -- proportional points ----------------------------------------------------------------------------
 def _reference_proportional(every_value: dict[str, Any] | None, x: Any) -> int:
-    """The definition: `value` points per whole `every` in `x`, by exact rational
-    arithmetic (decimal arithmetic in a 28-digit context, which `_proportional`
-    once used, raised past 28 digits)."""
+    """The definition: `value` points per whole `every` in `x` (read as its
+    decimal text), by exact rational arithmetic (decimal arithmetic in a
+    28-digit context, which `_proportional` once used, raised past 28 digits);
+    beyond a card's bound only "more than a card holds" matters (`_outcome`
+    says "over"), since such a credit is refused whatever its exact size."""
     if not every_value:
         return 0
     every = int(every_value.get("every") or 0)
@@ -137,9 +139,12 @@ def _reference_proportional(every_value: dict[str, Any] | None, x: Any) -> int:
 
 def _points_outcome(func: Any, spec: dict[str, Any], x: Any) -> tuple[str, Any]:
     try:
-        return "ok", func(spec, x)
+        points = func(spec, x)
     except (InvalidOperation, ValueError, OverflowError) as exc:
         return "error", type(exc)
+    if abs(points) > 2**63 - 1:  # refused by the planner whatever its size
+        return "ok", "over" if points > 0 else "under"
+    return "ok", points
 
 
 amounts = st.one_of(

@@ -8,7 +8,8 @@ Input: CSV or Parquet with the line-items columns of `promolab.analysis.orders`;
 `--customers`: CSV or Parquet with `order_id` and `customer_source_id`.
 Output: `.csv` or `.parquet` with the sweep columns (docs/analysis.md); the
 summary printed with money in the scenario's currency (`promolab.display`).
-Exit codes: 0 done, 2 bad input (one line on stderr).
+Exit codes: 0 done, 2 bad input (one line on stderr); 141 when stdout is a
+pipe closed early (handled in `promolab.cli`).
 """
 
 from __future__ import annotations
@@ -83,8 +84,8 @@ def _client(address: str) -> Any:
 def run_sweep(args: argparse.Namespace) -> int:
     from contextlib import nullcontext
 
-    from ..cli import open_scenario
     from ..display import format_count
+    from ..scenario_file import open_scenario
     from ..sim.clock import format_instant, parse_instant
     from .sweep import sweep
 

@@ -10,7 +10,7 @@ one row per line, 0 = opening) and the webhook delivery log
 the scenario's currency). Exit status: 0 when the replay ran to the end
 (refusals are outcomes, not failures), 1 when it stopped at a line (the
 partial timeline is still written), 2 when an input cannot be read or an
-option is wrong.
+option is wrong (141: stdout a pipe closed early, handled in `promolab.cli`).
 
 Webhooks whose configuration names an in-process `receiver:` reach nothing
 in a bare CLI process (every attempt is an `error`, retried); `--receiver
@@ -102,7 +102,7 @@ def register_receivers(sim: Simulator, specs: Sequence[str]) -> list[dict[str, A
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    from ..cli import open_scenario
+    from ..scenario_file import open_scenario
     from .runner import ReplayError, ReplayResult, replay, unrouted_receivers
 
     out = Path(args.out)

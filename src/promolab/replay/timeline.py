@@ -8,7 +8,9 @@ Columns and dtypes are fixed (docs/replay.md, "Timeline"):
     outcome         category         "ok", or the error key (refusal or malformed line)
     status          Int64            HTTP-equivalent status: 200/202/204 on success, the
                                      refusal's status (500: internal error); NA if malformed
-    result          string           short summary of what the operation returned; NA on failure
+    result          string           short summary of what the operation returned, for people
+                                     (money via promolab.display, in USD: the timeline does not
+                                     know the scenario's currency; points as points); NA on failure
     tiers           Int64            validate: number of applicable tiers; NA for other operations
     best_tier       string           validate: id of the tier with the largest total discount
     best_discount   Int64            validate: that discount, in cents
@@ -43,6 +45,7 @@ from datetime import datetime, timedelta
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
+from ..display import format_money, format_points
 from .events import ADVANCE, known_operations
 
 if TYPE_CHECKING:
@@ -112,7 +115,12 @@ Summary = tuple[str, int | None, str | None, int | None]
 
 
 def summarize(op: str, args: dict[str, Any], result: Any) -> Summary:
-    """(summary, tiers, best_tier, best_discount) for a successful line."""
+    """(summary, tiers, best_tier, best_discount) for a successful line.
+
+    The summary is text for people: money through `display.format_money`
+    (`GIFT-ALICE-50 +$25.00 -> balance $75.00`, in the default currency, USD:
+    the simulator does not keep the scenario's), points with their unit
+    (`-300 points`). The numeric columns (`best_discount`) stay in cents."""
     summary = _SUMMARIES.get(op)
     if summary is None:
         return type(result).__name__ if result is not None else "ok", None, None, None
@@ -130,7 +138,9 @@ def _validate_summary(args: dict[str, Any], result: Any) -> Summary:
             best_id, best = _field(tier, "id"), amount
     if not promotions:
         return "no tier applies", 0, None, None
-    return f"{len(promotions)} tiers; best {best_id} -{best}", len(promotions), best_id, best
+    count = len(promotions)
+    tiers = f"{count} tier" if count == 1 else f"{count} tiers"
+    return f"{tiers}; best {best_id} {format_money(-(best or 0))}", count, best_id, best
 
 
 # The summaries of the frequent operations read the answer's attributes
@@ -162,7 +172,11 @@ def _purchase_summary(args: dict[str, Any], result: Any) -> Summary:
     tx = _field(result, "transaction")
     if tx is None:
         return _text(status), None, None, None
-    return f"{_text(status)} {_field(tx, 'id')} {_text(_field(tx, 'status'))}", None, None, None
+    text = f"{_text(status)} {_field(tx, 'id')} {_text(_field(tx, 'status'))}"
+    cost = _get(tx, "details", "points", "total")  # the reward's price, spent from the card
+    if isinstance(cost, int) and not isinstance(cost, bool):
+        text += f" {format_points(-cost, signed=True)}"
+    return text, None, None, None
 
 
 def _gift_summary(args: dict[str, Any], result: Any) -> Summary:
@@ -170,7 +184,8 @@ def _gift_summary(args: dict[str, Any], result: Any) -> Summary:
         amount, balance = result.amount, result.balance
     except AttributeError:
         amount, balance = _field(result, "amount"), _field(result, "balance")
-    return f"{args.get('code')} +{amount} -> balance {balance}", None, None, None
+    return (f"{args.get('code')} {format_money(amount, signed=True)} -> balance {format_money(balance)}",
+            None, None, None)
 
 
 def _status_summary(args: dict[str, Any], result: Any) -> Summary:
@@ -443,7 +458,7 @@ class TimelineBuilder:
         replay `line` that made each (its time step or its operation)."""
         import pandas as pd
 
-        from ..sim.frames import deliveries_frame
+        from ..analysis.state_frames import deliveries_frame
 
         attempts = [*self._earlier_deliveries, *self.sim.state.webhook_deliveries[self.delivery_start:]]
         frame = deliveries_frame(attempts)

@@ -1,0 +1,31 @@
+"""Opening a scenario file for the command line: its simulator and its currency.
+
+The subcommands (`promolab validate`, `sweep`, `replay`) all start here. It
+lives below them rather than in `promolab.cli`: the sweep and replay commands
+(`promolab.analysis.cli`, `promolab.replay.cli`) need it, and `promolab.cli`
+imports them, so it must import nothing of theirs (nor they anything of it).
+It needs the core simulator only (`promolab.sim`), not the in-process client
+wiring of `promolab.Simulator`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .display import scenario_currency
+from .sim.scenario import read_scenario
+from .sim.simulator import Simulator
+
+__all__ = ["open_scenario"]
+
+
+def open_scenario(path: Path) -> tuple[Simulator, str]:
+    """The simulator of a scenario file, and its currency for text (`project.currency`).
+
+    The simulator's state does not keep the currency (state dumps must not depend
+    on it), so it is read from the document beside the load; the second parse of
+    the file costs a few ms. Raises `ScenarioError` like `Simulator.from_scenario`.
+    """
+    sim = Simulator.from_scenario(path)
+    document, _ = read_scenario(path)
+    return sim, scenario_currency(document)
