@@ -12,10 +12,9 @@ The public API is small on purpose:
 Wire models live in `promolab.models`, analysis in `promolab.analysis`.
 """
 
-__version__ = "0.1.0"
-
 from .client import ApiError, AsyncClient, Client
+from .inprocess import Simulator
 from .sim.scenario import ScenarioError
-from .sim.simulator import Simulator
+from .version import __version__
 
 __all__ = ["ApiError", "AsyncClient", "Client", "ScenarioError", "Simulator", "__version__"]

@@ -27,10 +27,10 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from promolab import Simulator
-from promolab.sim import ledger
 from promolab.sim.clock import parse_instant
 from promolab.sim.earning import _rule_passes, rules_pass
 from promolab.sim.errors import SimError
+from promolab.sim.loyalty import ledger
 from promolab.sim.loyalty.lookups import assignment_of, card_for, members_of
 from promolab.sim.loyalty.processing import PURCHASES
 from promolab.sim.loyalty.reservations import (

@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from promolab import Simulator
-from promolab.sim import ledger
+from promolab.sim.loyalty import ledger
 from promolab.sim import simulator as simulator_module
 from promolab.sim.errors import SimError
 from promolab.sim.loyalty.processing import DueWatch, due_watch

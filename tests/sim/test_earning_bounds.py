@@ -22,9 +22,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promolab import Simulator
-from promolab.sim import ledger
 from promolab.sim.earning import incentive_points
 from promolab.sim.errors import SimError
+from promolab.sim.loyalty import ledger
 from promolab.sim.records import EarningRule
 
 MAX = 2**63 - 1

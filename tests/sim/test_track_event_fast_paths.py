@@ -26,9 +26,10 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from promolab import Simulator, models
-from promolab.sim import earning, ledger
+from promolab.sim import earning
 from promolab.sim.errors import SimError
 from promolab.sim.ids import PREFIXES, IdGenerator
+from promolab.sim.loyalty import ledger
 from promolab.sim.operations import events as events_op
 from promolab.sim.pricing.rulebase import lookup
 from promolab.sim.records import EventSchema, Member, MetadataProperty

@@ -1,6 +1,6 @@
 """Tidy DataFrames of what the service returns (columns and dtypes: docs/analysis.md).
 
-Conventions, as in `sim/frames.py` (whose `typed_frame` builds every frame
+Conventions, as in `state_frames.py` (whose `typed_frame` builds every frame
 here): money and points are `Int64` (nullable integers; NA = the field was
 absent), enums are categoricals with the interface's full category list,
 instants are timezone-aware UTC, other text is `string`. Empty input gives an
@@ -15,7 +15,7 @@ from typing import Any
 import pandas as pd
 
 from .. import models
-from ..sim.frames import DELIVERY_OUTCOMES, TRANSACTION_STATUSES, TRANSACTION_TYPES, typed_frame
+from .state_frames import DELIVERY_OUTCOMES, TRANSACTION_STATUSES, TRANSACTION_TYPES, typed_frame
 
 __all__ = [
     "DELIVERY_COLUMNS",

@@ -1,4 +1,9 @@
-"""The simulator's ledgers as tidy DataFrames.
+"""The simulator's ledgers (its state's records) as tidy DataFrames.
+
+Here rather than in `sim`: the simulator holds state and answers requests;
+turning its state into pandas objects is analysis (and keeps pandas out of
+`sim`). `promolab.Simulator.transactions()` / `.webhook_deliveries()` and the
+replay's delivery log are built here.
 
 Columns and dtypes are fixed (docs/analysis.md): money and points are
 `Int64` (nullable integers, never floats), enums are categoricals with the
@@ -14,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .records import DeliveryAttempt
-    from .simulator import Simulator
+    from ..sim.records import DeliveryAttempt
+    from ..sim.simulator import Simulator
 
 __all__ = ["card_transactions_frame", "deliveries_frame", "typed_frame"]
 

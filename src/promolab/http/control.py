@@ -23,7 +23,7 @@ from ..sim.errors import InvalidPayload, NotFound
 from ..sim.inputs import parse
 from .routes import Call
 
-__all__ = ["AdvanceRequest", "advance", "clock", "coverage", "deliveries", "member", "reset", "restore", "snapshot", "state"]
+__all__ = ["AdvanceRequest", "advance", "clock", "deliveries", "member", "reset", "restore", "snapshot", "state"]
 
 
 def _json_number(value: Any) -> Any:
@@ -91,20 +91,3 @@ def member(call: Call) -> tuple[int, Any]:
     if member_id not in call.sim.state.members:
         raise NotFound("member", member_id)
     return 200, member_view(call.sim, member_id)
-
-
-def coverage(call: Call) -> tuple[int, Any]:
-    from ..sim.operations import REGISTRY
-    from .table import ROUTES
-
-    rows = [
-        {
-            "method": r.method,
-            "path": r.path,
-            "operation": r.operation,
-            "implemented": r.operation is None or r.operation in REGISTRY,
-        }
-        for r in ROUTES
-        if not r.control
-    ]
-    return 200, {"object": "list", "data": rows}

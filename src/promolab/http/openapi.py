@@ -15,9 +15,10 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
-from .. import __version__, models
+from .. import models
 from ..sim.webhooks.delivery import MAX_ATTEMPTS
 from ..sim.webhooks.signing import SIGNATURE_HEADER
+from ..version import __version__
 from .auth import AuthKind
 from .routes import Route
 

@@ -53,8 +53,8 @@ from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from . import ledger
 from .errors import BadRequest, InvalidPayload, NotFound
+from .loyalty import ledger
 from .loyalty.lookups import loyalty_lookups, member_card
 from .pricing.items import NormalizedOrder
 from .pricing.rulebase import lookup

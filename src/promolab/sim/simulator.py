@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Self, cast
 
 from .clock import Clock, format_instant, parse_instant
 from .errors import InvalidPayload, JournalUnavailable
@@ -44,10 +44,7 @@ from .scenario import load_scenario, read_scenario
 from .state import Indexes, State
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from .. import models
-    from ..client import AsyncClient, Client
 
 __all__ = ["SNAPSHOT_FORMAT", "Simulator"]
 
@@ -124,7 +121,7 @@ class Simulator:
         *,
         seed: int | None = None,
         start: str | datetime | None = None,
-    ) -> Simulator:
+    ) -> Self:
         """Load a scenario file (YAML/JSON) or mapping. The seed is, in order:
         the argument, the scenario's `seed`, 0."""
         document, origin = read_scenario(source)  # parsed once, named in errors
@@ -488,13 +485,17 @@ class Simulator:
 
     # -- journal ---------------------------------------------------------
     def record_to(
-        self, target: str | Path | list[str] | None, *, fsync: bool = True, header: str | None = None
+        self, target: str | Path | list[str] | Journal | None, *, fsync: bool = True, header: str | None = None
     ) -> None:
         """Start (or, with None, stop) journaling writes in replay format;
-        `header`, when given, is written first (`journal.resume_journal`
-        gives one to a new served journal)."""
+        `header`, when given, is written first. A `Journal` is taken as it is
+        (`journal.resume_journal` hands over the one it opened, locked, to
+        read the file first)."""
         with self._quiet():
-            journal = None if target is None else Journal(target, fsync=fsync, header=header)
+            if target is None or isinstance(target, Journal):
+                journal = target
+            else:
+                journal = Journal(target, fsync=fsync, header=header)
             if self._journal is not None:
                 self._journal.close()
             self._journal = journal
@@ -530,7 +531,7 @@ class Simulator:
         return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
     @classmethod
-    def restore(cls, snapshot: Mapping[str, Any]) -> Simulator:
+    def restore(cls, snapshot: Mapping[str, Any]) -> Self:
         sim = cls.__new__(cls)
         load_all()
         sim._init_runtime()
@@ -652,43 +653,6 @@ class Simulator:
 
     def dump_json(self) -> str:
         return json.dumps(self.dump(), separators=(",", ":"), ensure_ascii=False)
-
-    # -- clients -----------------------------------------------------------
-    def client(self, **options: Any) -> Client:
-        """A `Client` wired to this simulator in-process (no sockets)."""
-        from ..client import Client
-        from ..http.transport import SimulatorTransport
-
-        return Client(**self._client_arguments(), transport=SimulatorTransport(self), **options)
-
-    def async_client(self, **options: Any) -> AsyncClient:
-        from ..client import AsyncClient
-        from ..http.transport import AsyncSimulatorTransport
-
-        return AsyncClient(**self._client_arguments(), transport=AsyncSimulatorTransport(self), **options)
-
-    def _client_arguments(self) -> dict[str, Any]:
-        creds = self.state.project.credentials
-        return {
-            "base_url": "http://promolab.local",
-            "app_id": creds.app_id,
-            "app_token": creds.app_token.get_secret_value(),
-            "access_token": creds.access_token.get_secret_value(),
-            "management_id": creds.management_id,
-            "management_token": creds.management_token.get_secret_value(),
-        }
-
-    # -- frames ------------------------------------------------------------
-    def transactions(self) -> pd.DataFrame:
-        """Card transactions as a DataFrame (see docs/analysis.md for columns)."""
-        from .frames import card_transactions_frame
-
-        return card_transactions_frame(self)
-
-    def webhook_deliveries(self) -> pd.DataFrame:
-        from .frames import deliveries_frame
-
-        return deliveries_frame(self)
 
     def __repr__(self) -> str:
         return f"<Simulator project={self.state.project.id} seed={self.seed} now={format_instant(self.now)}>"

@@ -11,8 +11,8 @@ from datetime import timedelta
 import pytest
 
 from promolab import Simulator, models
-from promolab.sim import ledger
 from promolab.sim.errors import Locked, SimError
+from promolab.sim.loyalty import ledger
 
 from ._helpers import PROGRAM, balance, buy, refused, stock
 

@@ -15,6 +15,7 @@ from ..orders import line_columns
 from .batch import OrderBatch, build_batch
 from .customers import CustomerTable, customer_table
 from .plan import TierPlan, bind_tiers, plan_tiers
+from .progress import progress_bar
 from .result import SweepResult, build_frame
 from .runner import DEFAULT_CHUNK, Outputs, evaluate_range
 
@@ -74,12 +75,6 @@ def _paths_frame(plans: Sequence[TierPlan], paths: Sequence[str]) -> pd.DataFram
     })
 
 
-def _progress(total: int, enabled: bool, desc: str) -> Any:
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, unit="order", unit_scale=True, desc=desc, disable=not enabled, leave=False)
-
-
 def sweep(
     sim: Simulator,
     orders: Any,
@@ -134,7 +129,7 @@ def sweep(
         paths = [b.path for b in bound]
         # codes filled by the chunks, except on a distributed client (partitions ship their own arrays)
         out = Outputs.allocate(batch.n_orders, len(chosen), codes=client is None or engine == "pandas")
-        with _progress(batch.n_orders, progress, f"sweep ({engine})") as bar:
+        with progress_bar(batch.n_orders, progress, f"sweep ({engine})") as bar:
             if engine == "pandas":
                 evaluate_range(bound, batch, 0, batch.n_orders, out, view.catalogue, ctx,
                                chunk_size=chunk_size, on_chunk=bar.update)

@@ -33,6 +33,7 @@ from ..orders import line_columns
 from .batch import KeyTable, OrderBatch, build_batch, resolve_keys
 from .customers import CustomerTable
 from .plan import TierPlan, bind_tiers, plan_tiers
+from .progress import progress_bar
 from .runner import Outputs, evaluate_range
 
 __all__ = ["default_partitions", "sweep_dask_batch", "sweep_dask_frame"]
@@ -171,12 +172,11 @@ def sweep_dask_frame(
     from dask.base import compute
     from dask.delayed import delayed
 
-    from .api import _progress
 
     payload = _Payload(catalogue, tuple(t.spec for t in tiers), now, dict(metadata), chunk_size, table)
     tasks = [delayed(_run_frame, pure=True)(payload, part) for part in frame.to_delayed()]
     results: list[tuple[pd.Index, Outputs, list[str]]] = []
-    with _progress(len(tasks), progress, "sweep (dask partitions)") as bar:
+    with progress_bar(len(tasks), progress, "sweep (dask partitions)", unit="partition") as bar:
         bar.unit = "partition"
         if client is None:
             names = {t.key for t in tasks}

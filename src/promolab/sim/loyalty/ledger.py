@@ -18,14 +18,14 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..models.common import INT64_MAX
-from .loyalty.lookups import card_for
-from .loyalty.reservations import pending_index
-from .records import Card, CardTransaction
-from .validated import validated
+from ...models.common import INT64_MAX
+from ..records import Card, CardTransaction
+from ..validated import validated
+from .lookups import card_for
+from .reservations import pending_index
 
 if TYPE_CHECKING:
-    from .simulator import Simulator
+    from ..simulator import Simulator
 
 __all__ = ["MAX_BALANCE", "card_for", "fits", "post", "settle"]
 

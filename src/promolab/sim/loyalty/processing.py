@@ -28,11 +28,11 @@ from datetime import datetime
 from itertools import islice
 from typing import TYPE_CHECKING
 
-from .. import ledger
 from ..errors import BadRequest, NotFound, SimError
 from ..processing import processor
 from ..records import CardTransaction
 from ..state import State, derived
+from . import ledger
 from .granting import describe, grant
 from .purchases import assignment_of, check_card, check_open, check_stock
 from .reservations import pending_index

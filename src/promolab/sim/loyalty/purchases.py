@@ -27,10 +27,9 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..clock import format_instant
 from ..errors import BadRequest, Locked, NotFound
-from ..ledger import card_for
 from ..records import Card, Member, Program, Reward, RewardAssignment
 from ..state import derived
-from .lookups import assignment_of
+from .lookups import assignment_of, card_for
 from .reservations import PendingPurchases, pending_index
 
 if TYPE_CHECKING:

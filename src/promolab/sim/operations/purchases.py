@@ -15,8 +15,8 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from ... import models
-from .. import ledger
 from ..inputs import code, parse
+from ..loyalty import ledger
 from ..loyalty import processing as _processing  # noqa: F401  (registers the processor)
 from ..loyalty.granting import grant
 from ..loyalty.purchases import check_request
