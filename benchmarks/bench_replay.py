@@ -156,7 +156,7 @@ def _parse(lines: list[str]) -> list[dict[str, Any]]:
 
 def apply_bare(sim: Any, entries: list[dict[str, Any]]) -> None:
     """The baseline: time step to `at`, then `sim.apply`; no checks, no timeline."""
-    from promolab.sim.errors import SimError
+    from promolab.sim.refusals import SimError
 
     for entry in entries:
         at, op = entry["at"], entry["op"]
@@ -180,7 +180,7 @@ def stubbed_simulator(lines: list[str]) -> Any:
     real answer per operation) and whose clock never moves: replaying on it
     measures the replay machinery alone (parse, check, dispatch, timeline,
     frames), independent of the simulator's speed."""
-    from promolab.sim.errors import SimError
+    from promolab.sim.refusals import SimError
 
     real = fresh()
     canned: dict[str, Any] = {}
@@ -287,7 +287,7 @@ def per_operation(lines: list[str]) -> tuple[dict[str, list[float]], float]:
     (`perf_counter_ns`, wall). Returns {op: [seconds, calls]} (time steps of
     the lines other than `advance` under "(time steps)") and the run's total
     wall seconds."""
-    from promolab.sim.errors import SimError
+    from promolab.sim.refusals import SimError
 
     sim, entries = fresh(), _parse(lines)
     clock = time.perf_counter_ns

@@ -93,10 +93,10 @@ class Shadow:
         self.last: Any = None
 
     def run(self, entry: dict[str, Any]) -> Any:
-        from promolab.replay.events import entry_fields
+        from promolab.replay.reader import entry_fields
         from promolab.replay.runner import _run, _time_problem
         from promolab.sim.clock import parse_instant
-        from promolab.sim.errors import SimError
+        from promolab.sim.refusals import SimError
 
         if "at" in entry and parse_instant(entry["at"]) < self.sim.now:
             entry["at"] = iso(self.sim.now)  # an order's event may run past the next planned action

@@ -227,7 +227,7 @@ def _order_request(path: Path, customer: str | None) -> dict[str, object]:
 def _validate(args: argparse.Namespace) -> int:
     from .display import format_money, text_table
     from .scenario_file import open_scenario
-    from .sim.errors import SimError
+    from .sim.refusals import SimError
 
     sim, currency = open_scenario(args.scenario)
     st = sim.state

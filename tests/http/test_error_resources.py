@@ -198,8 +198,8 @@ def test_a_referral_code_not_yet_published_names_the_code(sim: Simulator) -> Non
 )
 def test_a_gift_card_from_the_wrong_campaign_names_it(sim: Simulator, campaign_id: str, why: str) -> None:
     """`issue_gift_voucher` (loyalty gift rewards, referral gift credits)."""
-    from promolab.sim.errors import SimError
     from promolab.sim.gift import issue_gift_voucher
+    from promolab.sim.refusals import SimError
 
     sim.state.campaigns["camp_gift"].active = False
     with pytest.raises(SimError) as caught:

@@ -1,5 +1,5 @@
 """Reading event sequences: aliases, sources, and every kind of malformed line
-reported with its line number (promolab.replay.events)."""
+reported with its line number (promolab.replay.reader)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from promolab.replay import (
     known_operations,
     read_events,
 )
-from promolab.replay.events import ADVANCE, canonical_op
+from promolab.replay.reader import ADVANCE, canonical_op
 
 GOOD = [
     line("delete_reward", {"reward_id": "lrew_retired"}, at="2026-03-06T10:00:00Z"),

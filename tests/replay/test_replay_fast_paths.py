@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from replay_support import line
 
 from promolab.replay import ReplayError, replay
-from promolab.replay.events import check_item, instant, loads
+from promolab.replay.reader import check_item, instant, loads
 from promolab.replay.timeline import _category, _nullable_ints
 from promolab.sim.clock import parse_instant
 
@@ -333,7 +333,7 @@ def test_replay_leaves_a_disabled_collector_and_frozen_objects_alone(fresh: Any)
 def test_replay_of_a_busy_mixed_sequence_matches_the_same_calls_made_directly(fresh: Any) -> None:
     """Every line kind of the benchmark's mix, checked against `sim.apply`
     called directly: same final state, same refusals."""
-    from promolab.sim.errors import SimError
+    from promolab.sim.refusals import SimError
 
     start = datetime(2026, 3, 6, 10, 0, tzinfo=UTC)
     entries: list[tuple[datetime, str, dict[str, Any]]] = []

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from replay_support import line
 
 from promolab.display import format_money, format_points
-from promolab.replay.events import Event, check_item, item_fields
+from promolab.replay.reader import Event, check_item, item_fields
 from promolab.replay.timeline import _get, _ints, _nullable_ints, _strings, _text, _times, summarize
 
 

@@ -13,7 +13,7 @@ from replay_support import PROGRAM, require_ops
 
 from promolab import Simulator
 from promolab.replay import record, replay
-from promolab.sim.errors import SimError
+from promolab.sim.refusals import SimError
 
 Fresh = Callable[..., Simulator]
 ALL_WRITES = ("publish", "track_event", "purchase_reward", "add_gift_balance", "delete_reward", "delete_webhook")

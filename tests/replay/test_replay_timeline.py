@@ -14,7 +14,7 @@ from promolab import Simulator
 from promolab.replay import BALANCE_COLUMNS, TIMELINE_COLUMNS, known_operations, read_events, replay
 from promolab.replay.runner import _run
 from promolab.replay.timeline import SUCCESS_STATUS
-from promolab.sim.errors import SimError
+from promolab.sim.refusals import SimError
 
 Fresh = Callable[..., Simulator]
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "events"

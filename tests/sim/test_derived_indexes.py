@@ -29,7 +29,6 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 from promolab import Simulator
 from promolab.sim.clock import parse_instant
 from promolab.sim.earning import _rule_passes, rules_pass
-from promolab.sim.errors import SimError
 from promolab.sim.loyalty import ledger
 from promolab.sim.loyalty.lookups import assignment_of, card_for, members_of
 from promolab.sim.loyalty.processing import PURCHASES
@@ -42,6 +41,7 @@ from promolab.sim.loyalty.reservations import (
 )
 from promolab.sim.records import PendingDelivery
 from promolab.sim.referrals import _converted
+from promolab.sim.refusals import SimError
 from promolab.sim.state import State
 from promolab.sim.webhooks.delivery import DeliveryProcessor, DueOrder, due_order
 

@@ -28,13 +28,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from promolab import Simulator
-from promolab.sim.loyalty import ledger
 from promolab.sim import simulator as simulator_module
-from promolab.sim.errors import SimError
+from promolab.sim.loyalty import ledger
 from promolab.sim.loyalty.processing import DueWatch, due_watch
 from promolab.sim.loyalty.reservations import PURCHASE_TYPE
-from promolab.sim.processing import due_by
 from promolab.sim.records import CardTransaction, PendingDelivery
+from promolab.sim.refusals import SimError
+from promolab.sim.scheduler import due_by
 from promolab.sim.state import State
 
 DEMO = Path(__file__).parents[2] / "data" / "scenarios" / "demo.yaml"

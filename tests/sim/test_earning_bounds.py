@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 
 from promolab import Simulator
 from promolab.sim.earning import incentive_points
-from promolab.sim.errors import SimError
 from promolab.sim.loyalty import ledger
 from promolab.sim.records import EarningRule
+from promolab.sim.refusals import SimError
 
 MAX = 2**63 - 1
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from promolab import ApiError, Simulator, models
-from promolab.sim.errors import SimError
 from promolab.sim.records import EventSchema, MetadataProperty, ReferrerReward
+from promolab.sim.refusals import SimError
 
 DEMO = Path(__file__).parents[2] / "data" / "scenarios" / "demo.yaml"
 
@@ -449,8 +449,8 @@ def test_a_referral_reward_past_the_64_bit_bound_refuses_the_event_and_changes_n
 def test_a_referral_reward_counts_the_same_events_earning_credits_to_the_card(sim: Simulator) -> None:
     """Earning rules and the referrer's reward may credit one card in one event:
     each fits alone, together they do not; the event is refused whole."""
-    from promolab.sim.errors import InvalidPayload
     from promolab.sim.referrals import plan_conversion
+    from promolab.sim.refusals import InvalidPayload
 
     card = sim.state.cards["lcrd_dave_beans"]  # the 500-point reward of REF-DAVE's referrer
     card.balance = 2**63 - 1 - 600

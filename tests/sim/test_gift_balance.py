@@ -11,8 +11,8 @@ import pytest
 
 from promolab import ApiError, Simulator, models
 from promolab.http.transport import SimulatorTransport
-from promolab.sim.errors import SimError
 from promolab.sim.gift import credit_gift_balance, issue_gift_voucher
+from promolab.sim.refusals import SimError
 
 DEMO = Path(__file__).parents[2] / "data" / "scenarios" / "demo.yaml"
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from promolab import Simulator
-from promolab.sim.errors import JournalUnavailable
+from promolab.sim.refusals import JournalUnavailable
 
 
 class _FullDisk:

@@ -497,7 +497,7 @@ class _FailingJournal:
 
 @pytest.mark.parametrize("call", ["reset", "restore"])
 def test_a_reset_or_restore_the_journal_cannot_take_is_undone_and_refused(sim: Simulator, call: str) -> None:
-    from promolab.sim.errors import JournalUnavailable
+    from promolab.sim.refusals import JournalUnavailable
 
     snapshot = sim.snapshot(redact=True)
     sim.advance(3600)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from promolab import Simulator
-from promolab.sim.errors import SimError
+from promolab.sim.refusals import SimError
 
 DEMO = Path(__file__).parents[2] / "data" / "scenarios" / "demo.yaml"
 BAD = "a\ud800"

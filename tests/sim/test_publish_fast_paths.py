@@ -32,13 +32,12 @@ from pydantic import TypeAdapter, ValidationError
 from promolab import Simulator, models
 from promolab.models.common import Timestamp
 from promolab.sim import records
-from promolab.sim.errors import SimError
 from promolab.sim.gift import gift_balance_added_data
-from promolab.sim.inputs import parse
 from promolab.sim.loyalty.purchases import _outside_window
 from promolab.sim.operations import balance as balance_op
 from promolab.sim.operations import publishing as publish_op
 from promolab.sim.operations import purchases as purchase_op
+from promolab.sim.refusals import SimError
 from promolab.sim.render import (
     iso,
     render_balance,
@@ -53,6 +52,7 @@ from promolab.sim.render.vouchers import (
     voucher_created_at,
     wire_instant,
 )
+from promolab.sim.request_parsing import parse
 from promolab.sim.webhooks import build_envelope, encode_body, payload_type
 from promolab.sim.webhooks.envelope import EventBodies, target_of
 

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from promolab import ApiError, Simulator, models
-from promolab.sim.errors import SimError
 from promolab.sim.publishing import publish_to_customer
+from promolab.sim.refusals import SimError
 
 DEMO = Path(__file__).parents[2] / "data" / "scenarios" / "demo.yaml"
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from promolab import ScenarioError, Simulator
-from promolab.sim.scenario.errors import MAX_SHOWN, ScenarioIssue
+from promolab.sim.scenario.issues import MAX_SHOWN, ScenarioIssue
 
 AMOUNT_OFF = {"type": "AMOUNT", "amount_off": 100, "effect": "APPLY_TO_ORDER"}
 TOP_LEVEL_KEYS = ("version, description, seed, project, settings, clock, catalogue, customers, segments, "

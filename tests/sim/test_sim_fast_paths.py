@@ -33,7 +33,7 @@ from promolab.models.vouchers import _relative_list_url
 from promolab.sim import earning
 from promolab.sim.clock import format_instant
 from promolab.sim.loyalty.lookups import card_for, member_card, members_of
-from promolab.sim.pricing.rulebase import lookup
+from promolab.sim.pricing.rule_env import lookup
 from promolab.sim.publishing import publication_fingerprint
 from promolab.sim.render import iso
 

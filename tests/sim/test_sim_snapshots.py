@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from promolab import Simulator
-from promolab.sim.errors import SimError
+from promolab.sim.refusals import SimError
 from promolab.sim.simulator import SNAPSHOT_FORMAT
 
 

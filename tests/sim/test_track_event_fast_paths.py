@@ -1,6 +1,6 @@
 """The shortcuts of track_event (custom events) say what the plain definitions say.
 
-- `operations.events.plainly_valid` / `read_body`: a body the hand-written
+- `operations.custom_events.plainly_valid` / `read_body`: a body the hand-written
   check accepts is one `models.CustomEventRequest` accepts, and is read as the
   model reads it (`new_customer_ref` too); whole event sequences give the same
   results and state either way;
@@ -27,12 +27,12 @@ from pydantic import ValidationError
 
 from promolab import Simulator, models
 from promolab.sim import earning
-from promolab.sim.errors import SimError
 from promolab.sim.ids import PREFIXES, IdGenerator
 from promolab.sim.loyalty import ledger
-from promolab.sim.operations import events as events_op
-from promolab.sim.pricing.rulebase import lookup
+from promolab.sim.operations import custom_events as events_op
+from promolab.sim.pricing.rule_env import lookup
 from promolab.sim.records import EventSchema, Member, MetadataProperty
+from promolab.sim.refusals import SimError
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

@@ -21,7 +21,7 @@ import pytest
 
 from promolab import Simulator
 from promolab.sim.pricing import price_normalized, promotion_tier_wire
-from promolab.sim.pricing.types import PricingContext
+from promolab.sim.pricing.inputs import PricingContext
 from promolab.sim.promotions import build_view, customer_context, tracking_id
 
 PRODUCTS = ["prod_beans_ethiopia", "prod_beans_colombia", "prod_espresso_blend", "prod_mug", "prod_tote",

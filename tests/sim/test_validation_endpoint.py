@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from promolab import Simulator, models
-from promolab.sim.errors import InvalidPayload, InvalidQueryParams
+from promolab.sim.refusals import InvalidPayload, InvalidQueryParams
 from wire_asserts import assert_same_json
 
 EXAMPLES = json.loads(

@@ -24,8 +24,8 @@ from pydantic import ValidationError
 
 from promolab import Simulator, models
 from promolab.sim.operations.validation import _usual_items, plainly_valid
-from promolab.sim.pricing.logic import compile_logic
-from promolab.sim.pricing.types import CustomerContext
+from promolab.sim.pricing.inputs import CustomerContext
+from promolab.sim.pricing.rule_logic import compile_logic
 from promolab.sim.promotions import customer_context, pricing_view
 
 

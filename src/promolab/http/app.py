@@ -18,10 +18,10 @@ from urllib.parse import unquote
 
 from pydantic import BaseModel
 
-from ..sim.errors import SimError
 from ..sim.operations import REGISTRY
+from ..sim.refusals import SimError
 from .auth import AuthKind, authorized, identity
-from .errors import error_body, error_response
+from .error_bodies import error_body, error_response
 from .messages import MAX_JSON_DEPTH, HttpRequest, HttpResponse, JsonError, decode_json
 from .query import parse_query
 from .routes import Call, Route, Router

@@ -19,8 +19,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
-from ..sim.errors import InvalidPayload, NotFound
-from ..sim.inputs import parse
+from ..sim.refusals import InvalidPayload, NotFound
+from ..sim.request_parsing import parse
 from .routes import Call
 
 __all__ = ["AdvanceRequest", "advance", "clock", "deliveries", "member", "reset", "restore", "snapshot", "state"]

@@ -17,7 +17,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl
 
-from ..sim.errors import InvalidQueryParams
+from ..sim.refusals import InvalidQueryParams
 from .messages import MAX_JSON_DEPTH, JsonError, decode_json
 
 __all__ = ["MAX_QUERY_BYTES", "parse_query", "query_bool", "query_filters"]

@@ -24,8 +24,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..sim.errors import SimError
-from .errors import error_response
+from ..sim.refusals import SimError
+from .error_bodies import error_response
 from .messages import HttpRequest, HttpResponse
 
 if TYPE_CHECKING:

@@ -23,6 +23,13 @@ from .common import (
     Timestamp,
     format_timestamp,
 )
+from .custom_events import (
+    CustomEventRequest,
+    CustomEventResult,
+    EventCustomer,
+    LoyaltyInput,
+    ReferralInput,
+)
 from .customers import Customer, CustomerInput, IdentifiedCustomerInput
 from .discounts import (
     AmountDiscount,
@@ -42,13 +49,6 @@ from .discounts import (
     UnitManyDiscount,
 )
 from .errors import ErrorBody
-from .events import (
-    CustomEventRequest,
-    CustomEventResult,
-    EventCustomer,
-    LoyaltyInput,
-    ReferralInput,
-)
 from .incentives import (
     ApplicableToObjectType,
     CalculationType,

@@ -15,7 +15,7 @@ The format is the simulator's journal: record a session with `record(sim)`
 state back.
 """
 
-from .events import (
+from .reader import (
     ALIASES,
     FORMAT_KEYS,
     BadLine,

@@ -35,8 +35,8 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..display import DEFAULT_CURRENCY, format_count, format_money
 from ..sim.clock import format_instant
-from ..sim.errors import SimError
-from .events import ADVANCE, BadLine, EventSource, Fields, item_fields, read_lines
+from ..sim.refusals import SimError
+from .reader import ADVANCE, BadLine, EventSource, Fields, item_fields, read_lines
 from .timeline import SUCCESS_STATUS, TimelineBuilder, balance_table, duration, summarize
 
 if TYPE_CHECKING:

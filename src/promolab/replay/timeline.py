@@ -46,7 +46,7 @@ from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from ..display import format_money, format_points
-from .events import ADVANCE, known_operations
+from .reader import ADVANCE, known_operations
 
 if TYPE_CHECKING:
     import pandas as pd

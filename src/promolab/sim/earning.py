@@ -53,14 +53,14 @@ from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .errors import BadRequest, InvalidPayload, NotFound
 from .loyalty import ledger
 from .loyalty.lookups import loyalty_lookups, member_card
+from .pricing.inputs import CustomerContext
 from .pricing.items import NormalizedOrder
-from .pricing.rulebase import lookup
+from .pricing.rule_env import lookup
 from .pricing.rules import AUDIENCE_FAMILIES, RuleSet, compile_rules
-from .pricing.types import CustomerContext
 from .records import Card, CardTransaction, EarningRule, Incentive, Program
+from .refusals import BadRequest, InvalidPayload, NotFound
 from .state import derived
 
 if TYPE_CHECKING:

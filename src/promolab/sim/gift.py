@@ -28,7 +28,7 @@ import os
 from typing import TYPE_CHECKING
 
 from .. import models
-from .errors import BadRequest, NotFound
+from .fast_validate import validated
 from .publishing import (
     Selection,
     apply_publication,
@@ -39,6 +39,7 @@ from .publishing import (
     register_voucher,
 )
 from .records import GiftState, Voucher, VoucherTransaction
+from .refusals import BadRequest, NotFound
 from .render.customers import customer_body
 from .render.vouchers import (
     render_balance,
@@ -46,7 +47,6 @@ from .render.vouchers import (
     render_simple_voucher,
     render_voucher_transaction,
 )
-from .validated import validated
 from .webhooks import emit, subscribers
 
 if TYPE_CHECKING:

@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any
 
 from .clock import format_instant
-from .errors import SimError
 from .operations import REGISTRY, operation
+from .refusals import SimError
 
 if sys.platform != "win32":
     import fcntl

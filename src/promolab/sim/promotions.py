@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from .clock import format_instant
 from .pricing.engine import CompiledTier, compile_tier
-from .pricing.schedule import RunningTiers
-from .pricing.types import (
+from .pricing.inputs import (
     CampaignInfo,
     Catalogue,
     Collection,
@@ -29,6 +28,7 @@ from .pricing.types import (
     Sku,
     TierSpec,
 )
+from .pricing.schedule import RunningTiers
 
 if TYPE_CHECKING:
     from .records import Campaign, PromotionTier

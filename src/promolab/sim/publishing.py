@@ -36,8 +36,8 @@ from collections.abc import Mapping
 from json.encoder import encode_basestring_ascii
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .errors import BadRequest, NotFound
 from .records import Campaign, Customer, Publication, Voucher
+from .refusals import BadRequest, NotFound
 
 if TYPE_CHECKING:
     from .simulator import Simulator

@@ -36,12 +36,12 @@ from dataclasses import dataclass
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from .errors import BadRequest, InvalidPayload, NotFound
 from .gift import check_gift_credit, credit_gift_balance, issue_gift_voucher
 from .loyalty import ledger
 from .loyalty.lookups import members_of
 from .publishing import Selection, apply_publication, held_codes, select_publication
 from .records import Campaign, Card, ReferralConversion, Voucher
+from .refusals import BadRequest, InvalidPayload, NotFound
 from .state import State, derived
 
 if TYPE_CHECKING:

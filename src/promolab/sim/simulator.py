@@ -27,11 +27,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, cast
 
 from .clock import Clock, format_instant, parse_instant
-from .errors import InvalidPayload, JournalUnavailable
 from .ids import IdGenerator
 from .journal import Journal, encode_line
 from .operations import REGISTRY, load_all, operation
-from .processing import (
+from .refusals import InvalidPayload, JournalUnavailable
+from .scenario import load_scenario, read_scenario
+from .scheduler import (
     PROCESSORS,
     ClaimingProcessor,
     Outbound,
@@ -40,7 +41,6 @@ from .processing import (
     claims,
     due_by,
 )
-from .scenario import load_scenario, read_scenario
 from .state import Indexes, State
 
 if TYPE_CHECKING:
@@ -547,7 +547,7 @@ class Simulator:
         400 `invalid_payload`."""
         from pydantic import ValidationError
 
-        from .inputs import describe_validation_error
+        from .request_parsing import describe_validation_error
 
         if not isinstance(snapshot, Mapping):
             raise ValueError(f"a snapshot is an object, not {type(snapshot).__name__}")  # noqa: TRY004

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from promolab import Simulator
-from promolab.sim.errors import SimError
+from promolab.sim.refusals import SimError
 
 PROGRAM = "lprg_coffee_club"
 

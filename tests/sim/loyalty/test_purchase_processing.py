@@ -11,8 +11,8 @@ from datetime import timedelta
 import pytest
 
 from promolab import Simulator, models
-from promolab.sim.errors import Locked, SimError
 from promolab.sim.loyalty import ledger
+from promolab.sim.refusals import Locked, SimError
 
 from ._helpers import PROGRAM, balance, buy, refused, stock
 

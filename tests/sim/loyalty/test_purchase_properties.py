@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from promolab import Simulator
-from promolab.sim.errors import SimError
 from promolab.sim.loyalty import ledger
 from promolab.sim.loyalty.reservations import reserved_points, reserved_stock
 from promolab.sim.operations import REGISTRY
+from promolab.sim.refusals import SimError
 
 from .conftest import DEMO
 

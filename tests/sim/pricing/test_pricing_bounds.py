@@ -22,7 +22,6 @@ from hypothesis import strategies as st
 from pricing_builders import ctx, tier
 
 from big_orders import big_orders
-from promolab.sim.errors import InvalidPayload
 from promolab.sim.pricing import (
     Catalogue,
     PricingInputError,
@@ -32,8 +31,9 @@ from promolab.sim.pricing import (
     price_normalized,
 )
 from promolab.sim.pricing import items as items_module
-from promolab.sim.pricing import units as units_module
-from promolab.sim.pricing.errors import PricingOverflowError
+from promolab.sim.pricing import unit_discounts as units_module
+from promolab.sim.pricing.input_errors import PricingOverflowError
+from promolab.sim.refusals import InvalidPayload
 
 MAX = 2**63 - 1
 

@@ -35,7 +35,7 @@ from promolab.sim.pricing import items as items_module
 from promolab.sim.pricing.campaign import compile_campaign
 from promolab.sim.pricing.conditions import NOW_OPERATORS, compile_predicates
 from promolab.sim.pricing.engine import price_running, running_entries
-from promolab.sim.pricing.errors import PricingInputError
+from promolab.sim.pricing.input_errors import PricingInputError
 from promolab.sim.pricing.order import copy_order
 from promolab.sim.pricing.schedule import RunningTiers
 from promolab.sim.pricing.settle import _compute

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..errors import BadRequest, SimError
 from ..ids import IdGenerator
 from ..records import GrantedReward, Member, Reward
+from ..refusals import BadRequest, SimError
 
 if TYPE_CHECKING:
     from ..simulator import Simulator

@@ -19,8 +19,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ...models.common import INT64_MAX
+from ..fast_validate import validated
 from ..records import Card, CardTransaction
-from ..validated import validated
 from .lookups import card_for
 from .reservations import pending_index
 

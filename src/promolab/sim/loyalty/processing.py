@@ -28,9 +28,9 @@ from datetime import datetime
 from itertools import islice
 from typing import TYPE_CHECKING
 
-from ..errors import BadRequest, NotFound, SimError
-from ..processing import processor
 from ..records import CardTransaction
+from ..refusals import BadRequest, NotFound, SimError
+from ..scheduler import processor
 from ..state import State, derived
 from . import ledger
 from .granting import describe, grant

@@ -26,8 +26,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..clock import format_instant
-from ..errors import BadRequest, Locked, NotFound
 from ..records import Card, Member, Program, Reward, RewardAssignment
+from ..refusals import BadRequest, Locked, NotFound
 from ..state import derived
 from .lookups import assignment_of, card_for
 from .reservations import PendingPurchases, pending_index

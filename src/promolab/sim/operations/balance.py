@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ... import models
-from ..errors import InvalidPayload, NotFound
+from ..fast_validate import validated
 from ..gift import credit_gift_balance
-from ..inputs import code, parse, text
-from ..validated import validated
+from ..refusals import InvalidPayload, NotFound
+from ..request_parsing import code, parse, text
 from . import operation
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ... import models
-from ..errors import InvalidPayload, NotFound
+from ..refusals import InvalidPayload, NotFound
 from ..render import render_incentive
 from . import operation
 

@@ -14,8 +14,6 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ... import models
-from ..errors import BadRequest, InvalidPayload
-from ..inputs import code, parse, text
 from ..publishing import (
     apply_publication,
     create_customer,
@@ -23,7 +21,9 @@ from ..publishing import (
     find_customer,
     select_publication,
 )
+from ..refusals import BadRequest, InvalidPayload
 from ..render import render_publication
+from ..request_parsing import code, parse, text
 from . import operation
 
 if TYPE_CHECKING:

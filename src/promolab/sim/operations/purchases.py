@@ -15,14 +15,14 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from ... import models
-from ..inputs import code, parse
+from ..fast_validate import validated
 from ..loyalty import ledger
 from ..loyalty import processing as _processing  # noqa: F401  (registers the processor)
 from ..loyalty.granting import grant
 from ..loyalty.purchases import check_request
 from ..loyalty.reservations import PURCHASE_TYPE
 from ..render.loyalty import render_card_transaction
-from ..validated import validated
+from ..request_parsing import code, parse
 from . import operation
 
 if TYPE_CHECKING:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ... import models
-from ..errors import NotFound, ResourceInUse
+from ..refusals import NotFound, ResourceInUse
 from ..render import render_reward
 from . import operation
 

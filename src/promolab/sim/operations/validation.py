@@ -23,12 +23,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ... import models
-from ..errors import InvalidPayload, InvalidQueryParams
-from ..inputs import CUSTOMER_CHECKS, code, fields_ok, json_object, money, parse, text
 from ..pricing.engine import tier_entries
-from ..pricing.errors import PricingInputError
+from ..pricing.input_errors import PricingInputError
 from ..pricing.items import normalize_order
 from ..promotions import customer_context, pricing_view, tracking_id
+from ..refusals import InvalidPayload, InvalidQueryParams
+from ..request_parsing import CUSTOMER_CHECKS, code, fields_ok, json_object, money, parse, text
 from . import operation
 
 if TYPE_CHECKING:
@@ -135,7 +135,7 @@ def _holds(actual: str | None, op: str, values: list[str]) -> bool:
     return actual not in lowered
 
 
-# -- the cheap request check (the shared checks are in `inputs`) ------------------------------
+# -- the cheap request check (the shared checks are in `request_parsing`) ---------------------
 # An object is checked key by key against a table of its known fields (an
 # unknown key fails), so only the fields present cost anything: a usual body
 # has a customer with one id and items with an id and a quantity.

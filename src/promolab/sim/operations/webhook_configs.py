@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..errors import NotFound
+from ..refusals import NotFound
 from . import operation
 
 if TYPE_CHECKING:

@@ -8,17 +8,14 @@ Typical use in a validation request::
                 for compiled in compiled_tiers]          # compile_tier(...) once, cached
 
 See `engine` for the rounding and field-presence policies, `rules` for the rule
-families, `discounts` / `units` for the effects and `scope` for applicable_to.
+families, `discounts` / `unit_discounts` for the effects and `scope` for applicable_to.
 """
 
 from .campaign import parse_duration
 from .conditions import OPERATORS
 from .engine import CompiledTier, TierOutcome, compile_tier, price_normalized, price_tier
-from .errors import PricingInputError, TierConfigError
-from .items import Line, NormalizedOrder, normalize_order
-from .money import round_half_up, split_proportionally
-from .rules import AUDIENCE_FAMILIES, RULE_FAMILIES
-from .types import (
+from .input_errors import PricingInputError, TierConfigError
+from .inputs import (
     SHIPPING_PRODUCT,
     CampaignInfo,
     Catalogue,
@@ -29,7 +26,10 @@ from .types import (
     Sku,
     TierSpec,
 )
-from .wire import promotion_tier_wire
+from .items import Line, NormalizedOrder, normalize_order
+from .money import round_half_up, split_proportionally
+from .rules import AUDIENCE_FAMILIES, RULE_FAMILIES
+from .tier_wire import promotion_tier_wire
 
 __all__ = [
     "AUDIENCE_FAMILIES",

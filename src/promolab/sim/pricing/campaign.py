@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
-from .rulebase import RuleFailure
-from .types import CampaignInfo
+from .inputs import CampaignInfo
+from .rule_env import RuleFailure
 
 __all__ = ["CampaignCheck", "Duration", "Span", "compile_campaign", "parse_duration"]
 

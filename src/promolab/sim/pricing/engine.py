@@ -69,15 +69,15 @@ from typing import Any
 
 from .campaign import CampaignCheck, compile_campaign
 from .discounts import EFFECTS, AmountDiscount, compile_amount_discount, default_effect
-from .errors import TierConfigError
+from .input_errors import TierConfigError
+from .inputs import Catalogue, CustomerContext, PricingContext, TierSpec
 from .items import NormalizedOrder, normalize_order
-from .rulebase import RuleEnv
+from .rule_env import RuleEnv
 from .rules import RuleConfigError, RuleSet, compile_rules
 from .scope import Scope, compile_scope
 from .settle import Settlement, settle
-from .types import Catalogue, CustomerContext, PricingContext, TierSpec
-from .units import UnitSpec, compile_units
-from .wire import StaticWire
+from .tier_wire import StaticWire
+from .unit_discounts import UnitSpec, compile_units
 
 __all__ = [
     "CompiledTier",

@@ -11,8 +11,8 @@ from datetime import datetime
 from typing import Any
 
 from .items import Line
-from .logic import LogicError, and_all, compile_logic
-from .rulebase import GroupPred, Pred, RuleConfigError, RuleEnv, checker, lookup, require_property
+from .rule_env import GroupPred, Pred, RuleConfigError, RuleEnv, checker, lookup, require_property
+from .rule_logic import LogicError, and_all, compile_logic
 
 __all__ = ["ITEM_FAMILIES"]
 

@@ -40,8 +40,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .errors import INT64_MAX, PricingInputError, PricingOverflowError
-from .types import Catalogue, Product, Sku
+from .input_errors import INT64_MAX, PricingInputError, PricingOverflowError
+from .inputs import Catalogue, Product, Sku
 
 __all__ = ["Line", "NormalizedOrder", "normalize_order", "product_wire", "sku_wire"]
 

@@ -31,7 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .items import Line, NormalizedOrder
-from .units import UnitLine, UnitResult
+from .unit_discounts import UnitLine, UnitResult
 
 __all__ = [
     "assemble_items",

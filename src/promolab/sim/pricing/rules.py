@@ -63,11 +63,11 @@ from datetime import datetime
 from typing import Any
 
 from .conditions import NOW_OPERATORS, describe_conditions
+from .inputs import CustomerContext
 from .item_rules import ITEM_FAMILIES
 from .items import NormalizedOrder
-from .logic import LogicError, and_all, compile_logic
-from .rulebase import Pred, RuleConfigError, RuleEnv, RuleFailure, checker, lookup, require_property
-from .types import CustomerContext
+from .rule_env import Pred, RuleConfigError, RuleEnv, RuleFailure, checker, lookup, require_property
+from .rule_logic import LogicError, and_all, compile_logic
 
 __all__ = [
     "AUDIENCE_FAMILIES",

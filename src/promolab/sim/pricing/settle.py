@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any
 
 from .items import NormalizedOrder
 from .order import assemble_items, assemble_order_level, assemble_units, copy_order, unit_totals
-from .units import apply_units
+from .unit_discounts import apply_units
 
 if TYPE_CHECKING:
     from .engine import CompiledTier
-    from .types import Catalogue
+    from .inputs import Catalogue
 
 __all__ = ["Settlement", "settle", "stamp"]
 

@@ -12,8 +12,8 @@ from .campaigns import (
     Voucher,
 )
 from .catalogue import Collection, Product, Sku
+from .custom_events import EventSchema, MetadataProperty, ReferralConversion, TrackedEvent
 from .customers import Customer, Segment
-from .events import EventSchema, MetadataProperty, ReferralConversion, TrackedEvent
 from .loyalty import (
     Card,
     CardDefinition,

@@ -6,8 +6,8 @@ shape of a resource is defined by the wire models and nowhere else.
 """
 
 from ._time import iso
+from .custom_events import render_event_result
 from .customers import render_customer
-from .events import render_event_result
 from .loyalty import render_card_transaction, render_incentive, render_reward
 from .publications import render_publication
 from .vouchers import (

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ... import models
+from ..fast_validate import validated
 from ..records import Customer
-from ..validated import validated
 
 __all__ = ["customer_body", "render_customer"]
 

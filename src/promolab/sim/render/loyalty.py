@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ... import models
+from ..fast_validate import validated
 from ..records import CardTransaction, Incentive, Reward
-from ..validated import validated
 
 __all__ = ["render_card_transaction", "render_incentive", "render_reward"]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ... import models
+from ..fast_validate import validated
 from ..records import Publication
-from ..validated import validated
 from .customers import customer_body
 from .vouchers import render_voucher, wire_instant
 

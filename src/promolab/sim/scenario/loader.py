@@ -48,7 +48,7 @@ from ..records import (
 )
 from ..state import State
 from . import schema
-from .errors import ScenarioError, ScenarioIssue, validation_issues
+from .issues import ScenarioError, ScenarioIssue, validation_issues
 from .parsing import check_document, parse_text, read_text
 from .wire_checks import check_discount, check_incentive, check_reward, check_rules
 

@@ -36,7 +36,7 @@ from typing import Any
 
 import yaml
 
-from .errors import ScenarioError, format_loc
+from .issues import ScenarioError, format_loc
 
 __all__ = [
     "MAX_DEPTH",

@@ -53,8 +53,8 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Literal
 
 from ... import models
-from ..processing import processor
 from ..records import DeliveryAttempt, PendingDelivery, WebhookConfig
+from ..scheduler import processor
 from ..state import State, derived
 from .envelope import target_of
 from .signing import SIGNATURE_HEADER, sign

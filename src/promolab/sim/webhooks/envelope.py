@@ -25,9 +25,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from ... import models
+from ..fast_validate import validated
 from ..records import WebhookConfig
 from ..render.vouchers import wire_instant
-from ..validated import validated
 from .signing import encode_body
 
 __all__ = ["EventBodies", "build_envelope", "payload_type", "target_of"]

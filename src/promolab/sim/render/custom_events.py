@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ... import models
+from ..fast_validate import validated
 from ..records import Customer, TrackedEvent
-from ..validated import validated
 from .customers import customer_body
 
 __all__ = ["render_event_result"]

@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ... import models
 from ..earning import apply_credits, card_named, plan_credits
-from ..errors import BadRequest, InvalidPayload
-from ..inputs import CUSTOMER_CHECKS, code, fields_ok, parse, readable
+from ..fast_validate import validated
 from ..publishing import create_customer, find_customer
 from ..records import EventSchema, MetadataProperty, TrackedEvent
 from ..referrals import apply_conversion, plan_conversion
+from ..refusals import BadRequest, InvalidPayload
 from ..render import render_event_result
-from ..validated import validated
+from ..request_parsing import CUSTOMER_CHECKS, code, fields_ok, parse, readable
 from . import operation
 
 if TYPE_CHECKING:
@@ -177,7 +177,7 @@ def new_customer_ref(body: EventBody) -> dict[str, Any]:
     return models.EventCustomer.model_validate(given).model_dump(exclude_none=True)
 
 
-# -- the cheap request check (see `inputs`; tests/sim/test_track_event_fast_paths.py
+# -- the cheap request check (see `request_parsing`; tests/sim/test_track_event_fast_paths.py
 # checks it against the model) ---------------------------------------------------------------------
 _BODY_KEYS = frozenset({"event", "customer", "referral", "loyalty", "metadata"})
 _EVENT_MAX_LENGTH = 300

@@ -28,9 +28,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .errors import INT64_MAX, PricingOverflowError
+from .input_errors import INT64_MAX, PricingOverflowError
+from .inputs import Catalogue
 from .items import NormalizedOrder, product_wire, sku_wire
-from .types import Catalogue
 
 __all__ = ["UnitLine", "UnitResult", "UnitSpec", "apply_units", "compile_units"]
 

@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from ..models import INT64_MAX
-from .errors import InvalidPayload
+from .refusals import InvalidPayload
 
 __all__ = [
     "CUSTOMER_CHECKS",

@@ -8,8 +8,8 @@ from datetime import datetime
 from typing import Any
 
 from .conditions import compile_predicates
+from .inputs import CustomerContext
 from .items import Line, NormalizedOrder
-from .types import CustomerContext
 
 __all__ = [
     "GroupPred",

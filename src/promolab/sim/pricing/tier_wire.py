@@ -22,8 +22,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..clock import format_instant
+from .inputs import CampaignInfo, Catalogue, TierSpec
 from .scope import ScopeEntry, wire_list
-from .types import CampaignInfo, Catalogue, TierSpec
 
 __all__ = ["StaticWire", "campaign_wire", "copier", "discount_wire", "promotion_tier_wire"]
 
