@@ -48,9 +48,9 @@ def test_the_samples_are_what_they_say() -> None:
 
 def test_unknown_names_are_refused() -> None:
     with pytest.raises(ValueError, match="demo_day, demo_week"):
-        samples.demo_events("demo_month")  # type: ignore[arg-type]
+        samples.demo_events("demo_month")  # type: ignore[arg-type]  # an unknown name, on purpose
     with pytest.raises(ValueError, match="parquet, csv"):
-        samples.sample_orders("xlsx")  # type: ignore[arg-type]
+        samples.sample_orders("xlsx")  # type: ignore[arg-type]  # an unknown format, on purpose
     with pytest.raises(FileNotFoundError, match="no sample data file 'scenarios/nope.yaml'"):
         samples.data_path("scenarios/nope.yaml")
 

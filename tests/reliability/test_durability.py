@@ -149,7 +149,7 @@ def test_each_acknowledged_write_is_fsynced_before_its_answer(tmp_path: Path, mo
         seen_at_answer.append((response.status, journal.read_bytes().count(b"\n"), len(synced)))
         return response
 
-    app.handle = observing  # type: ignore[method-assign]
+    app.handle = observing  # type: ignore[method-assign]  # a spy wrapped around the real handler
     http = httpx.Client(transport=SimulatorTransport(app), base_url="http://promolab.local")
     requests = [
         ("POST", "/client/v1/publish", APP_HEADERS, {"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}}),

@@ -468,7 +468,7 @@ def test_control_writes_are_fsynced_before_their_answer(tmp_path: Path, monkeypa
         seen.append((response.status, journal.read_bytes().count(b"\n"), len(synced)))
         return response
 
-    app.handle = observing  # type: ignore[method-assign]
+    app.handle = observing  # type: ignore[method-assign]  # a spy wrapped around the real handler
     with httpx.Client(transport=SimulatorTransport(app), base_url="http://promolab.local") as client:
         calls = [("clock/advance", {"seconds": 60}), ("clock/advance", {"seconds": True}), ("reset", None),
                  ("restore", snapshot), ("restore", {**snapshot, "seed": "7"}), ("reset", {"to": "then"})]

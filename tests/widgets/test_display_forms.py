@@ -33,7 +33,7 @@ def orders() -> pd.DataFrame:
 
 
 def _labels(ticks: list[object]) -> list[str]:
-    return [t.get_text() for t in ticks if t.get_text()]  # type: ignore[attr-defined]
+    return [t.get_text() for t in ticks if t.get_text()]  # type: ignore[attr-defined]  # matplotlib ticks are typed loosely
 
 
 # -- readable -----------------------------------------------------------------------------
