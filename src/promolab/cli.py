@@ -20,7 +20,6 @@ as `cat` or `grep` would be), not 1, which `promolab replay` already uses for
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import json
 import os
 import sys
@@ -28,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .samples import demo_scenario, whatif_notebook
+from .version import __version__
 
 __all__ = ["EXIT_BROKEN_PIPE", "main"]
 
@@ -63,13 +63,6 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
         return super()._get_help_string(action)
 
 
-def _version() -> str:
-    try:
-        return importlib.metadata.version("promolab")
-    except importlib.metadata.PackageNotFoundError:  # a source tree run without installing
-        return "unknown (not installed)"
-
-
 def _port(text: str) -> int:
     """A TCP port, checked by argparse: a typo is a usage error (exit 2), not a traceback."""
     try:
@@ -84,7 +77,7 @@ def _port(text: str) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="promolab", description=__doc__.split("\n\n")[0],
                                      formatter_class=_HelpFormatter)
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     scenario_help = "scenario file, YAML or JSON (docs/scenarios.md); an empty file is an empty project"
 

@@ -4,7 +4,6 @@ scenario with no malformed line, every refusal is the one the file announces
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -15,6 +14,7 @@ from replay_support import require_ops
 
 from promolab import Simulator
 from promolab.replay import check_events, replay
+from script_modules import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = sorted((ROOT / "data" / "events").glob("*.jsonl"))
@@ -23,11 +23,7 @@ Fresh = Callable[..., Simulator]
 
 
 def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_event_samples", ROOT / "scripts" / "make_event_samples.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("make_event_samples")
 
 
 def test_there_are_samples() -> None:

@@ -227,16 +227,19 @@ class TimelineBuilder:
     validation columns, empty on all but the `validate` lines, are kept
     aside by row (`_validations`) rather than in every row."""
 
+    # What `_follow` sets: the state followed and its counters at the last line.
+    _state: Any
+    _n_tx: int
+    _pending: set[str]
+    _n_vtx: int
+    _n_vouchers: int
+    delivery_start: int
+    _n_deliveries: int
+
     def __init__(self, sim: Simulator) -> None:
         self.sim = sim
         st = sim.state
-        self._state = st
-        self._n_tx = len(st.card_transactions)
-        self._pending = {t.id for t in st.card_transactions.values() if t.status == "PENDING"}
-        self._n_vtx = len(st.voucher_transactions)
-        self._n_vouchers = len(st.vouchers)
-        self.delivery_start = len(st.webhook_deliveries)
-        self._n_deliveries = self.delivery_start
+        self._follow(st)
         #: Replay line of every delivery attempt logged during the replay.
         self.delivery_lines: list[int] = []
         #: Attempts logged during the replay in states since replaced (`_rebase`).
@@ -328,12 +331,24 @@ class TimelineBuilder:
         becomes a row of this line (the change the swap made), and the
         delivery attempts of the old state are kept for `deliveries`."""
         self._earlier_deliveries.extend(self._state.webhook_deliveries[self.delivery_start:])
+        self._follow(st)
+        self._catch_up(line, now)
+
+    def _follow(self, st: Any) -> None:
+        """Start following `st`: what it holds already is the baseline of the
+        counters that tell a line's changes (new transactions, vouchers,
+        delivery attempts, the PENDING purchases to watch)."""
         self._state = st
         self._n_tx = len(st.card_transactions)
         self._pending = {t.id for t in st.card_transactions.values() if t.status == "PENDING"}
         self._n_vtx = len(st.voucher_transactions)
         self._n_vouchers = len(st.vouchers)
         self.delivery_start = self._n_deliveries = len(st.webhook_deliveries)
+
+    def _catch_up(self, line: int, now: datetime) -> None:
+        """Rows at `line` for every balance of the state that differs from the
+        followed one (O(accounts)): after a state swap, and once at the end."""
+        st = self.sim.state
         self._cards_changed(line, now, {c.id for c in st.cards.values() if self._cards.get(c.id) != c.balance})
         self._gifts_changed(line, now, {v.id for v in st.vouchers.values()
                                         if v.gift is not None and self._gifts.get(v.id) != v.gift.balance})
@@ -394,9 +409,7 @@ class TimelineBuilder:
         drift = [c.id for c in st.cards.values() if self._cards.get(c.id) != c.balance]
         drift += [v.code for v in st.vouchers.values()
                   if v.gift is not None and v.id in self._gifts and self._gifts[v.id] != v.gift.balance]
-        self._cards_changed(line, now, {c.id for c in st.cards.values() if self._cards.get(c.id) != c.balance})
-        self._gifts_changed(line, now, {v.id for v in st.vouchers.values()
-                                        if v.gift is not None and self._gifts.get(v.id) != v.gift.balance})
+        self._catch_up(line, now)
         if drift:
             warnings.warn(
                 f"replay timeline: balances moved without a visible transaction: {', '.join(drift[:10])}",

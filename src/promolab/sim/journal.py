@@ -553,18 +553,15 @@ def resume_journal(sim: Any, path: str | Path, *, fsync: bool = True, note: str 
         created = scan.header is None and not scan.entries
         if scan.cut is not None:
             _truncate(fd, scan.cut.offset, fsync=fsync)
-        journal = Journal(path, fsync=fsync, locked_fd=fd)  # owns the descriptor from here on
     except OSError as exc:
         os.close(fd)
         raise JournalError(path, None, f"cannot write the journal ({exc.strerror or exc})") from None
     except BaseException:
         os.close(fd)
         raise
-    try:
-        if created:
-            journal.write(header_line(sim, note=note), None)
+    try:  # the journal owns the descriptor from here on, and closes it if the header fails
+        journal = Journal(path, fsync=fsync, locked_fd=fd, header=header_line(sim, note=note) if created else None)
     except OSError as exc:
-        journal.close()
         raise JournalError(path, None, f"cannot write the journal ({exc.strerror or exc})") from None
     sim.record_to(journal)
     return Resumed(path, replayed, scan.header is not None, created, scan.cut)
