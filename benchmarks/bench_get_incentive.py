@@ -54,6 +54,7 @@ from promolab.http.app import _encode
 from promolab.http.auth import authorized
 from promolab.http.messages import HttpRequest
 from promolab.http.transport import SimulatorTransport, _to_httpx, _to_message
+from promolab.sim.operations.incentives import GET_INCENTIVE
 from promolab.sim.render import render_incentive
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "scenarios" / "demo.yaml"
@@ -169,7 +170,7 @@ def breakdown(sim: Simulator, client: object, url: str, headers: dict[str, str],
         "app.handle (all of the HTTP face)": lambda: app.handle(message),
         "  routing (router.match)": lambda: app.router.match("GET", path),
         "  auth (3 constant-time compares)": lambda: authorized(route.auth, message.headers, credentials),
-        "  operation + render (record -> model)": lambda: sim.apply("get_incentive", incentive_id=incentive_id),
+        "  operation + render (record -> model)": lambda: sim.apply(GET_INCENTIVE, incentive_id=incentive_id),
         "    render only": lambda: render_incentive(record),
         "  serialisation (model -> JSON bytes)": lambda: _encode(model),
         "transport: HttpResponse -> httpx.Response": lambda: _to_httpx(answer, request),

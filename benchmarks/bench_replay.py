@@ -156,6 +156,7 @@ def _parse(lines: list[str]) -> list[dict[str, Any]]:
 
 def apply_bare(sim: Any, entries: list[dict[str, Any]]) -> None:
     """The baseline: time step to `at`, then `sim.apply`; no checks, no timeline."""
+    from promolab.sim.operations import BY_NAME
     from promolab.sim.refusals import SimError
 
     for entry in entries:
@@ -164,7 +165,7 @@ def apply_bare(sim: Any, entries: list[dict[str, Any]]) -> None:
             sim.advance(at - sim.now)
         if op != "advance":
             try:
-                sim.apply(op, **entry["args"])
+                sim.apply(BY_NAME[op], **entry["args"])
             except SimError:
                 pass
 
@@ -180,6 +181,7 @@ def stubbed_simulator(lines: list[str]) -> Any:
     real answer per operation) and whose clock never moves: replaying on it
     measures the replay machinery alone (parse, check, dispatch, timeline,
     frames), independent of the simulator's speed."""
+    from promolab.sim.operations import BY_NAME
     from promolab.sim.refusals import SimError
 
     real = fresh()
@@ -190,11 +192,11 @@ def stubbed_simulator(lines: list[str]) -> Any:
         if op == "advance" or op in canned:
             continue
         try:
-            canned[op] = real.apply(op, **entry["args"])
+            canned[op] = real.apply(BY_NAME[op], **entry["args"])
         except SimError:
             pass
     sim = fresh()
-    sim.apply = lambda name, /, **args: canned.get(name)  # type: ignore[method-assign]
+    sim.apply = lambda op, /, **args: canned.get(op.name)  # type: ignore[method-assign]
     sim.advance = lambda by: sim.now  # type: ignore[method-assign, assignment]
     return sim
 
@@ -287,6 +289,7 @@ def per_operation(lines: list[str]) -> tuple[dict[str, list[float]], float]:
     (`perf_counter_ns`, wall). Returns {op: [seconds, calls]} (time steps of
     the lines other than `advance` under "(time steps)") and the run's total
     wall seconds."""
+    from promolab.sim.operations import BY_NAME
     from promolab.sim.refusals import SimError
 
     sim, entries = fresh(), _parse(lines)
@@ -307,7 +310,7 @@ def per_operation(lines: list[str]) -> tuple[dict[str, list[float]], float]:
             continue
         steps[0] += t1 - t0
         try:
-            sim.apply(op, **entry["args"])
+            sim.apply(BY_NAME[op], **entry["args"])
         except SimError:
             pass
         slot = per_op[op]

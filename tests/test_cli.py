@@ -138,7 +138,7 @@ def test_validate_lists_every_tier_whole_with_money_and_free_shipping_as_missing
         sim: Simulator, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", "--order", str(SAMPLE_ORDER)]) == 0
     printed = capsys.readouterr().out
-    expected = sim.validate_promotions(json.loads(SAMPLE_ORDER.read_text(encoding="utf-8")))
+    expected = sim.client().validate_promotions(json.loads(SAMPLE_ORDER.read_text(encoding="utf-8")))
     assert len(expected.promotions) >= 3
     assert any(len(t.name) > 40 for t in expected.promotions)  # the name that used to be cut
     lines = {line.split()[0]: line for line in printed.splitlines() if line.startswith("  promo_")}

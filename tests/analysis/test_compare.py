@@ -31,8 +31,9 @@ CART = {"items": [{"product_id": "prod_grinder", "quantity": 1}, {"product_id": 
 def test_valid_tiers_match_validate_promotions(sim: Simulator) -> None:
     orders = orders_from_frame(random_orders(120, seed=31))
     frame = compare_tiers(sim, orders)
+    client = sim.client()
     for order_id, request in orders.items():
-        response = sim.validate_promotions(request)
+        response = client.validate_promotions(request)
         rows = frame[(frame["order_id"] == order_id) & frame["valid"]]
         assert list(rows["tier_id"].astype(str)) == [t.id for t in response.promotions]
         for row, tier in zip(rows.itertuples(), response.promotions):

@@ -93,7 +93,7 @@ def test_sweep_frame_dtypes_and_summary(sim: Simulator) -> None:
 def test_validation_frame_dtypes(sim: Simulator) -> None:
     request = {"customer": {"source_id": "alice"},
                "order": {"items": [{"product_id": "prod_grinder", "quantity": 1}]}}
-    frame = validation_frame([sim.validate_promotions(request)], order_ids=["o1"])
+    frame = validation_frame([sim.client().validate_promotions(request)], order_ids=["o1"])
     assert list(frame.columns) == VALIDATION_COLUMNS
     dtypes = {c: str(t) for c, t in frame.dtypes.items()}
     assert dtypes["order_id"] == "object" and dtypes["discount_type"] == "category"

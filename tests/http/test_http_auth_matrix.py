@@ -109,7 +109,7 @@ CASES = [(r, name) for r in GUARDED for name in wrong_ways(r.auth)]
 def test_every_route_of_the_table_is_guarded() -> None:
     # /openapi.json is added by App itself and is the only open route.
     assert GUARDED == list(ROUTES)
-    assert {r.path for r in ROUTES if r.control} >= {"/_sim/state", "/_sim/reset", "/_sim/snapshot", "/_sim/restore"}
+    assert {r.path for r in ROUTES if r.endpoint.control} >= {"/_sim/state", "/_sim/reset", "/_sim/snapshot", "/_sim/restore"}
     assert all(r.auth is AuthKind.MANAGEMENT for r in ROUTES if r.path.startswith("/_sim/"))
 
 
@@ -183,7 +183,7 @@ def test_openapi_is_the_only_open_route(sim: Simulator) -> None:
     assert response.status_code == 200
     document = response.json()
     assert document["openapi"].startswith("3.")
-    public = {(r.method.lower(), r.path) for r in ROUTES if not r.control}
+    public = {(r.method.lower(), r.path) for r in ROUTES if not r.endpoint.control}
     served = {(m, p) for p, ops in document["paths"].items() for m in ops}
     assert served == public  # generated from the table: nothing more, nothing less
     assert not any(p.startswith("/_sim") for p in document["paths"])

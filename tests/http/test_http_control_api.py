@@ -96,7 +96,7 @@ def test_coverage_lists_every_interface_route(sim: Simulator) -> None:
             "http://promolab.local/_sim/coverage",
             headers={"X-Management-Id": "kestrel-management", "X-Management-Token": "kestrel-management-token"},
         ).json()["data"]
-    assert [(r["method"], r["path"]) for r in rows] == [(r.method, r.path) for r in ROUTES if not r.control]
+    assert [(r["method"], r["path"]) for r in rows] == [(r.method, r.path) for r in ROUTES if not r.endpoint.control]
     implemented = {r["operation"] for r in rows if r["implemented"]}
     assert {"get_incentive", "delete_reward", "delete_webhook"} <= implemented
 

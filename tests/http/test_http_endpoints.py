@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from promolab import ApiError, Simulator, models
 from promolab.http import SimulatorTransport
+from promolab.sim.operations.incentives import GET_INCENTIVE
 
 BASE = "http://promolab.local"
 LOYALTY = {"X-App-Id": "kestrel-app", "X-App-Token": "kestrel-app-token", "Authorization": "Bearer kestrel-access-token"}
@@ -86,7 +87,7 @@ def test_typed_client_returns_the_incentive_model(sim: Simulator, incentive_id: 
     assert incentive.id == incentive_id
     detail = getattr(incentive, DETAIL_OF[str(incentive.type)])
     assert detail.model_dump(mode="json") == expected
-    assert incentive == sim.get_incentive(incentive_id)  # HTTP face == direct call
+    assert incentive == sim.apply(GET_INCENTIVE, incentive_id=incentive_id)  # HTTP face == direct call
 
 
 @pytest.mark.parametrize("bad_id", ["linc_XYZ", "linc_", "LINC_0a11ce01", "lrew_mug", "linc_0a11ce01 ", "linc_0g", "0a11ce01"])

@@ -142,7 +142,7 @@ def test_every_answer_of_a_session_is_what_the_document_says(
         problems = errors_of(document, schema, response.json())
         assert not problems, f"{method} {path} -> {response.status_code}: {problems}\n{response.text}"
     # the session reaches every public route, and these statuses
-    assert set(statuses) == {f"{r.method} {r.path}" for r in ROUTES if not r.control}
+    assert set(statuses) == {f"{r.method} {r.path}" for r in ROUTES if not r.endpoint.control}
     assert statuses[f"POST {PURCHASES}"] == {202, 423, 404, 400}
     assert statuses["GET /v2/loyalties/incentives/{id}"] == {200, 400, 401, 404}
     # the webhook delivery the gift balance caused, against the `webhooks` section
@@ -232,14 +232,14 @@ BODY_PATHS = {
     "trackCustomEvent": "/v1/events",
     "addGiftBalance": "/v1/vouchers/GIFT-BOB-25/balance",
 }
-BODY_ROUTES = [r for r in ROUTES if not r.control and r.request_model is not None]
+BODY_ROUTES = [r for r in ROUTES if not r.endpoint.control and r.endpoint.request is not None]
 
 
 def test_every_route_with_a_body_is_listed() -> None:
-    assert {r.operation_id for r in BODY_ROUTES} == set(BODY_PATHS)
+    assert {r.endpoint.operation_id for r in BODY_ROUTES} == set(BODY_PATHS)
 
 
-@pytest.mark.parametrize("route", BODY_ROUTES, ids=lambda r: r.operation_id)
+@pytest.mark.parametrize("route", BODY_ROUTES, ids=lambda r: r.endpoint.operation_id)
 @pytest.mark.parametrize("sent", ["no body", "null"])
 def test_a_missing_body_is_refused_exactly_where_the_document_requires_one(
     http: httpx.Client, document: dict[str, Any], route: Any, sent: str
@@ -251,16 +251,16 @@ def test_a_missing_body_is_refused_exactly_where_the_document_requires_one(
     headers = LOYALTY if route.path.startswith("/v2/") else APP
     if sent == "no body":
         documented = not operation["requestBody"]["required"]
-        response = http.post(BODY_PATHS[route.operation_id], headers=headers)
+        response = http.post(BODY_PATHS[route.endpoint.operation_id], headers=headers)
     else:
         schema = operation["requestBody"]["content"]["application/json"]["schema"]
         documented = not errors_of(document, schema, None)
-        response = http.post(BODY_PATHS[route.operation_id], headers=headers, content=b"null")
+        response = http.post(BODY_PATHS[route.endpoint.operation_id], headers=headers, content=b"null")
     if documented:
         assert response.status_code == 200, response.text
     else:
         assert (response.status_code, response.json()["key"]) == (400, "invalid_payload"), response.text
-    assert documented is (route.operation_id == "validatePromotions")  # the one optional body
+    assert documented is (route.endpoint.operation_id == "validatePromotions")  # the one optional body
 
 
 def test_validation_without_a_body_is_validation_of_the_empty_request(http: httpx.Client) -> None:

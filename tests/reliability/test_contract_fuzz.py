@@ -66,7 +66,7 @@ EXAMPLES = int(os.environ.get("PROMOLAB_FUZZ_EXAMPLES", "25"))
 RANDOM = os.environ.get("PROMOLAB_FUZZ_RANDOM", "") == "1"
 REQUEST_ID = re.compile(r"^v-[0-9a-f]{20}$")
 
-PUBLIC = [r for r in ROUTES if not r.control]
+PUBLIC = [r for r in ROUTES if not r.endpoint.control]
 HEADERS = {AuthKind.APP: APP_HEADERS, AuthKind.LOYALTY: LOYALTY_HEADERS, AuthKind.MANAGEMENT: MANAGEMENT_HEADERS}
 
 #: Ids of the demo scenario, drawn into positive cases so success paths run.
@@ -196,9 +196,9 @@ def test_served_document_is_the_generated_one(fuzz_server: Server) -> None:
     from promolab.http.openapi import build_openapi
 
     served = httpx.get(f"{fuzz_server.base_url}/openapi.json", timeout=30).json()
-    assert served == json.loads(json.dumps(build_openapi(ROUTES)))
+    assert served == json.loads(json.dumps(build_openapi([r.endpoint for r in ROUTES])))
     operations = {op["operationId"] for path in served["paths"].values() for op in path.values()}
-    assert operations == {r.operation_id for r in PUBLIC}
+    assert operations == {r.endpoint.operation_id for r in PUBLIC}
     assert not any(p.startswith("/_sim") for p in served["paths"])
     # the fixes this fuzzer led to stay in place (http/openapi.py)
     from promolab.http.openapi import _CROSS_FIELD_RULES
@@ -230,11 +230,12 @@ def _negatable(route: Any) -> bool:
     """Can a request to this route break the document? Not when its only
     parameters are free-form path strings (DELETE by id): every string is a
     valid id there, and the credentials are ours."""
-    return bool(route.request_model or route.query or route.path_patterns)
+    endpoint = route.endpoint
+    return endpoint.request is not None or bool(endpoint.query) or any(p.pattern for p in endpoint.path_params)
 
 
 COMBINATIONS = [
-    pytest.param(route, mode, id=f"{route.operation_id}-{mode.value}")
+    pytest.param(route, mode, id=f"{route.endpoint.operation_id}-{mode.value}")
     for route in PUBLIC
     for mode in (GenerationMode.POSITIVE, GenerationMode.NEGATIVE)
     if mode is GenerationMode.POSITIVE or _negatable(route)
@@ -243,9 +244,9 @@ COMBINATIONS = [
 
 @pytest.mark.parametrize(("route", "mode"), COMBINATIONS)
 def test_contract(api_schema: Any, route: Any, mode: GenerationMode) -> None:
-    operation = api_schema.find_operation_by_id(route.operation_id)
+    operation = api_schema.find_operation_by_id(route.endpoint.operation_id)
     credentials = HEADERS[route.auth]
-    stats = TOTALS["by_operation"].setdefault(route.operation_id, {"positive": 0, "negative": 0})
+    stats = TOTALS["by_operation"].setdefault(route.endpoint.operation_id, {"positive": 0, "negative": 0})
 
     @settings(
         max_examples=EXAMPLES,
@@ -259,7 +260,7 @@ def test_contract(api_schema: Any, route: Any, mode: GenerationMode) -> None:
     @given(case=operation.as_strategy(generation_mode=mode), data=st.data())
     def run(case: Any, data: st.DataObject) -> None:
         if mode is GenerationMode.POSITIVE:
-            _substitute_known(case, route.operation_id, data)
+            _substitute_known(case, route.endpoint.operation_id, data)
         response = case.call_and_validate(
             headers=credentials,
             excluded_checks=[positive_data_acceptance],

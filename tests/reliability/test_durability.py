@@ -178,13 +178,15 @@ def test_replay_drops_a_torn_last_line_and_refuses_a_torn_middle(tmp_path: Path)
 
     from promolab import Simulator
     from promolab.sim.journal import replay_journal
+    from promolab.sim.operations.balance import ADD_GIFT_BALANCE
+    from promolab.sim.operations.publishing import PUBLISH
     from relsupport import demo_document
 
     source = Simulator.from_scenario(copy.deepcopy(demo_document()))
     journal = tmp_path / "journal.jsonl"
     source.record_to(journal, fsync=True)
-    source.publish({"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}})
-    source.add_gift_balance("GIFT-ALICE-50", 250)
+    source.apply(PUBLISH, request={"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}})
+    source.apply(ADD_GIFT_BALANCE, code="GIFT-ALICE-50", request={"amount": 250})
     source.record_to(None)
     whole = journal.read_bytes()
     torn = whole + b'{"at":"2026-03-06T10:00:00.000Z","op":"add_gift_bal'  # died mid-write: never acknowledged

@@ -158,13 +158,20 @@ def test_in_process_logs_hold_no_secret_even_on_a_crash(caplog: pytest.LogCaptur
     http.get("/_sim/state", headers={**MANAGEMENT_HEADERS, "X-Management-Token": ACCESS_TOKEN})
     http.post("/v1/vouchers/GIFT-ALICE-50/balance", headers=APP_HEADERS, json={"amount": 100})
 
-    from promolab.sim.operations import REGISTRY, Operation
+    from promolab.http.handlers import operation_handler
+    from promolab.http.routes import Route, Router
+    from promolab.models.endpoints import GET_INCENTIVE
+    from promolab.sim.operation import bind
 
     def explode(sim: Any, **args: Any) -> Any:
         token = sim.state.project.credentials.app_token  # a SecretStr in a local of the failing frame
         raise RuntimeError(f"boom with {token}")
 
-    monkeypatch.setitem(REGISTRY, "get_incentive", Operation("get_incentive", explode, False))
+    # The app's route for GET incentive, served by an operation that crashes.
+    handler = operation_handler(bind(GET_INCENTIVE, explode, write=False))
+    monkeypatch.setattr(app, "router", Router([
+        Route(r.endpoint, handler) if r.endpoint is GET_INCENTIVE else r for r in app.router.routes
+    ]))
     r = http.get("/v2/loyalties/incentives/linc_0a11ce01", headers=LOYALTY_HEADERS)
     assert r.status_code == 500 and r.json()["key"] == "internal_error"
     assert not leaked(r.content)
@@ -280,7 +287,7 @@ def test_no_plain_comparison_of_secrets_in_auth_module() -> None:
 
 
 # -- the control API refuses app credentials --------------------------------------------------------
-CONTROL = [r for r in ROUTES if r.control]
+CONTROL = [r for r in ROUTES if r.endpoint.control]
 
 
 @pytest.mark.parametrize("route", CONTROL, ids=lambda r: f"{r.method} {r.path}")

@@ -7,19 +7,17 @@ from typing import Any
 
 import pytest
 
-from promolab.sim.operations import REGISTRY, load_all
-
-load_all()
+from promolab.sim.operations import BY_NAME
 
 START = "2026-03-06T10:00:00.000Z"
 PROGRAM = "lprg_coffee_club"
 
 
 def require_ops(*names: str) -> None:
-    """Skip the calling test while an operation is not registered yet."""
-    missing = [name for name in names if name not in REGISTRY]
+    """Skip the calling test while an operation is not implemented yet."""
+    missing = [name for name in names if name not in BY_NAME]
     if missing:
-        pytest.skip(f"operations not registered yet: {', '.join(missing)}")
+        pytest.skip(f"operations not implemented yet: {', '.join(missing)}")
 
 
 def line(op: str, args: dict[str, Any] | None = None, at: str | None = None, **extra: Any) -> str:

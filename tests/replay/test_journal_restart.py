@@ -6,6 +6,7 @@ from pathlib import Path
 
 from promolab import Simulator
 from promolab.sim.journal import replay_journal
+from promolab.sim.operations.purchases import PURCHASE_REWARD
 
 
 def test_journal_restart_replays_a_zero_second_advance(tmp_path: Path) -> None:
@@ -16,7 +17,8 @@ def test_journal_restart_replays_a_zero_second_advance(tmp_path: Path) -> None:
     sim = Simulator.from_scenario(scenario)
     sim.state.settings.purchase_delay_seconds = 0
     sim.record_to(journal)
-    sim.purchase_reward("lprg_coffee_club", "lmbr_alice", "lrew_mug")
+    sim.apply(PURCHASE_REWARD, program_id="lprg_coffee_club", member_id="lmbr_alice",
+              request={"reward_id": "lrew_mug"})
     sim.advance(0)
     sim.record_to(None)
     assert [t.status for t in sim.state.card_transactions.values()][-1] == "APPROVED"

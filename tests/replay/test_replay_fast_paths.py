@@ -38,6 +38,7 @@ from promolab.replay import ReplayError, replay
 from promolab.replay.reader import check_item, instant, loads
 from promolab.replay.timeline import _category, _nullable_ints
 from promolab.sim.clock import parse_instant
+from promolab.sim.operations import BY_NAME
 
 
 # -- JSON -------------------------------------------------------------------------------------------
@@ -367,7 +368,7 @@ def test_replay_of_a_busy_mixed_sequence_matches_the_same_calls_made_directly(fr
         if at > direct.now:
             direct.advance(at - direct.now)
         try:
-            direct.apply(op, **json.loads(json.dumps(args)))
+            direct.apply(BY_NAME[op], **json.loads(json.dumps(args)))
         except SimError:
             refused_direct += 1
     replayed = fresh()

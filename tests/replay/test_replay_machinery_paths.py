@@ -31,6 +31,7 @@ from replay_support import line
 from promolab.display import format_money, format_points
 from promolab.replay.reader import Event, check_item, item_fields
 from promolab.replay.timeline import _get, _ints, _nullable_ints, _strings, _text, _times, summarize
+from promolab.sim.operations import BY_NAME
 
 
 def _outcome(build: Any) -> tuple[str, Any]:
@@ -187,7 +188,7 @@ def _answers(fresh: Any) -> list[tuple[str, dict[str, Any], Any]]:
         ("purchase_reward", {"program_id": "lprg_coffee_club", "member_id": "lmbr_alice",
                              "request": {"reward_id": "lrew_coupon"}}),
     ]
-    return [(op, args, sim.apply(op, **json.loads(json.dumps(args)))) for op, args in calls]
+    return [(op, args, sim.apply(BY_NAME[op], **json.loads(json.dumps(args)))) for op, args in calls]
 
 
 def test_summaries_of_models_dicts_and_partial_objects_agree(fresh: Any) -> None:

@@ -11,10 +11,13 @@ import pandas as pd
 import pytest
 from replay_support import PROGRAM, card_balances, line, require_ops
 
-from promolab import Simulator
+from promolab import Simulator, models
 from promolab.display import format_money
 from promolab.replay import ReplayError, record, replay
-from promolab.sim.operations import REGISTRY, Operation
+from promolab.sim.operation import Operation
+from promolab.sim.operations import BY_NAME
+from promolab.sim.operations.rewards import DELETE_REWARD
+from promolab.sim.operations.validation import VALIDATE
 
 Fresh = Callable[..., Simulator]
 
@@ -126,7 +129,7 @@ def test_validate_is_a_read(fresh: Fresh) -> None:
                                    {"product_id": "prod_grinder", "quantity": 1}]}}
     result = replay(sim, [line("validate", {"request": request})])
     assert sim.dump_json() == before
-    expected = fresh().validate_promotions(request)
+    expected = models.ValidationResponse.model_validate(fresh().apply(VALIDATE, request=request))
     row = result.timeline.iloc[0]
     assert row["tiers"] == len(expected.promotions)
     best = max(expected.promotions, key=lambda t: t.order.total_discount_amount or 0)
@@ -213,7 +216,7 @@ def test_an_internal_error_stops_even_when_skipping(fresh: Fresh, monkeypatch: p
     def explode(sim: Any, *, how: str) -> None:
         raise RuntimeError(f"boom {how}")
 
-    monkeypatch.setitem(REGISTRY, "explode", Operation("explode", explode, write=False))
+    monkeypatch.setitem(BY_NAME, "explode", Operation("explode", explode, write=False))
     with pytest.raises(ReplayError) as caught:
         replay(fresh(), [OK_1, line("explode", {"how": "loudly"}), OK_2], on_error="skip")
     err = caught.value
@@ -247,14 +250,14 @@ def test_progress_bar_runs(fresh: Fresh, capsys: pytest.CaptureFixture[str]) -> 
 def test_record_to_a_list_and_to_a_file(fresh: Fresh, tmp_path: Path) -> None:
     sim = fresh()
     with record(sim) as lines:
-        sim.delete_reward("lrew_retired")
+        sim.apply(DELETE_REWARD, reward_id="lrew_retired")
         sim.advance(5)
     sim.advance(5)  # after the block: not journaled
     assert len(lines) == 2
     path = tmp_path / "journal.jsonl"
     other = fresh()
     with record(other, path) as target:
-        other.delete_reward("lrew_retired")
+        other.apply(DELETE_REWARD, reward_id="lrew_retired")
         other.advance(5)
     assert target == path
     assert path.read_text(encoding="utf-8").splitlines() == lines

@@ -14,6 +14,7 @@ from promolab import Simulator
 from promolab.replay import BALANCE_COLUMNS, TIMELINE_COLUMNS, known_operations, read_events, replay
 from promolab.replay.runner import _run
 from promolab.replay.timeline import SUCCESS_STATUS
+from promolab.sim.operations.balance import ADD_GIFT_BALANCE
 from promolab.sim.refusals import SimError
 
 Fresh = Callable[..., Simulator]
@@ -140,7 +141,7 @@ def test_deliveries_carry_the_line_that_made_them(fresh: Fresh) -> None:
 def test_only_the_replays_deliveries_are_in_its_log(fresh: Fresh) -> None:
     require_ops("add_gift_balance")
     sim = fresh()
-    sim.add_gift_balance("GIFT-ALICE-50", 1000)
+    sim.apply(ADD_GIFT_BALANCE, code="GIFT-ALICE-50", request={"amount": 1000})
     before = len(sim.webhook_deliveries())
     result = replay(sim, [line("advance", {"minutes": 1})])
     assert len(result.deliveries) == len(sim.webhook_deliveries()) - before
@@ -176,6 +177,6 @@ def test_summaries_of_each_operation(fresh: Fresh) -> None:
 def test_success_statuses_match_the_http_routes() -> None:
     table = pytest.importorskip("promolab.http.table")
     for route in table.ROUTES:
-        op = getattr(route, "operation", None)
-        if op and not getattr(route, "control", False):
-            assert SUCCESS_STATUS.get(op, 200) == route.status, op
+        endpoint = route.endpoint
+        if not endpoint.control:
+            assert SUCCESS_STATUS.get(endpoint.name, 200) == endpoint.status, endpoint.name

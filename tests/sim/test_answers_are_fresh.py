@@ -19,6 +19,11 @@ import pytest
 from pydantic import BaseModel
 
 from promolab import Simulator
+from promolab.sim.operations.balance import ADD_GIFT_BALANCE
+from promolab.sim.operations.custom_events import TRACK_EVENT
+from promolab.sim.operations.publishing import PUBLISH
+from promolab.sim.operations.purchases import PURCHASE_REWARD
+from promolab.sim.operations.validation import VALIDATE
 
 DEMO = Path(__file__).parents[2] / "data" / "scenarios" / "demo.yaml"
 
@@ -55,15 +60,16 @@ def _wire(value: Any) -> str:
 
 #: name -> the same request, made twice in a row (the second answer is compared)
 CALLS: dict[str, Callable[[Simulator], Any]] = {
-    "track_event (member)": lambda sim: sim.track_event(
-        {"event": "review_written", "customer": {"source_id": "alice"}, "metadata": {"rating": 5}}),
-    "track_event (order, credits)": lambda sim: sim.track_event(
-        {"event": "order_placed", "customer": {"source_id": "bob"}, "metadata": {"amount": 2500}}),
-    "publish (join_once repeat)": lambda sim: sim.publish(
-        {"campaign": {"id": "camp_newsletter"}, "customer": {"source_id": "carol"}}, join_once=True),
-    "purchase_reward": lambda sim: sim.purchase_reward("lprg_coffee_club", "lmbr_alice", "lrew_coupon"),
-    "add_gift_balance": lambda sim: sim.add_gift_balance("GIFT-ALICE-50", 500),
-    "validate": lambda sim: sim.apply("validate", request={
+    "track_event (member)": lambda sim: sim.apply(TRACK_EVENT, request={
+        "event": "review_written", "customer": {"source_id": "alice"}, "metadata": {"rating": 5}}),
+    "track_event (order, credits)": lambda sim: sim.apply(TRACK_EVENT, request={
+        "event": "order_placed", "customer": {"source_id": "bob"}, "metadata": {"amount": 2500}}),
+    "publish (join_once repeat)": lambda sim: sim.apply(PUBLISH, request={
+        "campaign": {"id": "camp_newsletter"}, "customer": {"source_id": "carol"}}, join_once=True),
+    "purchase_reward": lambda sim: sim.apply(PURCHASE_REWARD, program_id="lprg_coffee_club", member_id="lmbr_alice",
+                                             request={"reward_id": "lrew_coupon"}),
+    "add_gift_balance": lambda sim: sim.apply(ADD_GIFT_BALANCE, code="GIFT-ALICE-50", request={"amount": 500}),
+    "validate": lambda sim: sim.apply(VALIDATE, request={
         "customer": {"source_id": "alice"}, "order": {"items": [{"product_id": "prod_mug", "quantity": 2}]}}),
 }
 

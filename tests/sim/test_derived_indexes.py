@@ -39,6 +39,13 @@ from promolab.sim.loyalty.reservations import (
     reserved_points,
     reserved_stock,
 )
+from promolab.sim.operation import Operation
+from promolab.sim.operations.balance import ADD_GIFT_BALANCE
+from promolab.sim.operations.custom_events import TRACK_EVENT
+from promolab.sim.operations.publishing import PUBLISH
+from promolab.sim.operations.purchases import PURCHASE_REWARD
+from promolab.sim.operations.validation import VALIDATE
+from promolab.sim.operations.webhook_configs import DELETE_WEBHOOK
 from promolab.sim.records import PendingDelivery
 from promolab.sim.referrals import _converted
 from promolab.sim.refusals import SimError
@@ -168,16 +175,16 @@ class DerivedIndexMachine(RuleBasedStateMachine):
         self.sim.register_receiver("notebook", Flaky())
         self.sim.register_receiver("crm", lambda headers, body: 200)
 
-    def _quietly(self, name: str, **args: Any) -> None:
+    def _quietly(self, op: Operation[..., Any], **args: Any) -> None:
         try:
-            self.sim.apply(name, **args)
+            self.sim.apply(op, **args)
         except SimError:
             pass
 
     @rule(member=st.sampled_from(MEMBERS), reward=st.sampled_from(REWARDS), times=st.integers(1, 3))
     def purchase(self, member: str, reward: str, times: int) -> None:
         for _ in range(times):
-            self._quietly("purchase_reward", program_id=PROGRAM, member_id=member, request={"reward_id": reward})
+            self._quietly(PURCHASE_REWARD, program_id=PROGRAM, member_id=member, request={"reward_id": reward})
 
     @rule(delay=st.sampled_from([0, 1, 2, 5, 30]))
     def purchase_delay(self, delay: int) -> None:
@@ -203,21 +210,21 @@ class DerivedIndexMachine(RuleBasedStateMachine):
             request = {"event": "nope", "customer": {"source_id": customer}}
         elif kind == "card":
             request["loyalty"] = {"code": "lcrd_alice_beans"}
-        self._quietly("track_event", request=request)
+        self._quietly(TRACK_EVENT, request=request)
 
     @rule(code=st.sampled_from(["GIFT-ALICE-50", "GIFT-BOB-25", "WELCOME-ALICE", "NOPE"]),
           amount=st.sampled_from([0, 500, 2500]))
     def gift(self, code: str, amount: int) -> None:
-        self._quietly("add_gift_balance", code=code, request={"amount": amount})
+        self._quietly(ADD_GIFT_BALANCE, code=code, request={"amount": amount})
 
     @rule(customer=st.sampled_from(CUSTOMERS))
     def publish(self, customer: str) -> None:
-        self._quietly("publish", request={"campaign": {"id": "camp_newsletter"}, "customer": {"source_id": customer}},
-                      join_once=True)
+        self._quietly(PUBLISH, request={"campaign": {"id": "camp_newsletter"}, "customer": {"source_id": customer}},
+                    join_once=True)
 
     @rule(hook=st.sampled_from(["wh_crm", "wh_notebook", "wh_nope"]))
     def delete_webhook(self, hook: str) -> None:
-        self._quietly("delete_webhook", project_id="proj_kestrel", webhook_id=hook)
+        self._quietly(DELETE_WEBHOOK, project_id="proj_kestrel", webhook_id=hook)
 
     @rule(card=st.sampled_from(CARDS), points=st.integers(-400, 400))
     def admin(self, card: str, points: int) -> None:
@@ -252,8 +259,8 @@ class DerivedIndexMachine(RuleBasedStateMachine):
 
     @rule()
     def validate(self) -> None:
-        self._quietly("validate", request={"customer": {"source_id": "alice"},
-                                           "order": {"items": [{"product_id": "prod_mug", "quantity": 1}]}})
+        self._quietly(VALIDATE, request={"customer": {"source_id": "alice"},
+                                         "order": {"items": [{"product_id": "prod_mug", "quantity": 1}]}})
 
     @rule()
     def save(self) -> None:
@@ -341,7 +348,7 @@ def test_purchases_are_processed_by_due_time_then_creation_order(
     for n, (reward, delay) in enumerate(purchases):
         sim.state.settings.purchase_delay_seconds = delay
         try:
-            result = sim.purchase_reward(PROGRAM, "lmbr_alice", reward)
+            result = sim.apply(PURCHASE_REWARD, program_id=PROGRAM, member_id="lmbr_alice", request={"reward_id": reward})
         except SimError:
             continue
         if result.transaction is not None:

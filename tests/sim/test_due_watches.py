@@ -32,6 +32,12 @@ from promolab.sim import simulator as simulator_module
 from promolab.sim.loyalty import ledger
 from promolab.sim.loyalty.processing import DueWatch, due_watch
 from promolab.sim.loyalty.reservations import PURCHASE_TYPE
+from promolab.sim.operation import Operation
+from promolab.sim.operations.balance import ADD_GIFT_BALANCE
+from promolab.sim.operations.custom_events import TRACK_EVENT
+from promolab.sim.operations.purchases import PURCHASE_REWARD
+from promolab.sim.operations.rewards import DELETE_REWARD
+from promolab.sim.operations.webhook_configs import DELETE_WEBHOOK
 from promolab.sim.records import CardTransaction, PendingDelivery
 from promolab.sim.refusals import SimError
 from promolab.sim.scheduler import due_by
@@ -138,9 +144,9 @@ class History:
         self.sim.register_receiver("notebook", Receiver(self.sim))
         self.sim.register_receiver("crm", lambda headers, body: 200)
 
-    def _quietly(self, name: str, **args: Any) -> None:
+    def _quietly(self, op: Operation[..., Any], **args: Any) -> None:
         try:
-            self.sim.apply(name, **args)
+            self.sim.apply(op, **args)
         except SimError:
             pass
 
@@ -151,7 +157,7 @@ class History:
                 assert_watches_cover_due_work(self.sim)
 
     def _purchase(self, member: str, reward: str) -> None:
-        self._quietly("purchase_reward", program_id=PROGRAM, member_id=member, request={"reward_id": reward})
+        self._quietly(PURCHASE_REWARD, program_id=PROGRAM, member_id=member, request={"reward_id": reward})
 
     def _delay(self, seconds: int) -> None:
         self.sim.state.settings.purchase_delay_seconds = seconds
@@ -163,17 +169,17 @@ class History:
             self.errors.append(str(exc))
 
     def _event(self, customer: str, amount: int) -> None:
-        self._quietly("track_event", request={"event": "order_placed", "customer": {"source_id": customer},
-                                              "metadata": {"amount": amount}})
+        self._quietly(TRACK_EVENT, request={"event": "order_placed", "customer": {"source_id": customer},
+                                            "metadata": {"amount": amount}})
 
     def _gift(self, code: str, amount: int) -> None:
-        self._quietly("add_gift_balance", code=code, request={"amount": amount})
+        self._quietly(ADD_GIFT_BALANCE, code=code, request={"amount": amount})
 
     def _delete_webhook(self, hook: str) -> None:
-        self._quietly("delete_webhook", project_id="proj_kestrel", webhook_id=hook)
+        self._quietly(DELETE_WEBHOOK, project_id="proj_kestrel", webhook_id=hook)
 
     def _delete_reward(self, reward: str) -> None:
-        self._quietly("delete_reward", reward_id=reward)
+        self._quietly(DELETE_REWARD, reward_id=reward)
 
     def _admin(self, card: str, points: int) -> None:
         record = self.sim.state.cards[card]
@@ -246,7 +252,7 @@ def _assert_quick_steps_change_nothing(steps: list[tuple[Any, ...]], *, check: b
 def test_watch_is_per_state_and_starts_from_the_exact_value() -> None:
     sim = _fresh()
     sim.state.settings.purchase_delay_seconds = 60
-    sim.purchase_reward(PROGRAM, "lmbr_alice", "lrew_mug")
+    sim.apply(PURCHASE_REWARD, program_id=PROGRAM, member_id="lmbr_alice", request={"reward_id": "lrew_mug"})
     watch = due_watch(sim)
     assert isinstance(watch, DueWatch)
     assert not due_by(sim, sim.now + timedelta(seconds=59))
@@ -260,7 +266,7 @@ def test_watch_is_per_state_and_starts_from_the_exact_value() -> None:
 def test_a_settled_purchase_leaves_the_watch_early_until_the_exact_value_is_asked() -> None:
     sim = _fresh()
     sim.state.settings.purchase_delay_seconds = 10
-    sim.purchase_reward(PROGRAM, "lmbr_alice", "lrew_mug")
+    sim.apply(PURCHASE_REWARD, program_id=PROGRAM, member_id="lmbr_alice", request={"reward_id": "lrew_mug"})
     start = sim.now
     sim.advance(10)  # processed at its instant
     assert scan_next_due(sim) is None
@@ -272,7 +278,7 @@ def test_a_settled_purchase_leaves_the_watch_early_until_the_exact_value_is_aske
 def test_fewer_transactions_than_seen_goes_back_to_the_exact_value() -> None:
     sim = _fresh()
     sim.state.settings.purchase_delay_seconds = 5
-    sim.purchase_reward(PROGRAM, "lmbr_alice", "lrew_mug")
+    sim.apply(PURCHASE_REWARD, program_id=PROGRAM, member_id="lmbr_alice", request={"reward_id": "lrew_mug"})
     assert due_by(sim, sim.now + timedelta(seconds=5))
     # Records removed behind the operations' back (a notebook cleaning up).
     for key in [k for k, t in sim.state.card_transactions.items() if t.status == "PENDING"]:

@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 from promolab import Simulator
 from promolab.sim.earning import incentive_points
 from promolab.sim.loyalty import ledger
+from promolab.sim.operations.custom_events import TRACK_EVENT
 from promolab.sim.records import EarningRule
 from promolab.sim.refusals import SimError
 
@@ -95,13 +96,13 @@ def test_credits_of_one_event_to_one_card_are_counted_together(sim: Simulator) -
     card.balance = MAX - 15
     before = sim.dump_json()
     with pytest.raises(SimError) as info:
-        sim.apply("track_event", request={"event": "order_placed", "customer": {"source_id": "frank"},
-                                          "metadata": {"amount": 1000}})  # 10 points, twice
+        sim.apply(TRACK_EVENT, request={"event": "order_placed", "customer": {"source_id": "frank"},
+                                        "metadata": {"amount": 1000}})  # 10 points, twice
     assert (info.value.status, info.value.key) == (400, "invalid_payload")
     assert "lcrd_frank_beans" in info.value.details
     assert sim.dump_json() == before
-    sim.apply("track_event", request={"event": "order_placed", "customer": {"source_id": "frank"},
-                                      "metadata": {"amount": 700}})  # 7 points, twice: 14 fit
+    sim.apply(TRACK_EVENT, request={"event": "order_placed", "customer": {"source_id": "frank"},
+                                    "metadata": {"amount": 700}})  # 7 points, twice: 14 fit
     assert card.balance == MAX - 1
 
 

@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from promolab import ApiError, Simulator, models
+from promolab.sim.operations.custom_events import TRACK_EVENT
+from promolab.sim.operations.publishing import PUBLISH
 from promolab.sim.records import EventSchema, MetadataProperty, ReferrerReward
 from promolab.sim.refusals import SimError
 
@@ -34,13 +36,13 @@ def earned(sim: Simulator) -> list[tuple[str, int]]:
 
 
 def event(sim: Simulator, name: str, customer: dict[str, Any], **rest: Any) -> models.CustomEventResult:
-    return sim.track_event({"event": name, "customer": customer, **rest})
+    return sim.apply(TRACK_EVENT, request={"event": name, "customer": customer, **rest})
 
 
 def refused(sim: Simulator, request: dict[str, Any]) -> SimError:
     before = sim.dump_json()
     with pytest.raises(SimError) as caught:
-        sim.track_event(request)
+        sim.apply(TRACK_EVENT, request=request)
     assert sim.dump_json() == before, "a refused event changed the state"
     return caught.value
 
@@ -96,7 +98,7 @@ def test_event_name_length(sim: Simulator, length: int, ok: bool) -> None:
     sim.state.settings.undefined_events = "accept"  # isolate the length rule
     request = {"event": "e" * length, "customer": {"source_id": "alice"}}
     if ok:
-        assert sim.track_event(request).type == "e" * length
+        assert sim.apply(TRACK_EVENT, request=request).type == "e" * length
     else:
         error = refused(sim, request)
         assert (error.status, error.key) == (400, "invalid_payload")
@@ -166,7 +168,8 @@ def test_metadata_breaking_the_schema(schema_sim: Simulator, name: str, metadata
     ],
 )
 def test_metadata_within_the_schema(schema_sim: Simulator, name: str, metadata: dict[str, Any]) -> None:
-    assert schema_sim.track_event({"event": name, "customer": {"source_id": "bob"}, "metadata": metadata}).type == name
+    request = {"event": name, "customer": {"source_id": "bob"}, "metadata": metadata}
+    assert schema_sim.apply(TRACK_EVENT, request=request).type == name
 
 
 # -- earning rules ------------------------------------------------------------------------------------------
@@ -320,7 +323,7 @@ def test_discount_coupon_reward_without_free_code_refuses_the_event(sim: Simulat
     assert settings is not None
     settings.referrer_reward = ReferrerReward(type="DISCOUNT_COUPON", campaign_id="camp_welcome_codes")
     for code in ("WELCOME-OPEN-1", "WELCOME-OPEN-2"):
-        sim.publish({"voucher": code, "customer": {"id": "cust_bob"}})
+        sim.apply(PUBLISH, request={"voucher": code, "customer": {"id": "cust_bob"}})
     error = refused(sim, {"event": "first_order_placed", "customer": {"source_id": "new-friend"},
                           "metadata": {"amount": 1}, "referral": {"code": "REF-DAVE"}})
     assert error.key == "no_voucher_suitable_for_publication"

@@ -12,6 +12,7 @@ import pytest
 from promolab import ApiError, Simulator, models
 from promolab.http.transport import SimulatorTransport
 from promolab.sim.gift import credit_gift_balance, issue_gift_voucher
+from promolab.sim.operations.balance import ADD_GIFT_BALANCE
 from promolab.sim.refusals import SimError
 
 DEMO = Path(__file__).parents[2] / "data" / "scenarios" / "demo.yaml"
@@ -36,7 +37,8 @@ def voucher(sim: Simulator, code: str) -> Any:
 
 
 def test_adding_balance(sim: Simulator) -> None:
-    result = sim.add_gift_balance("GIFT-BOB-25", {"amount": 400, "source_id": "topup-1", "reason": "birthday"})
+    result = sim.apply(ADD_GIFT_BALANCE, code="GIFT-BOB-25",
+                       request={"amount": 400, "source_id": "topup-1", "reason": "birthday"})
     bob = voucher(sim, "GIFT-BOB-25")
     assert result.model_dump(mode="json") == {
         "amount": 400, "total": 2900, "balance": 2200, "type": "gift_voucher", "operation_type": "MANUAL",
@@ -54,7 +56,7 @@ def test_adding_balance(sim: Simulator) -> None:
 
 
 def test_balance_added_payload(sim: Simulator) -> None:
-    sim.add_gift_balance("GIFT-BOB-25", 400)
+    sim.apply(ADD_GIFT_BALANCE, code="GIFT-BOB-25", request={"amount": 400})
     (_headers, body), = sim.received  # type: ignore[attr-defined]
     envelope = models.WebhookEnvelope.model_validate_json(body)
     data = envelope.data
@@ -75,7 +77,7 @@ def test_balance_added_payload(sim: Simulator) -> None:
 
 def test_unpublished_gift_card_is_credited_without_webhook(sim: Simulator) -> None:
     free = next(v for v in sim.state.vouchers.values() if v.campaign_id == "camp_gift" and v.holder_id is None)
-    sim.add_gift_balance(free.code, 100)
+    sim.apply(ADD_GIFT_BALANCE, code=free.code, request={"amount": 100})
     assert free.gift.amount == 5100
     assert sim.received == [] and sim.state.webhook_deliveries == []  # type: ignore[attr-defined]
 
@@ -96,7 +98,7 @@ ERROR_CASES: list[tuple[str, str, Any, int, str]] = [
 
 @pytest.mark.parametrize(("code", "body", "status", "key"), [c[1:] for c in ERROR_CASES], ids=[c[0] for c in ERROR_CASES])
 def test_refused_balance_changes_nothing(sim: Simulator, code: str, body: Any, status: int, key: str) -> None:
-    sim.add_gift_balance("GIFT-ALICE-50", 100)  # some history first
+    sim.apply(ADD_GIFT_BALANCE, code="GIFT-ALICE-50", request={"amount": 100})  # some history first
     before = sim.dump_json()
     received = len(sim.received)  # type: ignore[attr-defined]
     response = _post_raw(sim, f"/v1/vouchers/{code}/balance", body)
@@ -107,7 +109,7 @@ def test_refused_balance_changes_nothing(sim: Simulator, code: str, body: Any, s
         assert (error["resource_type"], error["resource_id"]) == ("voucher", code)
     assert sim.dump_json() == before
     with pytest.raises(SimError) as in_process:
-        sim.add_gift_balance(code, body)
+        sim.apply(ADD_GIFT_BALANCE, code=code, request=body)
     assert (in_process.value.status, in_process.value.key) == (status, key)
     assert sim.dump_json() == before
     assert len(sim.received) == received  # type: ignore[attr-defined]

@@ -22,6 +22,9 @@ import yaml
 
 from promolab import Simulator
 from promolab.http.server import build_served_simulator
+from promolab.sim.operations.balance import ADD_GIFT_BALANCE
+from promolab.sim.operations.custom_events import TRACK_EVENT
+from promolab.sim.operations.publishing import PUBLISH
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "scenarios" / "demo.yaml"
 APP = {"X-App-Id": "kestrel-app", "X-App-Token": "kestrel-app-token"}
@@ -40,13 +43,14 @@ def stop(sim: Simulator) -> None:
 
 
 def event(sim: Simulator, who: str, rating: int = 5) -> None:
-    sim.track_event({"event": "review_written", "customer": {"source_id": who}, "metadata": {"rating": rating}})
+    sim.apply(TRACK_EVENT, request={"event": "review_written", "customer": {"source_id": who},
+                                    "metadata": {"rating": rating}})
 
 
 def three_writes(sim: Simulator) -> None:
     event(sim, "alice")
-    sim.add_gift_balance("GIFT-ALICE-50", 250)
-    sim.publish({"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}})
+    sim.apply(ADD_GIFT_BALANCE, code="GIFT-ALICE-50", request={"amount": 250})
+    sim.apply(PUBLISH, request={"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}})
 
 
 def journal_lines(path: Path) -> list[dict[str, Any]]:

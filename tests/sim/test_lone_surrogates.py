@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from promolab import Simulator
+from promolab.sim.operations import BY_NAME
 from promolab.sim.refusals import SimError
 
 DEMO = Path(__file__).parents[2] / "data" / "scenarios" / "demo.yaml"
@@ -40,7 +41,7 @@ def test_a_lone_surrogate_gets_the_models_400_and_changes_nothing(op: str, args:
     sim = Simulator.from_scenario(DEMO)
     before = sim.dump_json()
     with pytest.raises(SimError) as caught:
-        sim.apply(op, **args)
+        sim.apply(BY_NAME[op], **args)
     assert caught.value.status == 400
     assert caught.value.details.startswith(f"Property {field}:")
     assert "unicode" in caught.value.details

@@ -37,6 +37,8 @@ from promolab.sim.loyalty.purchases import _outside_window
 from promolab.sim.operations import balance as balance_op
 from promolab.sim.operations import publishing as publish_op
 from promolab.sim.operations import purchases as purchase_op
+from promolab.sim.operations.balance import ADD_GIFT_BALANCE
+from promolab.sim.operations.publishing import PUBLISH
 from promolab.sim.refusals import SimError
 from promolab.sim.render import (
     iso,
@@ -254,7 +256,8 @@ _CHANGES = [("voucher", name, k) for name, fs in VOUCHER_CHANGES.items() for k i
 
 
 def _published(sim: Simulator) -> records.Voucher:
-    pub = sim.publish({"customer": {"source_id": "alice"}, "campaign": {"id": "camp_newsletter"}}, join_once=True)
+    pub = sim.apply(PUBLISH, request={"customer": {"source_id": "alice"}, "campaign": {"id": "camp_newsletter"}},
+                    join_once=True)
     return sim.state.vouchers[pub.voucher.id]
 
 
@@ -322,8 +325,8 @@ def test_vouchers_follow_any_sequence_of_changes(demo_snapshot: dict[str, Any], 
 
 
 def test_publications_follow_publishing_and_the_seed(sim: Simulator) -> None:
-    first = sim.publish({"customer": {"source_id": "zoe"}, "voucher": "WELCOME-OPEN-1"})  # no join_once
-    again = sim.publish({"customer": {"source_id": "zoe"}, "voucher": "WELCOME-OPEN-1"})
+    first = sim.apply(PUBLISH, request={"customer": {"source_id": "zoe"}, "voucher": "WELCOME-OPEN-1"})  # no join_once
+    again = sim.apply(PUBLISH, request={"customer": {"source_id": "zoe"}, "voucher": "WELCOME-OPEN-1"})
     assert again.voucher.publish.count == first.voucher.publish.count + 1
     assert first.voucher.publish.count == 1, "an earlier answer keeps what it showed"
     voucher = sim.state.vouchers[first.voucher.id]
@@ -348,7 +351,8 @@ def test_a_restore_or_reset_starts_afresh(sim: Simulator) -> None:
 
 def test_a_publication_is_what_a_fresh_rendering_gives(sim: Simulator) -> None:
     for who in ("alice", "alice", "bob", "guest-1", "alice"):
-        pub = sim.publish({"customer": {"source_id": who}, "campaign": {"id": "camp_newsletter"}}, join_once=True)
+        pub = sim.apply(PUBLISH, request={"customer": {"source_id": who}, "campaign": {"id": "camp_newsletter"}},
+                        join_once=True)
         record = sim.state.publications[pub.id]
         voucher = sim.state.vouchers[record.voucher_id]
         fresh = models.Publication.model_validate({
@@ -491,7 +495,7 @@ def _gift_card(sim: Simulator, metadata: dict[str, Any]) -> tuple[records.Vouche
     sim.state.campaigns["camp_gift"].metadata = metadata
     for hook in sim.state.webhooks.values():
         hook.status = "DISABLED"  # credited silently: the payload is built below
-    sim.add_gift_balance("GIFT-BOB-25", {"amount": 500, "reason": "für dich"})
+    sim.apply(ADD_GIFT_BALANCE, code="GIFT-BOB-25", request={"amount": 500, "reason": "für dich"})
     return voucher, next(reversed(sim.state.voucher_transactions.values()))
 
 
@@ -531,7 +535,7 @@ def test_an_emitted_webhook_carries_the_envelope_it_did(sim: Simulator) -> None:
     for hook in sim.state.webhooks.values():
         hook.status = "ACTIVE"
     queued = len(sim.state.pending_deliveries)
-    sim.add_gift_balance("GIFT-BOB-25", {"amount": 700})
+    sim.apply(ADD_GIFT_BALANCE, code="GIFT-BOB-25", request={"amount": 700})
     transaction = next(reversed(sim.state.voucher_transactions.values()))
     sent = [p for p in sim.state.pending_deliveries[queued:] if p.event_type == models.GIFT_BALANCE_ADDED]
     assert len(sent) == len(sim.state.webhooks)

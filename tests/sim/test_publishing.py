@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from promolab import ApiError, Simulator, models
+from promolab.sim.operations.publishing import PUBLISH
 from promolab.sim.publishing import publish_to_customer
 from promolab.sim.refusals import SimError
 
@@ -28,17 +29,22 @@ def voucher(sim: Simulator, code: str) -> Any:
     return sim.state.vouchers[sim.indexes.voucher_by_code[code]]
 
 
+def publish(sim: Simulator, request: dict[str, Any], *, join_once: bool = False) -> models.Publication:
+    """The publish operation, run on the simulator itself (no HTTP)."""
+    return sim.apply(PUBLISH, request=request, join_once=join_once)
+
+
 def refused(sim: Simulator, request: dict[str, Any], *, join_once: bool = False) -> SimError:
     before = sim.dump_json()
     with pytest.raises(SimError) as caught:
-        sim.publish(request, join_once=join_once)
+        publish(sim, request, join_once=join_once)
     assert sim.dump_json() == before, "a refused publication changed the state"
     return caught.value
 
 
 # -- the publication object ---------------------------------------------------------------------
 def test_publishing_a_campaign_code_returns_the_full_publication(sim: Simulator) -> None:
-    pub = sim.publish({"customer": {"id": "cust_bob"}, "campaign": {"id": "camp_newsletter"}})
+    pub = publish(sim, {"customer": {"id": "cust_bob"}, "campaign": {"id": "camp_newsletter"}})
     body = pub.model_dump(mode="json")
     assert body["id"].startswith("pub_")
     assert body["object"] == "publication"
@@ -81,8 +87,8 @@ def test_publishing_a_campaign_code_returns_the_full_publication(sim: Simulator)
 
 
 def test_first_free_code_in_creation_order(sim: Simulator) -> None:
-    first = sim.publish({"customer": {"id": "cust_bob"}, "campaign": {"id": "camp_welcome_codes"}})
-    second = sim.publish({"customer": {"id": "cust_carol"}, "campaign": {"name": "Welcome $5 codes"}})
+    first = publish(sim, {"customer": {"id": "cust_bob"}, "campaign": {"id": "camp_welcome_codes"}})
+    second = publish(sim, {"customer": {"id": "cust_carol"}, "campaign": {"name": "Welcome $5 codes"}})
     assert (first.voucher.code, second.voucher.code) == ("WELCOME-OPEN-1", "WELCOME-OPEN-2")
 
 
@@ -90,9 +96,9 @@ def test_campaign_codes_are_taken_in_order_around_named_and_inactive_ones(sim: S
     pool = [v.code for v in sim.state.vouchers.values() if v.campaign_id == "camp_newsletter"]
 
     def next_code(i: int) -> str:
-        return sim.publish({"customer": {"source_id": f"p{i}"}, "campaign": {"id": "camp_newsletter"}}).voucher.code
+        return publish(sim, {"customer": {"source_id": f"p{i}"}, "campaign": {"id": "camp_newsletter"}}).voucher.code
 
-    sim.publish({"voucher": pool[1], "customer": {"source_id": "named"}})
+    publish(sim, {"voucher": pool[1], "customer": {"source_id": "named"}})
     voucher(sim, pool[3]).active = False
     assert [next_code(i) for i in range(3)] == [pool[0], pool[2], pool[4]]
     voucher(sim, pool[3]).active = True  # an inactive code that comes back is free again
@@ -101,15 +107,15 @@ def test_campaign_codes_are_taken_in_order_around_named_and_inactive_ones(sim: S
 
 
 def test_publishing_a_named_code(sim: Simulator) -> None:
-    pub = sim.publish({"voucher": "WELCOME-OPEN-2", "customer": {"source_id": "frank"}})
+    pub = publish(sim, {"voucher": "WELCOME-OPEN-2", "customer": {"source_id": "frank"}})
     assert pub.customer_id == "cust_frank"
     assert pub.voucher.code == "WELCOME-OPEN-2" and pub.voucher.holder_id == "cust_frank"
     assert voucher(sim, "WELCOME-OPEN-2").holder_id == "cust_frank"
 
 
 def test_channel_and_metadata_are_kept(sim: Simulator) -> None:
-    pub = sim.publish({"voucher": "WELCOME-OPEN-1", "customer": {"id": "cust_bob"},
-                       "channel": "Newsletter March", "metadata": {"batch": 3}})
+    pub = publish(sim, {"voucher": "WELCOME-OPEN-1", "customer": {"id": "cust_bob"},
+                        "channel": "Newsletter March", "metadata": {"batch": 3}})
     assert pub.channel == "Newsletter March" and pub.metadata == {"batch": 3}
     stored = sim.state.publications[pub.id]
     assert stored.channel == "Newsletter March" and stored.metadata == {"batch": 3}
@@ -117,8 +123,8 @@ def test_channel_and_metadata_are_kept(sim: Simulator) -> None:
 
 def test_unknown_source_id_creates_the_customer(sim: Simulator) -> None:
     before = len(sim.state.customers)
-    pub = sim.publish({"voucher": "WELCOME-OPEN-1",
-                       "customer": {"source_id": "zoe", "name": "Zoe Park", "email": "zoe@example.com"}})
+    pub = publish(sim, {"voucher": "WELCOME-OPEN-1",
+                        "customer": {"source_id": "zoe", "name": "Zoe Park", "email": "zoe@example.com"}})
     assert len(sim.state.customers) == before + 1
     created = sim.state.customers[pub.customer_id]
     assert created.id.startswith("cust_") and created.source_id == "zoe"
@@ -126,24 +132,24 @@ def test_unknown_source_id_creates_the_customer(sim: Simulator) -> None:
     assert pub.customer.name == "Zoe Park" and pub.tracking_id == "zoe"
     assert sim.indexes.customer_by_source["zoe"] == created.id
     # the next request by source_id finds the same customer
-    again = sim.publish({"voucher": "WELCOME-OPEN-2", "customer": {"source_id": "zoe"}})
+    again = publish(sim, {"voucher": "WELCOME-OPEN-2", "customer": {"source_id": "zoe"}})
     assert again.customer_id == created.id and len(sim.state.customers) == before + 1
 
 
 def test_republishing_a_code_to_its_holder_counts_a_publication(sim: Simulator) -> None:
-    first = sim.publish({"voucher": "WELCOME-OPEN-1", "customer": {"id": "cust_bob"}})
-    second = sim.publish({"voucher": "WELCOME-OPEN-1", "customer": {"id": "cust_bob"}})
+    first = publish(sim, {"voucher": "WELCOME-OPEN-1", "customer": {"id": "cust_bob"}})
+    second = publish(sim, {"voucher": "WELCOME-OPEN-1", "customer": {"id": "cust_bob"}})
     assert first.id != second.id
     assert second.voucher.publish.count == 2 and second.voucher.holder_id == "cust_bob"
     assert voucher(sim, "WELCOME-OPEN-1").publish_count == 2
 
 
 def test_publish_count_and_holder_match_the_publications(sim: Simulator) -> None:
-    sim.publish({"customer": {"id": "cust_bob"}, "campaign": {"id": "camp_welcome_codes"}})
-    sim.publish({"customer": {"id": "cust_carol"}, "campaign": {"id": "camp_welcome_codes"}})
-    sim.publish({"voucher": "WELCOME-OPEN-1", "customer": {"id": "cust_bob"}})
+    publish(sim, {"customer": {"id": "cust_bob"}, "campaign": {"id": "camp_welcome_codes"}})
+    publish(sim, {"customer": {"id": "cust_carol"}, "campaign": {"id": "camp_welcome_codes"}})
+    publish(sim, {"voucher": "WELCOME-OPEN-1", "customer": {"id": "cust_bob"}})
     for _ in range(3):
-        sim.publish({"customer": {"source_id": "x"}, "campaign": {"id": "camp_newsletter"}})
+        publish(sim, {"customer": {"source_id": "x"}, "campaign": {"id": "camp_newsletter"}})
     for record in sim.state.vouchers.values():
         pubs = [p for p in sim.state.publications.values() if p.voucher_id == record.id]
         if not pubs:
@@ -155,45 +161,45 @@ def test_publish_count_and_holder_match_the_publications(sim: Simulator) -> None
 # -- join_once -------------------------------------------------------------------------------------
 def test_join_once_query_flag_always_gives_the_same_code(sim: Simulator) -> None:
     request = {"customer": {"id": "cust_bob"}, "campaign": {"id": "camp_welcome_codes"}}
-    first = sim.publish(request, join_once=True)
+    first = publish(sim, request, join_once=True)
     dump = sim.dump_json()
     for _ in range(3):
-        again = sim.publish(request, join_once=True)
+        again = publish(sim, request, join_once=True)
         assert again == first
     assert sim.dump_json() == dump
     # without the flag this (non-join_once) campaign hands out another code
-    other = sim.publish(request)
+    other = publish(sim, request)
     assert other.voucher.code != first.voucher.code
 
 
 def test_campaign_join_once_gives_the_same_code_without_the_flag(sim: Simulator) -> None:
     request = {"customer": {"source_id": "newcomer"}, "campaign": {"id": "camp_newsletter"}}
-    first = sim.publish(request)
+    first = publish(sim, request)
     dump = sim.dump_json()
-    assert sim.publish(request) == first
-    assert sim.publish(request, join_once=True) == first  # flag and campaign setting agree
+    assert publish(sim, request) == first
+    assert publish(sim, request, join_once=True) == first  # flag and campaign setting agree
     assert sim.dump_json() == dump
     codes = [v for v in sim.state.vouchers.values() if v.campaign_id == "camp_newsletter" and v.holder_id]
     assert [v.code for v in codes] == [first.voucher.code]
 
 
 def test_join_once_flag_then_campaign_setting(sim: Simulator) -> None:
-    first = sim.publish({"customer": {"id": "cust_dave"}, "campaign": {"id": "camp_newsletter"}}, join_once=True)
-    second = sim.publish({"customer": {"id": "cust_dave"}, "campaign": {"id": "camp_newsletter"}})
+    first = publish(sim, {"customer": {"id": "cust_dave"}, "campaign": {"id": "camp_newsletter"}}, join_once=True)
+    second = publish(sim, {"customer": {"id": "cust_dave"}, "campaign": {"id": "camp_newsletter"}})
     assert second.id == first.id and second.voucher.code == first.voucher.code
 
 
 def test_join_once_keeps_a_code_held_from_the_scenario(sim: Simulator) -> None:
     # Alice holds WELCOME-ALICE (scenario `holder:`), without a publication record.
-    pub = sim.publish({"customer": {"id": "cust_alice"}, "campaign": {"id": "camp_welcome_codes"}}, join_once=True)
+    pub = publish(sim, {"customer": {"id": "cust_alice"}, "campaign": {"id": "camp_welcome_codes"}}, join_once=True)
     assert pub.voucher.code == "WELCOME-ALICE"
-    assert sim.publish({"customer": {"id": "cust_alice"}, "campaign": {"id": "camp_welcome_codes"}},
-                       join_once=True).id == pub.id
+    assert publish(sim, {"customer": {"id": "cust_alice"}, "campaign": {"id": "camp_welcome_codes"}},
+                        join_once=True).id == pub.id
 
 
 def test_join_once_with_a_named_code_returns_the_customers_code(sim: Simulator) -> None:
-    first = sim.publish({"voucher": "WELCOME-OPEN-1", "customer": {"id": "cust_bob"}}, join_once=True)
-    again = sim.publish({"voucher": "WELCOME-OPEN-2", "customer": {"id": "cust_bob"}}, join_once=True)
+    first = publish(sim, {"voucher": "WELCOME-OPEN-1", "customer": {"id": "cust_bob"}}, join_once=True)
+    again = publish(sim, {"voucher": "WELCOME-OPEN-2", "customer": {"id": "cust_bob"}}, join_once=True)
     assert again.id == first.id and again.voucher.code == "WELCOME-OPEN-1"
     assert voucher(sim, "WELCOME-OPEN-2").holder_id is None
 
@@ -202,22 +208,22 @@ def test_join_once_with_a_named_code_returns_the_customers_code(sim: Simulator) 
 def test_source_id_retry_returns_the_stored_publication(sim: Simulator) -> None:
     request = {"customer": {"source_id": "retry-me", "name": "R"}, "campaign": {"id": "camp_welcome_codes"},
                "source_id": "pub-001", "metadata": {"a": 1}}
-    first = sim.publish(request)
+    first = publish(sim, request)
     dump = sim.dump_json()
-    again = sim.publish(request)
+    again = publish(sim, request)
     assert again == first
     assert again.model_dump_json() == first.model_dump_json()
     assert sim.dump_json() == dump
     # metadata/channel are not part of the identity: still the stored one
-    assert sim.publish({**request, "metadata": {"a": 2}}) == first
+    assert publish(sim, {**request, "metadata": {"a": 2}}) == first
     assert sim.dump_json() == dump
 
 
 def test_source_id_retry_of_a_named_code(sim: Simulator) -> None:
     request = {"voucher": "WELCOME-OPEN-1", "customer": {"id": "cust_bob"}, "source_id": "s-1"}
-    first = sim.publish(request)
+    first = publish(sim, request)
     dump = sim.dump_json()
-    assert sim.publish(request) == first
+    assert publish(sim, request) == first
     assert sim.dump_json() == dump
     assert voucher(sim, "WELCOME-OPEN-1").publish_count == 1
 
@@ -232,7 +238,7 @@ def test_source_id_retry_of_a_named_code(sim: Simulator) -> None:
     ],
 )
 def test_source_id_reused_with_other_parameters(sim: Simulator, second: dict[str, Any]) -> None:
-    sim.publish({"customer": {"id": "cust_bob"}, "campaign": {"id": "camp_welcome_codes"}, "source_id": "dup"})
+    publish(sim, {"customer": {"id": "cust_bob"}, "campaign": {"id": "camp_welcome_codes"}, "source_id": "dup"})
     error = refused(sim, {**second, "source_id": "dup"})
     assert (error.status, error.key) == (400, "duplicate_source_id")
     assert "dup" in error.details
@@ -240,8 +246,8 @@ def test_source_id_reused_with_other_parameters(sim: Simulator, second: dict[str
 
 # -- refusals -----------------------------------------------------------------------------------------
 def _exhaust_welcome(sim: Simulator) -> None:
-    sim.publish({"voucher": "WELCOME-OPEN-1", "customer": {"id": "cust_bob"}})
-    sim.publish({"voucher": "WELCOME-OPEN-2", "customer": {"id": "cust_carol"}})
+    publish(sim, {"voucher": "WELCOME-OPEN-1", "customer": {"id": "cust_bob"}})
+    publish(sim, {"voucher": "WELCOME-OPEN-2", "customer": {"id": "cust_carol"}})
 
 
 def _deactivate_voucher(sim: Simulator) -> None:

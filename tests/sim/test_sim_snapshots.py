@@ -11,6 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from promolab import Simulator
+from promolab.sim.operations.incentives import GET_INCENTIVE
+from promolab.sim.operations.rewards import DELETE_REWARD
+from promolab.sim.operations.webhook_configs import DELETE_WEBHOOK
 from promolab.sim.refusals import SimError
 from promolab.sim.simulator import SNAPSHOT_FORMAT
 
@@ -22,11 +25,11 @@ def image(snapshot: dict[str, Any]) -> str:
 def play(sim: Simulator) -> None:
     """Some writes, some refusals and some time."""
     sim.advance(30)
-    sim.delete_reward("lrew_retired")
+    sim.apply(DELETE_REWARD, reward_id="lrew_retired")
     sim.advance(timedelta(minutes=5))
     with pytest.raises(SimError):
-        sim.delete_reward("lrew_mug")
-    sim.delete_webhook("proj_kestrel", "wh_crm")
+        sim.apply(DELETE_REWARD, reward_id="lrew_mug")
+    sim.apply(DELETE_WEBHOOK, project_id="proj_kestrel", webhook_id="wh_crm")
     sim.advance(0.25)
     sim.ids.next("card_transaction")  # the generator's counters are part of the image
 
@@ -119,7 +122,7 @@ def test_reset_after_restore_returns_to_the_restored_image(sim: Simulator) -> No
 def test_simulators_do_not_share_state(sim: Simulator) -> None:
     other = Simulator.restore(sim.snapshot())
     sim.advance(60)
-    sim.delete_reward("lrew_retired")
+    sim.apply(DELETE_REWARD, reward_id="lrew_retired")
     assert other.now + timedelta(seconds=60) == sim.now
     assert other.state.rewards["lrew_retired"].status == "INACTIVE"
 
@@ -141,10 +144,12 @@ def call(sim: Simulator, step: tuple[str, Any]) -> Any:
         if name == "advance":
             return sim.advance(arg).isoformat()
         if name == "delete_webhook":
-            return sim.delete_webhook("proj_kestrel", arg)
+            return sim.apply(DELETE_WEBHOOK, project_id="proj_kestrel", webhook_id=arg)
         if name == "next_id":
             return sim.ids.next(arg)
-        return getattr(sim, name)(arg).model_dump(mode="json")
+        if name == "delete_reward":
+            return sim.apply(DELETE_REWARD, reward_id=arg).model_dump(mode="json")
+        return sim.apply(GET_INCENTIVE, incentive_id=arg).model_dump(mode="json")
     except SimError as exc:
         return exc.body()
 

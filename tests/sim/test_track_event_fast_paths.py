@@ -30,6 +30,7 @@ from promolab.sim import earning
 from promolab.sim.ids import PREFIXES, IdGenerator
 from promolab.sim.loyalty import ledger
 from promolab.sim.operations import custom_events as events_op
+from promolab.sim.operations.custom_events import TRACK_EVENT
 from promolab.sim.pricing.rule_env import lookup
 from promolab.sim.records import EventSchema, Member, MetadataProperty
 from promolab.sim.refusals import SimError
@@ -181,7 +182,7 @@ def _run(sim: Simulator) -> list[Any]:
     for request in _sequence():
         sim.advance(timedelta(seconds=30))
         try:
-            outcomes.append(sim.apply("track_event", request=copy.deepcopy(request)).model_dump(mode="json"))
+            outcomes.append(sim.apply(TRACK_EVENT, request=copy.deepcopy(request)).model_dump(mode="json"))
         except SimError as exc:
             outcomes.append((type(exc).__name__, str(exc)))
     return outcomes
@@ -202,9 +203,9 @@ def test_the_cheap_way_and_the_model_give_the_same_results_and_state(
 # -- the answer's customer ----------------------------------------------------------------------
 def test_event_results_show_the_customer_as_it_is(sim: Simulator) -> None:
     request = {"event": "order_placed", "customer": {"source_id": "alice"}, "metadata": {"amount": 100}}
-    before = sim.apply("track_event", request=dict(request))
+    before = sim.apply(TRACK_EVENT, request=dict(request))
     sim.state.customers["cust_alice"].metadata["orders"] = 15.0
-    after = sim.apply("track_event", request=dict(request))
+    after = sim.apply(TRACK_EVENT, request=dict(request))
     assert before.customer.metadata["orders"] == 14
     assert after.model_dump_json().count('"orders":15.0') == 1
 

@@ -1,8 +1,8 @@
-"""POST /v1/promotions/validation through the simulator (`sim.apply("validate")`,
-`sim.validate_promotions`): the service's example reproduced from a scenario,
-audienceRulesOnly, filters, tier order, tracking id, empty results, category
-expansion, malformed orders, the simulated clock, customers, and every demo tier
-on a hand-checked cart.
+"""POST /v1/promotions/validation through the simulator (`sim.apply(VALIDATE)`:
+its wire dict, and that dict read as `models.ValidationResponse`): the
+service's example reproduced from a scenario, audienceRulesOnly, filters, tier
+order, tracking id, empty results, category expansion, malformed orders, the
+simulated clock, customers, and every demo tier on a hand-checked cart.
 
 The HTTP face of the same endpoint (status codes, bracketed filters, the typed
 client in-process and served) is in tests/http/test_validation_http.py.
@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from promolab import Simulator, models
+from promolab.sim.operations.validation import VALIDATE
 from promolab.sim.refusals import InvalidPayload, InvalidQueryParams
 from wire_asserts import assert_same_json
 
@@ -33,7 +34,12 @@ TRACKING_ID = re.compile(r"^track_[A-Za-z0-9_-]{32}$")
 
 
 def validate(sim: Simulator, request: dict[str, Any], **kw: Any) -> dict[str, Any]:
-    return sim.apply("validate", request=request, **kw)  # type: ignore[no-any-return]
+    return sim.apply(VALIDATE, request=request, **kw)
+
+
+def validate_typed(sim: Simulator, request: dict[str, Any], **kw: Any) -> models.ValidationResponse:
+    """The same answer read as the typed client reads it."""
+    return models.ValidationResponse.model_validate(validate(sim, request, **kw))
 
 
 def tier_ids(response: Mapping[str, Any]) -> list[str]:
@@ -127,8 +133,9 @@ def test_campaign_specific_example_reproduced_from_a_scenario() -> None:
 
 def test_campaign_specific_example_parses_into_the_typed_response() -> None:
     sim = Simulator.from_scenario(EXAMPLE_SCENARIO)
-    typed = sim.validate_promotions(
-        CAMPAIGN_SPECIFIC["request"], filters={"promotion_id": {"conditions": {"$is": "camp_nYcAyjFXmEaBU0nB7EQ4hVTr"}}}
+    typed = validate_typed(
+        sim, CAMPAIGN_SPECIFIC["request"],
+        filters={"promotion_id": {"conditions": {"$is": "camp_nYcAyjFXmEaBU0nB7EQ4hVTr"}}},
     )
     (tier,) = typed.promotions
     assert (tier.id, tier.order.amount, tier.order.total_amount, tier.discount_amount) == (
@@ -327,7 +334,7 @@ def test_nothing_applies_is_valid_false_with_no_promotions(sim: Simulator) -> No
     assert response["valid"] is False
     assert response["promotions"] == []
     assert list(response) == ["valid", "tracking_id", "promotions"]
-    typed = sim.validate_promotions({"customer": {"source_id": "bob"}, "order": {"items": items(("prod_filters", 1))}})
+    typed = validate_typed(sim, {"customer": {"source_id": "bob"}, "order": {"items": items(("prod_filters", 1))}})
     assert (typed.valid, typed.promotions) == (False, [])
 
 
@@ -357,7 +364,7 @@ def test_expand_category_adds_the_campaign_categories() -> None:
     (seasonal,) = second["categories"]
     assert seasonal["name"] == "Seasonal" and seasonal["id"].startswith("cat_")
     # the typed response accepts them (a category needs id, name, hierarchy, created_at)
-    typed = sim.validate_promotions({**request, "options": {"expand": ["category"]}})
+    typed = validate_typed(sim, {**request, "options": {"expand": ["category"]}})
     assert [t.campaign.categories[0].name for t in typed.promotions if t.campaign.categories] == ["Sixth", "Seasonal"]
 
 
@@ -657,7 +664,7 @@ def test_random_demo_carts_keep_the_amount_invariants(
     demo_sims: list[Simulator], request: dict[str, Any], which: int, audience_only: bool
 ) -> None:
     sim = demo_sims[which]
-    response = sim.validate_promotions(request, audience_rules_only=audience_only)
+    response = validate_typed(sim, request, audience_rules_only=audience_only)
     assert response.valid == bool(response.promotions)
     for tier in response.promotions:
         o = tier.order
@@ -675,7 +682,7 @@ def test_random_demo_carts_keep_the_amount_invariants(
             if item.amount is not None and item.discount_amount is not None:
                 assert item.discount_amount <= item.amount
         assert all(v >= 0 for v in money if v is not None)
-    again = sim.validate_promotions(request, audience_rules_only=audience_only)
+    again = validate_typed(sim, request, audience_rules_only=audience_only)
     assert again == response
 
 

@@ -16,6 +16,10 @@ from typing import Any
 import pytest
 
 from promolab import Simulator, models
+from promolab.sim.operations.balance import ADD_GIFT_BALANCE
+from promolab.sim.operations.incentives import GET_INCENTIVE
+from promolab.sim.operations.publishing import PUBLISH
+from promolab.sim.operations.webhook_configs import DELETE_WEBHOOK
 from promolab.sim.records import WebhookConfig
 from promolab.sim.webhooks import MAX_ATTEMPTS, RETRY_OFFSETS
 from promolab.webhooks import encode_body, sign, verify_signature
@@ -53,6 +57,11 @@ class Receiver:
         return answer
 
 
+def add_balance(sim: Simulator, code: str, amount: int) -> models.BalanceResult:
+    """Credit a gift card on the simulator itself (no HTTP): what fires the webhooks here."""
+    return sim.apply(ADD_GIFT_BALANCE, code=code, request={"amount": amount})
+
+
 def attempts(sim: Simulator, webhook_id: str = "wh_notebook") -> list[Any]:
     return [a for a in sim.state.webhook_deliveries if a.webhook_id == webhook_id]
 
@@ -74,7 +83,7 @@ def test_public_signature_vector() -> None:
 def test_envelope_and_signature_of_a_delivery(sim: Simulator) -> None:
     notebook = Receiver(sim)
     sim.register_receiver("notebook", notebook)
-    sim.add_gift_balance("GIFT-ALICE-50", 400)
+    add_balance(sim, "GIFT-ALICE-50", 400)
     (_, headers, body), = notebook.calls
     assert headers["content-type"] == "application/json"
     assert verify_signature(body, headers["x-voucherify-signature"], SECRET)
@@ -105,7 +114,7 @@ def test_every_attempt_carries_the_webhook_version(sim: Simulator) -> None:
     envelope does not carry: each attempt says it in a header, retries too."""
     notebook = Receiver(sim, [500, TimeoutError()])
     sim.register_receiver("notebook", notebook)
-    sim.add_gift_balance("GIFT-ALICE-50", 400)
+    add_balance(sim, "GIFT-ALICE-50", 400)
     sim.advance(600)
     assert len(notebook.calls) == 3  # the first attempt and two retries
     for _, headers, _ in notebook.calls:
@@ -119,7 +128,7 @@ def test_each_configuration_signs_with_its_own_secret(sim: Simulator) -> None:
     bodies: dict[str, tuple[dict[str, str], bytes]] = {}
     sim.register_receiver("notebook", lambda h, b: bodies.__setitem__("notebook", (dict(h), b)))
     sim.register_receiver("crm", lambda h, b: bodies.__setitem__("crm", (dict(h), b)))
-    sim.add_gift_balance("GIFT-ALICE-50", 400)
+    add_balance(sim, "GIFT-ALICE-50", 400)
     for name, secret in (("notebook", SECRET), ("crm", "kestrel-crm-secret")):
         headers, body = bodies[name]
         assert verify_signature(body, headers["x-voucherify-signature"], secret)
@@ -131,7 +140,7 @@ def test_three_failures_then_success_is_delivered_once(sim: Simulator) -> None:
     notebook = Receiver(sim, [500, TimeoutError("slow"), RuntimeError("boom")])
     sim.register_receiver("notebook", notebook)
     t0 = sim.now
-    sim.add_gift_balance("GIFT-ALICE-50", 400)
+    add_balance(sim, "GIFT-ALICE-50", 400)
     assert len(notebook.calls) == 1
     sim.advance(59)
     assert len(notebook.calls) == 1  # not yet: the first retry is due at +1 min
@@ -158,7 +167,7 @@ def test_always_failing_receiver_ends_at_24_hours_and_disables(sim: Simulator) -
     notebook = Receiver(sim, then=503)
     sim.register_receiver("notebook", notebook)
     t0 = sim.now
-    sim.add_gift_balance("GIFT-ALICE-50", 400)
+    add_balance(sim, "GIFT-ALICE-50", 400)
     sim.advance(timedelta(hours=23, minutes=59))
     assert len(attempts(sim)) == MAX_ATTEMPTS - 1
     sim.advance(timedelta(minutes=1))
@@ -172,14 +181,14 @@ def test_always_failing_receiver_ends_at_24_hours_and_disables(sim: Simulator) -
     assert sim.state.webhooks["wh_notebook"].status == "DISABLED"
     assert sim.state.pending_deliveries == []
     # a disabled configuration gets nothing more; the other one still does
-    sim.add_gift_balance("GIFT-ALICE-50", 100)
+    add_balance(sim, "GIFT-ALICE-50", 100)
     sim.advance(timedelta(days=2))
     assert len(attempts(sim)) == MAX_ATTEMPTS and len(notebook.calls) == MAX_ATTEMPTS
     assert [a.outcome for a in attempts(sim, "wh_crm")] == ["delivered", "delivered"]
 
 
 def test_unregistered_receiver_is_a_failed_attempt(sim: Simulator) -> None:
-    sim.add_gift_balance("GIFT-ALICE-50", 400)
+    add_balance(sim, "GIFT-ALICE-50", 400)
     (first,) = attempts(sim)
     assert first.outcome == "error" and "notebook" in (first.error or "")
     sim.register_receiver("notebook", Receiver(sim))
@@ -190,14 +199,14 @@ def test_unregistered_receiver_is_a_failed_attempt(sim: Simulator) -> None:
 @pytest.mark.parametrize("answer", [302, 404, "OK", True])
 def test_non_2xx_or_non_status_answers_fail(sim: Simulator, answer: Any) -> None:
     sim.register_receiver("notebook", Receiver(sim, then=answer))
-    sim.add_gift_balance("GIFT-ALICE-50", 400)
+    add_balance(sim, "GIFT-ALICE-50", 400)
     (first,) = attempts(sim)
     assert first.outcome in ("failed", "error") and first.next_attempt_at is not None
 
 
 def test_pending_retries_survive_snapshot_and_restore(sim: Simulator) -> None:
     sim.register_receiver("notebook", Receiver(sim, then=500))
-    sim.add_gift_balance("GIFT-ALICE-50", 400)
+    add_balance(sim, "GIFT-ALICE-50", 400)
     restored = Simulator.restore(sim.snapshot())
     late = Receiver(restored)
     restored.register_receiver("notebook", late)
@@ -210,11 +219,11 @@ def test_pending_retries_survive_snapshot_and_restore(sim: Simulator) -> None:
 def test_deleted_configuration_gets_nothing_more(sim: Simulator) -> None:
     notebook = Receiver(sim, then=500)
     sim.register_receiver("notebook", notebook)
-    sim.add_gift_balance("GIFT-ALICE-50", 400)
+    add_balance(sim, "GIFT-ALICE-50", 400)
     assert len(notebook.calls) == 1
     sim.client().delete_webhook("proj_kestrel", "wh_notebook")
     sim.advance(timedelta(days=2))
-    sim.add_gift_balance("GIFT-ALICE-50", 100)
+    add_balance(sim, "GIFT-ALICE-50", 100)
     sim.advance(timedelta(days=2))
     assert len(notebook.calls) == 1 and len(attempts(sim)) == 1
     assert all(p.webhook_id != "wh_notebook" for p in sim.state.pending_deliveries)
@@ -223,7 +232,7 @@ def test_deleted_configuration_gets_nothing_more(sim: Simulator) -> None:
 def test_status_is_checked_when_an_attempt_falls_due(sim: Simulator) -> None:
     notebook = Receiver(sim, then=500)
     sim.register_receiver("notebook", notebook)
-    sim.add_gift_balance("GIFT-ALICE-50", 400)
+    add_balance(sim, "GIFT-ALICE-50", 400)
     sim.state.webhooks["wh_notebook"].status = "DELETED"  # pending retries left in place
     sim.advance(timedelta(days=2))
     assert len(notebook.calls) == 1 and len(attempts(sim)) == 1
@@ -241,7 +250,7 @@ def test_receiver_sees_the_completed_state_and_cannot_break_it(sim: Simulator) -
         raise RuntimeError("receiver bug")
 
     sim.register_receiver("notebook", nosy)
-    result = sim.add_gift_balance("GIFT-ALICE-50", 400)
+    result = add_balance(sim, "GIFT-ALICE-50", 400)
     assert result.balance == 5400
     assert seen == [(5400, 1)]
     assert attempts(sim)[0].outcome == "error"
@@ -252,10 +261,10 @@ def test_receiver_sees_the_completed_state_and_cannot_break_it(sim: Simulator) -
 def test_receiver_may_call_back_into_the_simulator(sim: Simulator) -> None:
     def reentrant(headers: Mapping[str, str], body: bytes) -> None:
         customer = json.loads(body)["data"]["customer"]["id"]
-        sim.publish({"customer": {"id": customer}, "campaign": {"id": "camp_newsletter"}})
+        sim.apply(PUBLISH, request={"customer": {"id": customer}, "campaign": {"id": "camp_newsletter"}})
 
     sim.register_receiver("notebook", reentrant)
-    sim.add_gift_balance("GIFT-ALICE-50", 400)
+    add_balance(sim, "GIFT-ALICE-50", 400)
     assert [a.outcome for a in attempts(sim)] == ["delivered"]
     assert [p.customer_id for p in sim.state.publications.values()] == ["cust_alice"]
 
@@ -271,7 +280,7 @@ def test_receiver_may_advance_the_clock_from_a_delivery(sim: Simulator) -> None:
 
     sim.register_receiver("notebook", advancing)
     t0 = sim.now
-    sim.add_gift_balance("GIFT-ALICE-50", 400)
+    add_balance(sim, "GIFT-ALICE-50", 400)
     assert moments == [t0 + timedelta(seconds=30)]
     assert [(a.webhook_id, a.outcome, a.attempted_at) for a in sim.state.webhook_deliveries] == [
         ("wh_notebook", "delivered", t0), ("wh_crm", "delivered", t0 + timedelta(seconds=30)),
@@ -296,12 +305,12 @@ def test_receiver_advancing_from_a_retry_during_an_advance(demo_snapshot: dict[s
             return 500  # retried 1 min later, inside the advance below
         if len(calls) == 2:
             sim.advance(nested)
-            sim.publish({"customer": {"id": "cust_alice"}, "campaign": {"id": "camp_newsletter"}})
+            sim.apply(PUBLISH, request={"customer": {"id": "cust_alice"}, "campaign": {"id": "camp_newsletter"}})
         return None
 
     sim.register_receiver("notebook", receiver)
     with record(sim) as lines:
-        sim.add_gift_balance("GIFT-ALICE-50", 400)
+        add_balance(sim, "GIFT-ALICE-50", 400)
         t0 = sim.now
         ended = sim.advance(120)
     assert calls[:2] == [t0, t0 + timedelta(seconds=60)]
@@ -333,9 +342,9 @@ def test_same_calls_same_deliveries(demo_snapshot: dict[str, Any]) -> None:
         notebook = Receiver(sim, [500, 500])
         sim.register_receiver("notebook", notebook)
         sim.register_receiver("crm", Receiver(sim))
-        sim.add_gift_balance("GIFT-ALICE-50", 400)
+        add_balance(sim, "GIFT-ALICE-50", 400)
         sim.advance(600)
-        sim.add_gift_balance("GIFT-BOB-25", 250)
+        add_balance(sim, "GIFT-BOB-25", 250)
         return [c[2] for c in notebook.calls], [a.model_dump(mode="json") for a in sim.state.webhook_deliveries]
 
     assert run() == run()
@@ -344,7 +353,7 @@ def test_same_calls_same_deliveries(demo_snapshot: dict[str, Any]) -> None:
 # -- delivery log -------------------------------------------------------------------------------------------------
 def test_delivery_log_as_frame_and_over_http(sim: Simulator) -> None:
     sim.register_receiver("notebook", Receiver(sim, [500]))
-    sim.add_gift_balance("GIFT-ALICE-50", 400)
+    add_balance(sim, "GIFT-ALICE-50", 400)
     sim.advance(60)
     frame = sim.webhook_deliveries()
     assert frame["outcome"].tolist() == ["failed", "delivered", "delivered"]
@@ -401,7 +410,7 @@ def _url_config(sim: Simulator, url: str, secret: str = "http-secret") -> None:
 def test_real_http_receiver_gets_a_body_that_verifies(sim: Simulator, http_receiver: tuple[str, type[_Hook]]) -> None:
     url, handler = http_receiver
     _url_config(sim, url)
-    sim.add_gift_balance("GIFT-BOB-25", 400)
+    add_balance(sim, "GIFT-BOB-25", 400)
     (headers, body), = handler.received
     assert headers["content-type"] == "application/json"
     assert verify_signature(body, headers["x-voucherify-signature"], "http-secret")
@@ -418,7 +427,7 @@ def test_real_http_receiver_errors_are_retried(sim: Simulator, http_receiver: tu
     url, handler = http_receiver
     handler.status = 500
     _url_config(sim, url)
-    sim.add_gift_balance("GIFT-BOB-25", 400)
+    add_balance(sim, "GIFT-BOB-25", 400)
     handler.status = 200
     sim.advance(60)
     assert [(a.outcome, a.status_code) for a in attempts(sim, "wh_http")] == [("failed", 500), ("delivered", 200)]
@@ -431,7 +440,7 @@ def test_real_http_receiver_timeout(sim: Simulator, http_receiver: tuple[str, ty
     handler.delay = 1.0
     sim.state.settings.webhook_timeout_seconds = 0.2
     _url_config(sim, url)
-    result = sim.add_gift_balance("GIFT-BOB-25", 400)
+    result = add_balance(sim, "GIFT-BOB-25", 400)
     assert result.amount == 400
     (attempt,) = attempts(sim, "wh_http")
     assert attempt.outcome == "timeout" and attempt.next_attempt_at is not None
@@ -442,7 +451,7 @@ def test_unreachable_url_is_an_error(sim: Simulator) -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     _url_config(sim, f"http://127.0.0.1:{port}/nobody-listens")
-    sim.add_gift_balance("GIFT-BOB-25", 400)
+    add_balance(sim, "GIFT-BOB-25", 400)
     (attempt,) = attempts(sim, "wh_http")
     assert attempt.outcome == "error" and attempt.status_code is None
 
@@ -474,7 +483,7 @@ def _credit_on_the_network(
     arrived = len(handler.received) + 1
 
     def credit() -> None:
-        sim.add_gift_balance("GIFT-BOB-25", 400)
+        add_balance(sim, "GIFT-BOB-25", 400)
         if after is not None:
             after()
 
@@ -509,8 +518,8 @@ def test_slow_url_delivery_does_not_hold_other_callers(sim: Simulator, url_hook:
     with _credit_on_the_network(sim, handler, after=lambda: log_on_return.extend(
             a.outcome for a in attempts(sim, "wh_http"))):
         started = time.monotonic()
-        incentive = sim.get_incentive("linc_0a11ce01")
-        publication = sim.publish({"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}})
+        incentive = sim.apply(GET_INCENTIVE, incentive_id="linc_0a11ce01")
+        publication = sim.apply(PUBLISH, request={"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}})
         other_callers = time.monotonic() - started
         log_meanwhile = list(sim.state.webhook_deliveries)
     assert other_callers < 0.5, f"a read and a write waited {other_callers:.2f} s for a slow receiver"
@@ -520,8 +529,8 @@ def test_slow_url_delivery_does_not_hold_other_callers(sim: Simulator, url_hook:
     # the same state as the calls one after the other, and as a replay of the journal
     assert [json.loads(line)["op"] for line in journal] == ["add_gift_balance", "publish"]
     sequential = Simulator.restore(base)
-    sequential.add_gift_balance("GIFT-BOB-25", 400)
-    sequential.publish({"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}})
+    add_balance(sequential, "GIFT-BOB-25", 400)
+    sequential.apply(PUBLISH, request={"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}})
     assert sim.dump_json() == sequential.dump_json() == _replayed(base, journal).dump_json()
 
 
@@ -554,14 +563,14 @@ def test_configuration_deleted_while_its_attempt_is_on_the_network(sim: Simulato
     handler.status, handler.delay = 500, 0.5
     base = sim.snapshot()
     with _credit_on_the_network(sim, handler):
-        sim.delete_webhook("proj_kestrel", "wh_http")
+        sim.apply(DELETE_WEBHOOK, project_id="proj_kestrel", webhook_id="wh_http")
     (attempt,) = attempts(sim, "wh_http")
     assert attempt.outcome == "failed" and attempt.next_attempt_at is not None  # planned, as logged
     assert sim.state.pending_deliveries == []  # ... but dropped by the deletion
     handler.delay = 0.0
     sequential = Simulator.restore(base)
-    sequential.add_gift_balance("GIFT-BOB-25", 400)
-    sequential.delete_webhook("proj_kestrel", "wh_http")
+    add_balance(sequential, "GIFT-BOB-25", 400)
+    sequential.apply(DELETE_WEBHOOK, project_id="proj_kestrel", webhook_id="wh_http")
     assert sim.dump_json() == sequential.dump_json()
     sim.advance(timedelta(days=2))
     assert len(handler.received) == 2  # the live one and the sequential one: no retry
@@ -572,7 +581,7 @@ def test_reads_answer_during_an_advance_and_writes_wait_for_it(sim: Simulator, u
     handler = url_hook
     handler.status = 500
     t0 = sim.now
-    sim.add_gift_balance("GIFT-BOB-25", 400)  # fails at once; its retry is due at +1 min
+    add_balance(sim, "GIFT-BOB-25", 400)  # fails at once; its retry is due at +1 min
     journal: list[str] = []
     sim.record_to(journal, fsync=False)
     handler.status, handler.delay = 200, 0.8
@@ -582,12 +591,12 @@ def test_reads_answer_during_an_advance_and_writes_wait_for_it(sim: Simulator, u
     try:
         _wait_until(lambda: len(handler.received) == 2)  # the retry is on the network
         started = time.monotonic()
-        incentive = sim.get_incentive("linc_0a11ce01")
+        incentive = sim.apply(GET_INCENTIVE, incentive_id="linc_0a11ce01")
         read_seconds = time.monotonic() - started
         clock_meanwhile = sim.now
 
         writer = threading.Thread(target=lambda: published.append(
-            sim.publish({"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}})))
+            sim.apply(PUBLISH, request={"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}})))
         writer.start()
         writer.join(0.2)
         assert writer.is_alive(), "a write ran in the middle of an advance"
@@ -615,7 +624,7 @@ def test_a_snapshot_waiting_for_a_delivery_holds_new_writes_back(sim: Simulator,
         taking.start()
         _wait_until(lambda: sim._quiet_waiters == 1)  # white box: the snapshot is waiting
         writer = threading.Thread(target=lambda: publications.append(
-            sim.publish({"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}})))
+            sim.apply(PUBLISH, request={"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}})))
         writer.start()
         taking.join(10)
         writer.join(10)

@@ -81,7 +81,7 @@ def test_order_table_is_compare_tiers_plus_the_whatif_row(controller: WhatIfCont
     assert plain["discount_amount"].tolist() == expected["discount_amount"].tolist()
     assert plain["valid"].tolist() == expected["valid"].tolist()
     # the validation response agrees for the tiers that apply
-    response = sim.validate_promotions(request)
+    response = sim.client().validate_promotions(request)
     valid = plain[plain["valid"]]
     assert valid["tier_id"].tolist() == [t.id for t in response.promotions]
 

@@ -14,14 +14,16 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
 import httpx
 
-from ._methods import ControlOperations, Operations
-from ._requests import Credentials, Spec, decode
+from ._methods import AsyncSender, ControlOperations, Operations, SyncSender
+from ._requests import Credentials, Prepared, decode
 
-__all__ = ["DEFAULT_RETRIES", "DEFAULT_TIMEOUT", "AsyncClient", "Client"]
+__all__ = ["DEFAULT_RETRIES", "DEFAULT_TIMEOUT", "AsyncClient", "AsyncControl", "Client", "Control"]
+
+T = TypeVar("T")
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_RETRIES = 2
@@ -29,7 +31,7 @@ _RETRY_STATUSES = frozenset({429, 502, 503, 504})
 _MAX_WAIT = 30.0
 
 
-class _Base(Operations):
+class _Base:
     def __init__(
         self,
         base_url: str,
@@ -52,18 +54,18 @@ class _Base(Operations):
         self.backoff = backoff
         self._timeout = timeout
         self._transport = transport
-        self.control = ControlOperations(self._call)
 
-    def _request(self, spec: Spec) -> tuple[str, str, dict[str, str], tuple[tuple[str, str], ...], bytes | None]:
-        base = self.management_base_url if spec.auth == "management" or spec.path.startswith("/_sim/") else self.base_url
-        headers = self._credentials.headers(spec.auth)
+    def _request(self, prepared: Prepared[Any]) -> tuple[str, str, dict[str, str], tuple[tuple[str, str], ...], bytes | None]:
+        endpoint = prepared.endpoint
+        base = self.management_base_url if endpoint.auth == "management" or endpoint.control else self.base_url
+        headers = self._credentials.headers(endpoint.auth)
         content = None
-        if spec.json is not None:
+        if prepared.json is not None:
             headers["Content-Type"] = "application/json"
-            content = json.dumps(spec.json, separators=(",", ":")).encode()
+            content = json.dumps(prepared.json, separators=(",", ":")).encode()
         # A tuple, not the list itself: httpx reads both alike, and a tuple is
         # covariant, so it matches httpx's QueryParamTypes.
-        return spec.method, base + spec.path, headers, tuple(spec.params), content
+        return endpoint.method, base + prepared.path, headers, tuple(prepared.params), content
 
     def _wait_before_retry(self, attempt: int, response: httpx.Response | None) -> float | None:
         """Seconds to wait before the next try, or None to stop."""
@@ -80,33 +82,34 @@ class _Base(Operations):
         return min(delay, _MAX_WAIT)
 
     @staticmethod
-    def _retryable_error(exc: httpx.TransportError, spec: Spec) -> bool:
+    def _retryable_error(exc: httpx.TransportError, prepared: Prepared[Any]) -> bool:
         return isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout) or (
-            spec.idempotent and isinstance(exc, httpx.TimeoutException)
+            prepared.idempotent and isinstance(exc, httpx.TimeoutException)
         )
 
 
-class Client(_Base):
+class Client(_Base, SyncSender, Operations):
     """Synchronous client; use as a context manager or call `close()`."""
 
     def __init__(self, base_url: str, **kwargs: Any) -> None:
         super().__init__(base_url, **kwargs)
         self._http = httpx.Client(transport=self._transport, timeout=self._timeout)
+        self.control = Control(self)
 
-    def _call(self, spec: Spec, raw: bool = False) -> Any:
-        method, url, headers, params, content = self._request(spec)
+    def _send(self, prepared: Prepared[T]) -> T:
+        method, url, headers, params, content = self._request(prepared)
         attempt = 0
         while True:
             try:
                 response = self._http.request(method, url, headers=headers, params=params or None, content=content)
             except httpx.TransportError as exc:
-                wait = self._wait_before_retry(attempt, None) if self._retryable_error(exc, spec) else None
+                wait = self._wait_before_retry(attempt, None) if self._retryable_error(exc, prepared) else None
                 if wait is None:
                     raise
             else:
                 wait = self._wait_before_retry(attempt, response) if response.status_code in _RETRY_STATUSES else None
                 if wait is None:
-                    return response.json() if raw and response.status_code < 400 else decode(response, spec)
+                    return decode(response, prepared)
             time.sleep(wait)
             attempt += 1
 
@@ -120,27 +123,28 @@ class Client(_Base):
         self.close()
 
 
-class AsyncClient(_Base):
+class AsyncClient(_Base, AsyncSender, Operations):
     """Asynchronous client: every operation method returns an awaitable."""
 
     def __init__(self, base_url: str, **kwargs: Any) -> None:
         super().__init__(base_url, **kwargs)
         self._http = httpx.AsyncClient(transport=self._transport, timeout=self._timeout)
+        self.control = AsyncControl(self)
 
-    async def _call(self, spec: Spec, raw: bool = False) -> Any:
-        method, url, headers, params, content = self._request(spec)
+    async def _send(self, prepared: Prepared[T]) -> T:
+        method, url, headers, params, content = self._request(prepared)
         attempt = 0
         while True:
             try:
                 response = await self._http.request(method, url, headers=headers, params=params or None, content=content)
             except httpx.TransportError as exc:
-                wait = self._wait_before_retry(attempt, None) if self._retryable_error(exc, spec) else None
+                wait = self._wait_before_retry(attempt, None) if self._retryable_error(exc, prepared) else None
                 if wait is None:
                     raise
             else:
                 wait = self._wait_before_retry(attempt, response) if response.status_code in _RETRY_STATUSES else None
                 if wait is None:
-                    return response.json() if raw and response.status_code < 400 else decode(response, spec)
+                    return decode(response, prepared)
             await asyncio.sleep(wait)
             attempt += 1
 
@@ -152,3 +156,23 @@ class AsyncClient(_Base):
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+class Control(SyncSender, ControlOperations):
+    """`client.control`: the served simulator's control API, through the client."""
+
+    def __init__(self, client: Client) -> None:
+        self._client = client
+
+    def _send(self, prepared: Prepared[T]) -> T:
+        return self._client._send(prepared)
+
+
+class AsyncControl(AsyncSender, ControlOperations):
+    """`async_client.control`: the control API, awaited."""
+
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+
+    async def _send(self, prepared: Prepared[T]) -> T:
+        return await self._client._send(prepared)

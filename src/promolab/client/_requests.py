@@ -10,15 +10,18 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar, cast
 
 import httpx
 from pydantic import BaseModel
 
 from .. import models
+from ..models.endpoints import Endpoint
 from .errors import ApiError
 
-__all__ = ["Credentials", "Spec", "body_of", "decode", "flatten_filters"]
+__all__ = ["Credentials", "Prepared", "body_of", "decode", "flatten_filters"]
+
+R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +46,11 @@ class Credentials:
 
 
 @dataclass(frozen=True, slots=True)
-class Spec:
-    method: str
+class Prepared(Generic[R]):
+    """One call, ready to send: its endpoint, the filled path, body and query."""
+
+    endpoint: Endpoint[R]
     path: str
-    auth: str  # "app" | "loyalty" | "management"
-    model: type[BaseModel] | None = None
     json: Any = None
     params: list[tuple[str, str]] = field(default_factory=list)
     #: Safe to send again after a timeout (the service may have done it).
@@ -79,12 +82,18 @@ def flatten_filters(filters: Mapping[str, Any], prefix: str = "filters") -> list
     return out
 
 
-def decode(response: httpx.Response, spec: Spec) -> Any:
+def decode(response: httpx.Response, prepared: Prepared[R]) -> R:
+    """The answer as the endpoint declares it: its response model, the plain
+    JSON of a control call, or None for an answer without content."""
     if response.status_code >= 400 or response.status_code < 200:
         raise _api_error(response)
-    if spec.model is None or response.status_code == 204 or not response.content:
-        return None
-    return spec.model.model_validate_json(response.content)
+    endpoint = prepared.endpoint
+    if endpoint.control:
+        return cast(R, response.json())
+    if endpoint.response is None or response.status_code == 204 or not response.content:
+        return cast(R, None)
+    model = cast(type[BaseModel], endpoint.response)
+    return cast(R, model.model_validate_json(response.content))
 
 
 def _api_error(response: httpx.Response) -> ApiError:

@@ -18,7 +18,7 @@ from urllib.parse import unquote
 
 from pydantic import BaseModel
 
-from ..sim.operations import REGISTRY
+from ..models.endpoints import OPENAPI
 from ..sim.refusals import SimError
 from .auth import AuthKind, authorized, identity
 from .error_bodies import error_body, error_response
@@ -42,11 +42,7 @@ _UNAUTHORIZED = SimError("", key="unauthorized", message="Unauthorized", status=
 class App:
     def __init__(self, sim: Simulator, *, rate_limiter: RateLimiter | None = None) -> None:
         self.sim = sim
-        openapi = Route(
-            "GET", "/openapi.json", AuthKind.NONE, self._openapi, operation_id="openapi",
-            summary="This document", control=True,
-        )
-        self.router = Router([*ROUTES, openapi])
+        self.router = Router([*ROUTES, Route(OPENAPI, self._openapi)])
         self._requests = itertools.count(1)
         self._openapi_bytes: bytes | None = None
         self.rate_limiter = rate_limiter
@@ -90,22 +86,23 @@ class App:
             )
             if refusal is not None:
                 return refusal
-        if route.operation is not None and route.operation not in REGISTRY:
+        handler = route.handler
+        if handler is None:
             return self._fail(SimError(
                 f"{route.method} {route.path} is part of the interface but not implemented by this simulator yet",
                 key="not_implemented", message="Not implemented", status=501,
             ), extra_headers)
         try:
-            body = self._body(route, request)
+            body = self._body(request)
             call = Call(
                 sim=self.sim,
                 params={k: unquote(v) for k, v in match.params.items()},
                 # Only routes that declare query parameters read the query.
-                query=parse_query(request.query_string) if request.query_string and route.query else [],
+                query=parse_query(request.query_string) if request.query_string and route.endpoint.query else [],
                 body=body,
                 headers=request.headers,
             )
-            status, payload = route.handler(call)
+            status, payload = handler(call)
             body_bytes = _encode(payload)
         except SimError as exc:
             return self._fail(exc, extra_headers)
@@ -117,8 +114,8 @@ class App:
             ), extra_headers)
         return HttpResponse(status, body_bytes, extra_headers, None if payload is None else "application/json")
 
-    def _body(self, route: Route, request: HttpRequest) -> Any:
-        if request.method in ("GET", "DELETE", "HEAD") or (not request.body and route.request_model is None):
+    def _body(self, request: HttpRequest) -> Any:
+        if request.method in ("GET", "DELETE", "HEAD") or not request.body:
             return None
         limit = self.sim.state.settings.max_body_bytes
         if len(request.body) > limit:
@@ -128,8 +125,6 @@ class App:
                 f"Request body exceeds the limit of {limit} bytes",
                 key="request_too_large", message="Payload too large", status=413,
             )
-        if not request.body:
-            return None
         media_type, _, parameters = request.headers.get("content-type", "application/json").partition(";")
         content_type = media_type.strip().lower()
         if content_type != "application/json" and not content_type.endswith("+json"):
@@ -157,7 +152,7 @@ class App:
         if self._openapi_bytes is None:
             from .openapi import build_openapi
 
-            self._openapi_bytes = json.dumps(build_openapi(self.router.routes), separators=(",", ":")).encode()
+            self._openapi_bytes = json.dumps(build_openapi([r.endpoint for r in self.router.routes]), separators=(",", ":")).encode()
         return 200, _Raw(self._openapi_bytes)
 
 

@@ -19,6 +19,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
+from ..sim.operations.snapshots import RESET, RESTORE
 from ..sim.refusals import InvalidPayload, NotFound
 from ..sim.request_parsing import parse
 from .routes import Call
@@ -53,7 +54,7 @@ def state(call: Call) -> tuple[int, Any]:
 def reset(call: Call) -> tuple[int, Any]:
     if call.body not in (None, {}):
         raise InvalidPayload("POST /_sim/reset takes no body (or an empty object)")
-    call.sim.apply("reset")
+    call.sim.apply(RESET)
     return 200, {"now": call.sim.clock.iso()}
 
 
@@ -76,7 +77,7 @@ def restore(call: Call) -> tuple[int, Any]:
         raise InvalidPayload("Payload should be a snapshot object")
     # The `restore` operation: checks the snapshot strictly (400, nothing
     # changed), installs it and journals it.
-    call.sim.apply("restore", snapshot=call.body, keep_secrets=True)
+    call.sim.apply(RESTORE, snapshot=call.body, keep_secrets=True)
     return 200, {"now": call.sim.clock.iso()}
 
 

@@ -1,66 +1,52 @@
-"""Handlers of the interface's endpoints: HTTP in, simulator operation, HTTP out.
+"""The handler of an interface endpoint, derived from its declaration.
 
-Handlers hold no business rules: they pick parameters out of the request,
-call the operation and say which status a success gets.
+Handlers hold no business rules: the endpoint says which path and query
+parameters carry which of the operation's arguments and which status a
+success gets; the handler picks them out of the request, runs the operation
+and answers. Arguments are passed in one order (path parameters, the body,
+query parameters), which is the order a journal line records them in.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..models.endpoints import Param
+from ..sim.operation import Operation
 from .query import query_bool, query_filters
-from .routes import Call
+from .routes import Call, Handler
 
-__all__ = [
-    "add_gift_balance",
-    "delete_reward",
-    "delete_webhook",
-    "get_incentive",
-    "publish",
-    "purchase_reward",
-    "track_event",
-    "validate_promotions",
-]
+__all__ = ["operation_handler"]
 
 
-def get_incentive(call: Call) -> tuple[int, Any]:
-    return 200, call.sim.apply("get_incentive", incentive_id=call.params["id"])
+def _query_value(call: Call, param: Param) -> Any:
+    if param.type == "boolean":
+        return query_bool(call.query, param.name)
+    if param.type == "object" and param.name == "filters":  # the one object the interface takes
+        return query_filters(call.query)
+    raise NotImplementedError(f"query parameters of type {param.type} have no reader")
 
 
-def purchase_reward(call: Call) -> tuple[int, Any]:
-    result = call.sim.apply(
-        "purchase_reward",
-        program_id=call.params["programId"],
-        member_id=call.params["memberId"],
-        request=call.body,
-    )
-    return 202, result
+def operation_handler(op: Operation[..., Any]) -> Handler:
+    """`Call -> (status, payload)` for the endpoint `op` is bound to."""
+    endpoint = op.endpoint
+    if endpoint is None:
+        raise ValueError(f"operation {op.name} has no endpoint to serve")
+    path_params = tuple((p.arg, p.name) for p in endpoint.path_params)
+    body_arg = endpoint.body_arg
+    optional_body = endpoint.optional_body
+    query = endpoint.query
+    status = endpoint.status
+    no_content = status == 204
 
+    def handle(call: Call) -> tuple[int, Any]:
+        args: dict[str, Any] = {arg: call.params[name] for arg, name in path_params}
+        if body_arg is not None:
+            args[body_arg] = {} if call.body is None and optional_body else call.body
+        for param in query:
+            args[param.arg] = _query_value(call, param)
+        result = call.sim.apply(op, **args)
+        return status, None if no_content else result
 
-def delete_reward(call: Call) -> tuple[int, Any]:
-    return 200, call.sim.apply("delete_reward", reward_id=call.params["id"])
-
-
-def delete_webhook(call: Call) -> tuple[int, Any]:
-    call.sim.apply("delete_webhook", project_id=call.params["projectId"], webhook_id=call.params["webhookId"])
-    return 204, None
-
-
-def publish(call: Call) -> tuple[int, Any]:
-    join_once = query_bool(call.query, "join_once")
-    return 200, call.sim.apply("publish", request=call.body, join_once=join_once)
-
-
-def validate_promotions(call: Call) -> tuple[int, Any]:
-    audience_only = query_bool(call.query, "audienceRulesOnly")
-    filters = query_filters(call.query)
-    body = call.body if call.body is not None else {}
-    return 200, call.sim.apply("validate", request=body, audience_rules_only=audience_only, filters=filters)
-
-
-def track_event(call: Call) -> tuple[int, Any]:
-    return 200, call.sim.apply("track_event", request=call.body)
-
-
-def add_gift_balance(call: Call) -> tuple[int, Any]:
-    return 200, call.sim.apply("add_gift_balance", code=call.params["code"], request=call.body)
+    handle.__name__ = handle.__qualname__ = op.name
+    return handle

@@ -9,18 +9,18 @@ promolab POSTs to a subscribed receiver, version 2024-01-01.
 
 from __future__ import annotations
 
-import re
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from .. import models
+from ..models.endpoints import Endpoint
 from ..sim.webhooks.delivery import MAX_ATTEMPTS
 from ..sim.webhooks.signing import SIGNATURE_HEADER
 from ..version import __version__
 from .auth import AuthKind
-from .routes import Route
 
 __all__ = ["build_openapi"]
 
@@ -76,14 +76,6 @@ _RESPONSE_RULES: dict[str, dict[str, Any]] = {
 }
 
 
-#: Operations whose request body may be left out, with what stands for it.
-#: Validation: every field of its body is optional (docs/interface.md), and
-#: the handler reads no body, or a JSON `null` (the same thing once parsed),
-#: as `{}`. Every other operation refuses a missing body (400
-#: `invalid_payload`, "Payload should be an object"), so its body is required.
-_OPTIONAL_BODY = frozenset({"validatePromotions"})
-
-
 #: pydantic writes a `Field(ge=..., le=...)` that follows a BeforeValidator in
 #: an `Annotated` type (models.discounts.Percent) under its own names;
 #: JSON Schema validators ignore `ge`/`le`, so the document would allow
@@ -121,18 +113,18 @@ _PROPERTY_OVERRIDES: dict[tuple[str, str], dict[str, Any]] = {
 }
 
 
-def build_openapi(routes: list[Route]) -> dict[str, Any]:
-    public = [r for r in routes if not r.control]
+def build_openapi(endpoints: Sequence[Endpoint[Any]]) -> dict[str, Any]:
+    public = [e for e in endpoints if not e.control]
     pairs: list[tuple[type[BaseModel], Any]] = [
         (models.ErrorBody, "serialization"),
         (models.WebhookEnvelope, "serialization"),
         (models.GiftBalanceAddedData, "serialization"),
     ]
     for r in public:
-        if r.request_model is not None:
-            pairs.append((r.request_model, "validation"))
-        if isinstance(r.response_model, type) and issubclass(r.response_model, BaseModel):
-            pairs.append((r.response_model, "serialization"))
+        if r.request is not None:
+            pairs.append((r.request, "validation"))
+        if isinstance(r.response, type) and issubclass(r.response, BaseModel):
+            pairs.append((r.response, "serialization"))
     keyed, defs = models_json_schema(pairs, ref_template="#/components/schemas/{model}")
     schemas = _standard_bounds(defs.get("$defs", {}))
     for name, rule in (_CROSS_FIELD_RULES | _RESPONSE_RULES).items():
@@ -147,28 +139,28 @@ def build_openapi(routes: list[Route]) -> dict[str, Any]:
             "operationId": r.operation_id,
             "summary": r.summary,
             "tags": list(r.tags),
-            "security": _SECURITY[r.auth],
+            "security": _SECURITY[AuthKind(r.auth)],
             "parameters": _parameters(r),
             "responses": {},
         }
-        if r.request_model is not None:
-            body_schema = keyed[(r.request_model, "validation")]
-            if r.operation_id in _OPTIONAL_BODY:
+        if r.request is not None:
+            body_schema = keyed[(r.request, "validation")]
+            if r.optional_body:
                 body_schema = {"anyOf": [body_schema, {"type": "null"}]}
             op["requestBody"] = {
-                "required": r.operation_id not in _OPTIONAL_BODY,
+                "required": not r.optional_body,
                 "content": {"application/json": {"schema": body_schema}},
             }
-        if r.status == 204 or r.response_model is None:
+        if r.status == 204 or r.response is None:
             op["responses"][str(r.status)] = {"description": "No content"}
         else:
             op["responses"][str(r.status)] = {
                 "description": "Success",
-                "content": {"application/json": {"schema": keyed[(r.response_model, "serialization")]}},
+                "content": {"application/json": {"schema": keyed[(r.response, "serialization")]}},
             }
         error_ref = keyed[(models.ErrorBody, "serialization")]
         statuses = set(r.error_statuses) | {401, 405, 429}
-        if r.request_model is not None:
+        if r.request is not None:
             statuses |= {400, 413, 415}
         for status in sorted(statuses):
             op["responses"][str(status)] = {
@@ -263,25 +255,27 @@ def _webhooks(envelope: dict[str, Any], gift_data: dict[str, Any]) -> dict[str, 
     }
 
 
-def _parameters(route: Route) -> list[dict[str, Any]]:
+def _parameters(endpoint: Endpoint[Any]) -> list[dict[str, Any]]:
     params: list[dict[str, Any]] = []
-    for name in re.findall(r"\{(\w+)\}", route.path):
+    for param in endpoint.path_params:
         schema: dict[str, Any] = {"type": "string"}
-        if name in route.path_patterns:
-            schema["pattern"] = route.path_patterns[name]
-        params.append({"name": name, "in": "path", "required": True, "schema": schema})
-    for name, kind, description in route.query:
-        if kind == "object":
+        if param.pattern is not None:
+            schema["pattern"] = param.pattern
+        params.append({"name": param.name, "in": "path", "required": True, "schema": schema})
+    for param in endpoint.query:
+        name, description = param.name, param.description
+        if param.type == "object":
             params.append({
                 "name": name, "in": "query", "required": False, "description": description,
                 "style": "deepObject", "explode": True, "schema": {"type": "object"},
             })
-        elif kind == "boolean":
+        elif param.type == "boolean":
             # http/query.py's query_bool: true/false, or 1/0.
             params.append({
                 "name": name, "in": "query", "required": False, "description": description,
                 "schema": {"anyOf": [{"type": "boolean"}, {"type": "integer", "enum": [0, 1]}]},
             })
         else:
-            params.append({"name": name, "in": "query", "required": False, "description": description, "schema": {"type": kind}})
+            params.append({"name": name, "in": "query", "required": False, "description": description,
+                           "schema": {"type": param.type}})
     return params

@@ -1,9 +1,8 @@
-"""The route table: every endpoint the HTTP face answers, in one list.
+"""Routes: endpoints (`models.endpoints`) bound to the handlers that answer them.
 
-Each `Route` says method, path template, which credentials it needs, the
-simulator operation behind it, and the request/response models. The router,
-the OpenAPI document and the coverage report are all derived from this list,
-so the served contract cannot drift from what is implemented.
+A `Route` is an `Endpoint` plus its handler; the router, the OpenAPI
+document and the coverage report are all derived from the list of routes
+(`http/table.py`), so the served contract cannot drift from the declared one.
 """
 
 from __future__ import annotations
@@ -13,8 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
-
+from ..models.endpoints import Endpoint
 from .auth import AuthKind
 
 __all__ = ["Call", "Match", "Route", "Router"]
@@ -36,22 +34,22 @@ Handler = Callable[[Call], tuple[int, Any]]
 
 @dataclass(frozen=True, slots=True)
 class Route:
-    method: str
-    path: str
-    auth: AuthKind
-    handler: Handler
-    operation_id: str
-    summary: str
-    #: Simulator operation behind the route (None for control routes).
-    operation: str | None = None
-    request_model: type[BaseModel] | None = None
-    response_model: type[BaseModel] | Any | None = None
-    status: int = 200
-    error_statuses: tuple[int, ...] = (400, 401, 404)
-    query: tuple[tuple[str, str, str], ...] = ()  # (name, json type, description)
-    path_patterns: dict[str, str] = field(default_factory=dict)
-    tags: tuple[str, ...] = ()
-    control: bool = False
+    endpoint: Endpoint[Any]
+    #: None: part of the interface, not implemented by this simulator (501).
+    handler: Handler | None
+    #: The credentials, as the auth checks read them.
+    auth: AuthKind = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "auth", AuthKind(self.endpoint.auth))
+
+    @property
+    def method(self) -> str:
+        return self.endpoint.method
+
+    @property
+    def path(self) -> str:
+        return self.endpoint.path
 
     def regex(self) -> re.Pattern[str]:
         pattern = re.sub(r"\{(\w+)\}", lambda m: f"(?P<{m.group(1)}>[^/]+)", self.path)

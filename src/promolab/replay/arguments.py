@@ -1,12 +1,12 @@
 """What an operation accepts: names (with aliases) and argument checks.
 
-The registry (`promolab.sim.operations.REGISTRY`) is the list of operations;
+The table of operations (`promolab.sim.operations.OPERATIONS`) lists them all;
 each operation's signature is the list of its arguments. A line is checked
 against both before it is applied: argument names (unknown, missing) and the
 JSON types the signature's annotations declare (`str`, `bool`, `int`,
 `float`, `dict[...]`, `list[...]`, `None` and unions of them; anything else,
 e.g. `Any`, is left to the operation, which refuses a bad value with 400
-before changing anything). `advance` is not in the registry: the runner moves
+before changing anything). `advance` is not an operation: the runner moves
 the clock itself; its arguments are defined here.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..sim.operations import REGISTRY, load_all
+from ..sim.operations import BY_NAME
 
 __all__ = [
     "ADVANCE",
@@ -32,10 +32,10 @@ __all__ = [
     "known_operations",
 ]
 
-#: The clock is not an operation of the registry: the runner moves it itself.
+#: The clock is not an operation: the runner moves it itself.
 ADVANCE = "advance"
 
-#: Friendly names accepted in files, normalised to the registry's names.
+#: Friendly names accepted in files, normalised to the operations' names.
 #: Names are also matched case-insensitively, with `-` and spaces read as `_`.
 ALIASES: dict[str, str] = {
     "custom_event": "track_event",
@@ -75,34 +75,33 @@ class _ArgSpec:
                                                      for name, (label, check) in self.checks.items()))
 
 
-#: op name -> (the registry entry the spec was read from, its spec): a spec
+#: op name -> (the operation the spec was read from, its spec): a spec
 #: read from an operation that was since replaced is read again.
 _SPECS: dict[str, tuple[object, _ArgSpec]] = {}
 
 
 def known_operations() -> list[str]:
     """Every operation a line may name (canonical names, sorted)."""
-    load_all()
-    return sorted({*REGISTRY, ADVANCE})
+    return sorted({*BY_NAME, ADVANCE})
 
 
 def canonical_op(name: str) -> str | None:
-    """The registry name for `name` (or an alias of it), None when unknown."""
-    if name in REGISTRY or name == ADVANCE:
+    """The operation name for `name` (or an alias of it), None when unknown."""
+    if name in BY_NAME or name == ADVANCE:
         return name
     folded = name.strip().lower().replace("-", "_").replace(" ", "_")
     folded = ALIASES.get(folded, folded)
-    if folded in REGISTRY or folded == ADVANCE:
+    if folded in BY_NAME or folded == ADVANCE:
         return folded
     return None
 
 
 def _spec(op: str) -> _ArgSpec:
-    entry: object = None if op == ADVANCE else REGISTRY[op]
+    entry: object = None if op == ADVANCE else BY_NAME[op]
     cached = _SPECS.get(op)
     if cached is not None and cached[0] is entry:
         return cached[1]
-    spec = _ArgSpec(frozenset(ADVANCE_UNITS), ()) if entry is None else _signature_spec(REGISTRY[op].func)
+    spec = _ArgSpec(frozenset(ADVANCE_UNITS), ()) if entry is None else _signature_spec(BY_NAME[op].run)
     _SPECS[op] = (entry, spec)
     return spec
 

@@ -27,7 +27,6 @@ from typing import IO, Any
 from pydantic_core import from_json
 
 from ..sim.clock import parse_instant
-from ..sim.operations import load_all
 from .arguments import (
     ADVANCE,
     ALIASES,
@@ -284,7 +283,6 @@ def iter_events(source: EventSource) -> Iterator[Event | BadLine]:
     """Check the source line by line, yielding an `Event` or a `BadLine` for
     each non-blank line (blank lines are ignored; line numbers still count
     them, as an editor does)."""
-    load_all()
     for number, item in _numbered(source):
         checked = check_item(number, item)
         if checked is not None:
@@ -299,7 +297,6 @@ def read_lines(source: EventSource) -> list[tuple[int, Any]]:
     but checks each line only when it comes to it: the parsed lines then die
     young instead of all living until the end of the replay, which keeps the
     collector's full passes, that walk every live object, rare."""
-    load_all()
     return list(_numbered(source))
 
 

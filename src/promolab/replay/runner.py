@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from ..display import DEFAULT_CURRENCY, format_count, format_money
 from ..sim.clock import format_instant
+from ..sim.operations import BY_NAME
 from ..sim.refusals import SimError
 from .reader import ADVANCE, BadLine, EventSource, Fields, item_fields, read_lines
 from .timeline import SUCCESS_STATUS, TimelineBuilder, balance_table, duration, summarize
@@ -429,7 +430,7 @@ def _run(sim: Simulator, op: str, args: dict[str, Any], at: datetime | None, now
         return None
     if at is not None and at > now:
         sim.advance(at - now)
-    return sim.apply(op, **args)
+    return sim.apply(BY_NAME[op], **args)
 
 
 def _summary(op: str, args: dict[str, Any], value: Any) -> tuple[str, tuple[int | None, str | None, int | None] | None]:

@@ -29,6 +29,7 @@ from .pricing.inputs import (
     TierSpec,
 )
 from .pricing.schedule import RunningTiers
+from .state import derived
 
 if TYPE_CHECKING:
     from .records import Campaign, PromotionTier
@@ -130,12 +131,8 @@ def build_view(state: State) -> PricingView:
 
 
 def pricing_view(sim: Simulator) -> PricingView:
-    cached = getattr(sim, "_pricing_view", None)
-    if cached is not None and cached[0] is sim.state:
-        return cached[1]  # type: ignore[no-any-return]
-    view = build_view(sim.state)
-    sim._pricing_view = (sim.state, view)  # type: ignore[attr-defined]
-    return view
+    """The view of the current state, built once per state object."""
+    return derived(sim, "pricing_view", build_view)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -3,7 +3,7 @@
 A processor answers "when is your next job due?" and "run what is due now".
 `Simulator.advance` walks the clock from due time to due time, so work is
 done at the simulated instant it was scheduled for, in a deterministic order
-(earliest first; ties broken by processor registration order).
+(earliest first; ties broken by the order of `PROCESSORS`).
 
 A processor whose work waits on the outside world (webhook POSTs) also
 offers `claim_due`: it takes what is due under the simulator's lock and
@@ -22,7 +22,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
+from .loyalty.processing import PURCHASES
 from .state import State, derived
+from .webhooks.delivery import DELIVERIES
 
 if TYPE_CHECKING:
     from .simulator import Simulator
@@ -36,7 +38,6 @@ __all__ = [
     "after_writes",
     "claims",
     "due_by",
-    "processor",
 ]
 
 
@@ -97,21 +98,16 @@ def claims(proc: Processor) -> bool:
     return found
 
 
-#: Registered at import time by the modules that schedule work.
-PROCESSORS: list[Processor] = []
-#: The processors flagged `after_writes`, in registration order (rebuilt by `processor`).
-_AFTER_WRITES: list[Processor] = []
+#: Every processor, listed once; work due at the same instant runs in this
+#: order (webhook deliveries, then reward purchases).
+PROCESSORS: tuple[Processor, ...] = (DELIVERIES, PURCHASES)
+#: The processors flagged `after_writes`, in the same order.
+_AFTER_WRITES: tuple[Processor, ...] = tuple(p for p in PROCESSORS if getattr(p, "after_writes", False))
 
 
-def processor(p: Processor) -> Processor:
-    PROCESSORS.append(p)
-    _AFTER_WRITES[:] = [proc for proc in PROCESSORS if getattr(proc, "after_writes", False)]
-    return p
-
-
-def after_writes() -> list[Processor]:
+def after_writes() -> tuple[Processor, ...]:
     """Processors whose due work must run right after every write (first
-    webhook attempts), asked after each write: kept as a list, not filtered
+    webhook attempts), asked after each write: kept as a tuple, not filtered
     per write."""
     return _AFTER_WRITES
 
@@ -143,11 +139,11 @@ def due_by(sim: Simulator, target: datetime) -> bool:
     means that moving the clock to `target` runs nothing (`Simulator.advance`
     then only sets the clock); True, that the processors must be asked.
 
-    The watches of the simulator's state are made on first use, in
-    registration order (again if a processor registered since).
+    The watches of the simulator's state are made on first use, in the
+    order of `PROCESSORS`.
     """
     watches = derived(sim, "processing_watches", _no_watches)
-    if len(watches) != len(PROCESSORS):
+    if not watches:
         watches[:] = [_watch(sim, proc) for proc in PROCESSORS]
     for watch in watches:
         if watch.due_by(sim, target):

@@ -6,61 +6,49 @@ several simulators coexist in one process (one per test, one per notebook
 cell) without seeing each other.
 
 Concurrency (a served simulator answers from many threads): every operation
-runs under the instance's lock, except the network part of webhook
-deliveries. A write claims its first attempts under the lock, lets go of it
-for the POSTs and takes it again to record the outcomes before returning, so
-a slow receiver delays only the write that caused the delivery. Recording is
-kept in claim order (`webhooks.delivery.Outbox`) and `advance`, snapshots,
-dumps and restores wait until no delivery is in flight, so what a client can
-observe as a whole state is always the one a replay of the journal builds.
+runs under the instance's lock; how writes, advances and webhook deliveries
+take turns is in `turns.py`, the base class. Snapshots are checked and
+journaled by `snapshots.py`.
 """
 
 from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self, cast
+from typing import TYPE_CHECKING, Any, ParamSpec, Self, TypeVar
 
 from .clock import Clock, format_instant, parse_instant
 from .ids import IdGenerator
 from .journal import Journal, encode_line
-from .operations import REGISTRY, load_all, operation
-from .refusals import InvalidPayload, JournalUnavailable
+from .refusals import JournalUnavailable
 from .scenario import load_scenario, read_scenario
 from .scheduler import (
     PROCESSORS,
-    ClaimingProcessor,
-    Outbound,
-    Processor,
     after_writes,
     claims,
     due_by,
 )
+from .snapshots import SNAPSHOT_FORMAT, Loaded, fingerprint, read_snapshot, restore_args
 from .state import Indexes, State
+from .turns import Claimed, Turns
 
 if TYPE_CHECKING:
-    from .. import models
+    from .operation import Operation
 
 __all__ = ["SNAPSHOT_FORMAT", "Simulator"]
 
-SNAPSHOT_FORMAT = "promolab.snapshot/1"
-_SNAPSHOT_KEYS = frozenset({"format", "seed", "clock", "ids", "state"})
-#: The project's credentials that are secrets (what `_keep_secrets` keeps).
-_CREDENTIAL_SECRETS = ("app_token", "access_token", "management_token")
 DEFAULT_START = "2026-01-01T00:00:00Z"
+P = ParamSpec("P")
+R = TypeVar("R")
 _ZERO = timedelta(0)
 
 Receiver = Callable[[Mapping[str, str], bytes], Any]
-#: Claimed outbound work and the processor that records it.
-Claimed = tuple[Processor, Outbound]
 
 
-class Simulator:
+class Simulator(Turns):
     """An in-process, deterministic simulator of the service.
 
     Same seed + same scenario + same calls = the same bytes out: ids come
@@ -76,7 +64,6 @@ class Simulator:
         scenario: str | Path | Mapping[str, Any] | None = None,
         _origin: str | None = None,
     ) -> None:
-        load_all()
         self._init_runtime()
         self.seed = seed
         self.ids = IdGenerator(seed)
@@ -94,21 +81,7 @@ class Simulator:
 
     def _init_runtime(self) -> None:
         """The parts that are never in a snapshot: locks, receivers, journal."""
-        self._lock = threading.RLock()
-        #: Notified when claimed outbound work is recorded and when an advance ends.
-        self._turns = threading.Condition(self._lock)
-        #: Threads inside `_turns.wait_for` (`_wait_until`): with none, there is
-        #: nobody to notify, and the common single-threaded call skips it.
-        self._waiting = 0
-        #: Per thread: how deep it is in `_enter` (nested calls never wait nor let go).
-        self._depth = threading.local()
-        #: Outbound work claimed and not yet handed back to its processor.
-        self._in_flight = 0
-        #: The thread running an `advance` (writes of other threads wait for it).
-        self._advancer: int | None = None
-        #: Threads waiting in `_wait_for_quiet`; new writes wait for them, so a
-        #: stream of writes with slow deliveries cannot starve an advance.
-        self._quiet_waiters = 0
+        self._init_turns()
         self._receivers: dict[str, Receiver] = {}
         self._journal: Journal | None = None
         self._journal_error: str | None = None
@@ -166,15 +139,6 @@ class Simulator:
                 self._depth.n = depth
         finally:
             self._lock.release()
-
-    def _count_in(self) -> int:
-        """`_enter` for a thread that already took the lock (the quick path
-        of `advance` does without the per-thread count, which costs more
-        than the lock)."""
-        local = self._depth
-        depth: int = getattr(local, "n", 0)
-        local.n = depth + 1
-        return depth
 
     def _advance_held(self, delta: timedelta, depth: int) -> datetime:
         """`advance` under the lock when work may be due on the way or the
@@ -238,19 +202,19 @@ class Simulator:
                     self._finish(work)
 
     # -- operations ------------------------------------------------------
-    def apply(self, name: str, /, **args: Any) -> Any:
-        """Run the operation `name` with JSON-shaped arguments.
+    def apply(self, op: Operation[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+        """Run the operation `op` with keyword arguments of JSON-shaped values.
 
-        This is the one door into the state: the HTTP face, the typed methods
-        below and replay all come through here, under the simulator's lock, and
-        a write that succeeded is journaled before its result is returned.
+        This is the one door into the state: the HTTP face and replay come
+        through here, under the simulator's lock, and a write that succeeded
+        is journaled (its name and arguments, which is why they are keywords)
+        before its result is returned.
         """
-        op = REGISTRY.get(name)
-        if op is None:
-            raise KeyError(f"unknown operation {name!r}; known: {', '.join(sorted(REGISTRY))}")
+        if args:
+            raise TypeError(f"{op.name} takes keyword arguments only (they are what the journal records)")
         if not op.write:
             with self._lock:
-                return op.func(self, **args)
+                return op.run(self, *args, **kwargs)
         depth = self._enter()
         try:
             if not depth and (self._advancer is not None or self._quiet_waiters):
@@ -258,9 +222,9 @@ class Simulator:
                 self._wait_until(lambda: self._advancer in (None, me) and not self._quiet_waiters)
             if self._journal_error is not None:
                 self._check_journal()
-            result = op.func(self, **args)
+            result = op.run(self, *args, **kwargs)
             if self._journal is not None:
-                self._journal_write(name, args)
+                self._journal_write(op.name, kwargs)
             claimed = self._run_after_write()
             if claimed and (depth or not any(work.needs_network for _, work in claimed)):
                 for item in claimed:
@@ -320,159 +284,6 @@ class Simulator:
                 proc.run_due(self, self.clock.now)
         return claimed
 
-    # -- outbound work (webhook POSTs) outside the lock --------------------
-    def _claim(self, proc: Processor) -> Claimed | None:
-        """Claim what `proc` has due now (under the lock); counted in flight
-        until `_finish`."""
-        work = cast(ClaimingProcessor, proc).claim_due(self, self.clock.now)
-        if work is None:
-            return None
-        self._in_flight += 1
-        return proc, work
-
-    def _finish(self, claimed: Claimed) -> None:
-        """Hand sent work back to its processor (under the lock)."""
-        proc, work = claimed
-        try:
-            cast(ClaimingProcessor, proc).finish(self, work)
-        finally:
-            self._in_flight -= 1
-            self._notify()
-
-    def _finish_inline(self, claimed: Claimed) -> None:
-        """Send without letting go of the lock, then finish: for work with
-        nothing to post, and for nested calls, whose caller holds the lock."""
-        try:
-            claimed[1].send()
-        finally:
-            self._finish(claimed)
-
-    def _send_and_finish(self, claimed: list[Claimed]) -> None:
-        """Send with the lock released, then take it again to record. Called
-        by `apply` after its lock hold, so the write's caller gets its answer
-        only once the attempts are made (and, unless an earlier write's
-        delivery is still on the network, recorded)."""
-        try:
-            for _, work in claimed:
-                work.send()
-        finally:
-            with self._lock:
-                for item in claimed:
-                    self._finish(item)
-
-    def _enter(self) -> int:
-        """Take the lock; return how deep this thread already was (0: not
-        inside; more: a receiver calling back, work run by `advance`). A
-        nested call must neither wait for other threads nor let go of the
-        lock. Paired with `_leave(depth)` in a `finally` (the hot paths,
-        `apply` and `advance`, spell it out: a generator-based context
-        manager costs more than the lock itself)."""
-        self._lock.acquire()
-        return self._count_in()
-
-    def _leave(self, depth: int) -> None:
-        self._depth.n = depth
-        self._lock.release()
-
-    @contextmanager
-    def _held(self) -> Iterator[bool]:
-        """`_enter`/`_leave` as a context manager, yielding whether the call is nested."""
-        depth = self._enter()
-        try:
-            yield depth > 0
-        finally:
-            self._leave(depth)
-
-    @contextmanager
-    def _released(self) -> Iterator[None]:
-        """Let go of the lock (held once, by `_enter`, not nested) for a while."""
-        self._lock.release()
-        try:
-            yield
-        finally:
-            self._lock.acquire()
-
-    def _wait_until(self, predicate: Callable[[], bool]) -> None:
-        """`_turns.wait_for`, counted in `_waiting` (under the lock)."""
-        self._waiting += 1
-        try:
-            self._turns.wait_for(predicate)
-        finally:
-            self._waiting -= 1
-
-    def _notify(self) -> None:
-        """Wake the waiting threads, if any (under the lock)."""
-        if self._waiting:
-            self._turns.notify_all()
-
-    def _wait_for_quiet(self) -> None:
-        """Wait (the lock is released while waiting) until no outbound work is
-        in flight and no other thread is advancing: the state is then a
-        complete image (no sendout both off the queue and out of the log).
-        New writes are held back meanwhile (see `_quiet_waiters`)."""
-        me = threading.get_ident()
-        if self._in_flight == 0 and self._advancer in (None, me):
-            return  # already quiet: nothing to wait for, nobody held back
-        self._quiet_waiters += 1
-        try:
-            self._wait_until(lambda: self._in_flight == 0 and self._advancer in (None, me))
-        finally:
-            self._quiet_waiters -= 1
-            self._notify()
-
-    @contextmanager
-    def _quiet(self) -> Iterator[None]:
-        """The lock, once the state is a complete image (see `_wait_for_quiet`);
-        a nested call takes it as it is."""
-        with self._held() as nested:
-            if not nested:
-                self._wait_for_quiet()
-            yield
-
-    def get_incentive(self, incentive_id: str) -> models.Incentive:
-        return self.apply("get_incentive", incentive_id=incentive_id)  # type: ignore[no-any-return]
-
-    def delete_reward(self, reward_id: str) -> models.Reward:
-        return self.apply("delete_reward", reward_id=reward_id)  # type: ignore[no-any-return]
-
-    def delete_webhook(self, project_id: str, webhook_id: str) -> None:
-        self.apply("delete_webhook", project_id=project_id, webhook_id=webhook_id)
-
-    def publish(self, request: Mapping[str, Any] | Any, *, join_once: bool = False) -> models.Publication:
-        return self.apply("publish", request=_body(request), join_once=join_once)  # type: ignore[no-any-return]
-
-    def validate_promotions(
-        self,
-        request: Mapping[str, Any] | Any | None = None,
-        *,
-        audience_rules_only: bool = False,
-        filters: Mapping[str, Any] | None = None,
-    ) -> models.ValidationResponse:
-        from .. import models
-
-        wire = self.apply(
-            "validate",
-            request=_body(request or {}),
-            audience_rules_only=audience_rules_only,
-            filters=dict(filters) if filters else None,
-        )
-        return models.ValidationResponse.model_validate(wire)
-
-    def track_event(self, request: Mapping[str, Any] | Any) -> models.CustomEventResult:
-        return self.apply("track_event", request=_body(request))  # type: ignore[no-any-return]
-
-    def add_gift_balance(self, code: str, request: Mapping[str, Any] | Any | int) -> models.BalanceResult:
-        body = {"amount": request} if isinstance(request, int) else _body(request)
-        return self.apply("add_gift_balance", code=code, request=body)  # type: ignore[no-any-return]
-
-    def purchase_reward(
-        self, program_id: str, member_id: str, request: Mapping[str, Any] | Any | str
-    ) -> models.RewardPurchaseResult:
-        body = {"reward_id": request} if isinstance(request, str) else _body(request)
-        return self.apply(  # type: ignore[no-any-return]
-            "purchase_reward", program_id=program_id, member_id=member_id, request=body
-        )
-
     # -- webhooks receivers (runtime only, never in state) ---------------
     def register_receiver(self, name: str, receiver: Receiver) -> None:
         """Route deliveries of configurations with `receiver: <name>` to a
@@ -523,67 +334,21 @@ class Simulator:
         replayed onto another scenario. Two loads of the same scenario with
         the same seed give the same fingerprint, whatever the file's
         formatting; a change that alters the loaded state changes it."""
-        import hashlib
-
-        initial = self._initial
-        image = {**initial, "state": State.model_validate(initial["state"]).model_dump(mode="json")}
-        text = json.dumps(image, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return "sha256:" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        return fingerprint(self._initial)
 
     @classmethod
     def restore(cls, snapshot: Mapping[str, Any]) -> Self:
         sim = cls.__new__(cls)
-        load_all()
         sim._init_runtime()
         sim._install(sim._read_snapshot(snapshot))
         sim._initial = sim.snapshot()
         return sim
 
-    def _read_snapshot(self, snapshot: Mapping[str, Any], keep_secrets: bool = False) -> _Loaded:
-        """Check a snapshot and build what it restores, changing nothing:
-        `ValueError` says what is wrong. Strict JSON types (a seed of `"7"`,
-        `true` or `7.5` is refused, not converted), no unknown keys. Always
-        `ValueError`, wrong types included: the one error callers turn into
-        400 `invalid_payload`."""
-        from pydantic import ValidationError
+    def _read_snapshot(self, snapshot: Mapping[str, Any], keep_secrets: bool = False) -> Loaded:
+        """`snapshots.read_snapshot`, keeping this simulator's secrets if asked."""
+        return read_snapshot(snapshot, keep_secrets_of=self.state if keep_secrets else None)
 
-        from .request_parsing import describe_validation_error
-
-        if not isinstance(snapshot, Mapping):
-            raise ValueError(f"a snapshot is an object, not {type(snapshot).__name__}")  # noqa: TRY004
-        if snapshot.get("format") != SNAPSHOT_FORMAT:
-            raise ValueError(f"not a promolab snapshot (format {snapshot.get('format')!r})")
-        unknown = sorted(set(snapshot) - _SNAPSHOT_KEYS)
-        if unknown:
-            raise ValueError(f"unknown keys {unknown}; a snapshot has {', '.join(sorted(_SNAPSHOT_KEYS))}")
-        missing = [key for key in ("seed", "clock", "ids", "state") if key not in snapshot]
-        if missing:
-            raise ValueError(f"missing {', '.join(missing)}")
-        seed, clock, counters = snapshot["seed"], snapshot["clock"], snapshot["ids"]
-        if not isinstance(seed, int) or isinstance(seed, bool):
-            raise ValueError(f"seed must be an integer, not {seed!r}")  # noqa: TRY004
-        if not isinstance(clock, str):
-            raise ValueError(f"clock must be an ISO 8601 string, not {clock!r}")  # noqa: TRY004
-        try:
-            at = Clock(clock)
-        except (ValueError, OverflowError) as exc:
-            raise ValueError(f"clock {clock!r} is not an ISO 8601 instant with a timezone ({exc})") from None
-        if not isinstance(counters, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) and v >= 0
-            for k, v in counters.items()
-        ):
-            raise ValueError("ids must be an object of counters (integers >= 0)")
-        if not isinstance(snapshot["state"], Mapping):
-            raise ValueError("state must be an object")  # noqa: TRY004
-        try:
-            state = State.model_validate(snapshot["state"])
-        except ValidationError as exc:
-            raise ValueError(describe_validation_error(exc, ".state")) from None
-        if keep_secrets:
-            _keep_secrets(state, self.state)
-        return _Loaded(seed, clock, dict(counters), at, state)
-
-    def _install(self, loaded: _Loaded) -> None:
+    def _install(self, loaded: Loaded) -> None:
         """Swap the whole state at once: everything is built first, then
         assigned, so a failure leaves the running state as it was."""
         ids, indexes = IdGenerator(loaded.seed, loaded.counters), Indexes(loaded.state)
@@ -602,7 +367,7 @@ class Simulator:
         nothing changed."""
         with self._quiet():
             loaded = self._read_snapshot(snapshot, keep_secrets)
-            self._swap("restore", lambda: _restore_args(loaded, self.state), loaded)
+            self._swap("restore", lambda: restore_args(loaded, self.state), loaded)
 
     def reset(self) -> None:
         """Back to the state this simulator was created or restored with;
@@ -610,7 +375,7 @@ class Simulator:
         with self._quiet():
             self._swap("reset", dict, self._read_snapshot(self._initial))
 
-    def _swap(self, op: str, args: Callable[[], dict[str, Any]], loaded: _Loaded) -> None:
+    def _swap(self, op: str, args: Callable[[], dict[str, Any]], loaded: Loaded) -> None:
         """Install `loaded` and journal `op` (under `_quiet`).
 
         The line is encoded before anything changes (a snapshot that cannot
@@ -656,91 +421,3 @@ class Simulator:
 
     def __repr__(self) -> str:
         return f"<Simulator project={self.state.project.id} seed={self.seed} now={format_instant(self.now)}>"
-
-
-@dataclass(frozen=True, slots=True)
-class _Loaded:
-    """A checked snapshot, ready to install: `clock` as the snapshot wrote it
-    (journaled as it is, to the microsecond), `at` the clock built from it."""
-
-    seed: int
-    clock: str
-    counters: dict[str, int]
-    at: Clock
-    state: State
-
-
-def _restore_args(loaded: _Loaded, running: State) -> dict[str, Any]:
-    """The `restore` journal line's arguments: the snapshot as it will be
-    installed, every secret equal to the running project's written as the
-    redaction marker and `keep_secrets` set, which a replay (reaching the line
-    with the same running secrets) turns back into the same values. A secret
-    that IS the marker while the running one is not cannot be written that
-    way (only an in-process `load_snapshot` without `keep_secrets` makes
-    one): the snapshot is then journaled as installed, secrets in clear."""
-    from .records._base import REDACTED
-
-    state = loaded.state.dump()
-    slots: list[tuple[dict[str, Any], str, str | None]] = []
-    running_creds = running.project.credentials
-    credentials = state["project"]["credentials"]
-    for name in _CREDENTIAL_SECRETS:
-        slots.append((credentials, name, getattr(running_creds, name).get_secret_value()))
-    for hook_id, hook in state["webhooks"].items():
-        config = running.webhooks.get(hook_id)
-        slots.append((hook, "secret", None if config is None else config.secret.get_secret_value()))
-    clear = any(holder[key] == REDACTED and value not in (None, REDACTED) for holder, key, value in slots)
-    if not clear:
-        for holder, key, value in slots:
-            if value is not None and holder[key] == value:
-                holder[key] = REDACTED
-    snapshot = {"format": SNAPSHOT_FORMAT, "seed": loaded.seed, "clock": loaded.clock, "ids": loaded.counters,
-                "state": state}
-    return {"snapshot": snapshot, "keep_secrets": not clear}
-
-
-# `reset` and `restore` are operations too, so that their journal lines are
-# lines of the replay format (`promolab replay` and a restarting server run
-# them through `apply` like any line). They are registered as `write=False`
-# because `apply` must not journal them itself: `Simulator.reset` and
-# `load_snapshot` do (their line carries the clock before the swap, and they
-# wait until no webhook delivery is in flight), and they are what these call.
-@operation("reset", write=False)
-def _reset_operation(sim: Simulator) -> None:
-    """Back to the state the simulator was created with (`POST /_sim/reset`)."""
-    sim.reset()
-
-
-@operation("restore", write=False)
-def _restore_operation(sim: Simulator, snapshot: dict[str, Any], keep_secrets: bool = False) -> None:
-    """Restore a snapshot in place (`POST /_sim/restore`); a bad snapshot is
-    400 `invalid_payload`, nothing changed."""
-    if not isinstance(snapshot, Mapping):
-        raise InvalidPayload("Payload should be a snapshot object")
-    try:
-        sim.load_snapshot(snapshot, keep_secrets=keep_secrets)
-    except ValueError as exc:
-        raise InvalidPayload(f"Not a valid snapshot: {exc}") from None
-
-
-def _keep_secrets(new: State, current: State) -> None:
-    from .records._base import REDACTED
-
-    creds, now_creds = new.project.credentials, current.project.credentials
-    for name in _CREDENTIAL_SECRETS:
-        if getattr(creds, name).get_secret_value() == REDACTED:
-            setattr(creds, name, getattr(now_creds, name))
-    for hook_id, hook in new.webhooks.items():
-        running = current.webhooks.get(hook_id)
-        if hook.secret.get_secret_value() == REDACTED and running is not None:
-            hook.secret = running.secret
-
-
-def _body(value: Any) -> dict[str, Any]:
-    """Requests are carried as JSON-shaped dicts (what the journal stores);
-    accept a wire model too, keeping only what the caller set."""
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json", exclude_unset=True, by_alias=True)  # type: ignore[no-any-return]
-    if isinstance(value, Mapping):
-        return dict(value)
-    raise TypeError(f"expected a mapping or a wire model, got {type(value).__name__}")

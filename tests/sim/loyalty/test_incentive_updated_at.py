@@ -15,6 +15,8 @@ import pytest
 
 from promolab import Simulator
 from promolab.http import SimulatorTransport
+from promolab.sim.operations.custom_events import TRACK_EVENT
+from promolab.sim.operations.purchases import PURCHASE_REWARD
 
 LOYALTY = {
     "X-App-Id": "kestrel-app", "X-App-Token": "kestrel-app-token", "Authorization": "Bearer kestrel-access-token",
@@ -32,19 +34,20 @@ def _incentives(sim: Simulator) -> dict[str, dict[str, Any]]:
 
 def _event(name: str, source_id: str, **metadata: Any) -> Any:
     def act(sim: Simulator) -> None:
-        sim.track_event({"event": name, "customer": {"source_id": source_id}, "metadata": metadata})
+        sim.apply(TRACK_EVENT, request={"event": name, "customer": {"source_id": source_id}, "metadata": metadata})
 
     return act
 
 
 def _refused_event(sim: Simulator) -> None:
     with pytest.raises(Exception, match="rating"):
-        sim.track_event({"event": "review_written", "customer": {"source_id": "bob"}, "metadata": {"rating": 9}})
+        sim.apply(TRACK_EVENT, request={"event": "review_written", "customer": {"source_id": "bob"},
+                                        "metadata": {"rating": 9}})
 
 
 def _purchase_settled(reward_id: str, member_id: str) -> Any:
     def act(sim: Simulator) -> None:
-        sim.purchase_reward(PROGRAM, member_id, reward_id)
+        sim.apply(PURCHASE_REWARD, program_id=PROGRAM, member_id=member_id, request={"reward_id": reward_id})
         sim.advance(2)  # approved: the assignment's stock loses a unit
 
     return act
@@ -89,10 +92,12 @@ def test_updated_at_is_the_instant_of_the_last_stock_change(
 
 def test_a_later_change_moves_updated_at_again(sim: Simulator) -> None:
     sim.advance(60)
-    sim.track_event({"event": "review_written", "customer": {"source_id": "bob"}, "metadata": {"rating": 5}})
+    sim.apply(TRACK_EVENT, request={"event": "review_written", "customer": {"source_id": "bob"},
+                                    "metadata": {"rating": 5}})
     first = _incentives(sim)["linc_0a11ce01"]["updated_at"]
     sim.advance(3600)
-    sim.track_event({"event": "review_written", "customer": {"source_id": "alice"}, "metadata": {"rating": 4}})
+    sim.apply(TRACK_EVENT, request={"event": "review_written", "customer": {"source_id": "alice"},
+                                    "metadata": {"rating": 4}})
     second = _incentives(sim)["linc_0a11ce01"]
     assert second["updated_at"] == sim.client().control.clock()["now"] != first
     assert second["stock"] == 100000 - 2

@@ -12,6 +12,7 @@ import pytest
 
 from promolab import Simulator, models
 from promolab.sim.loyalty import ledger
+from promolab.sim.operations.rewards import DELETE_REWARD
 from promolab.sim.refusals import Locked, SimError
 
 from ._helpers import PROGRAM, balance, buy, refused, stock
@@ -182,7 +183,7 @@ def test_rejection_frees_the_reservation(sim: Simulator) -> None:
 def test_deleting_a_reward_with_a_pending_purchase_is_refused_and_the_purchase_goes_through(sim: Simulator) -> None:
     tx_id = buy(sim, "lmbr_alice", "lrew_mug").transaction.id
     with pytest.raises(SimError) as info:
-        sim.delete_reward("lrew_mug")
+        sim.apply(DELETE_REWARD, reward_id="lrew_mug")
     assert info.value.key == "resource_in_use"
     sim.advance(2)
     assert _transaction(sim, tx_id).status == "APPROVED"

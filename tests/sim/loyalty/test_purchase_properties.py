@@ -24,7 +24,9 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from promolab import Simulator
 from promolab.sim.loyalty import ledger
 from promolab.sim.loyalty.reservations import reserved_points, reserved_stock
-from promolab.sim.operations import REGISTRY
+from promolab.sim.operations.custom_events import TRACK_EVENT
+from promolab.sim.operations.purchases import PURCHASE_REWARD
+from promolab.sim.operations.rewards import DELETE_REWARD
 from promolab.sim.refusals import SimError
 
 from .conftest import DEMO
@@ -98,7 +100,7 @@ class LoyaltyMachine(RuleBasedStateMachine):
     def _purchase(self, member: str, reward: str) -> None:
         before = fingerprint(self.sim)
         try:
-            result = self.sim.purchase_reward(PROGRAM, member, reward)
+            result = self.sim.apply(PURCHASE_REWARD, program_id=PROGRAM, member_id=member, request={"reward_id": reward})
         except SimError as exc:
             assert exc.status in (400, 404, 423), exc.body()
             assert fingerprint(self.sim) == before, f"refusal {exc.key} changed the state"
@@ -130,13 +132,10 @@ class LoyaltyMachine(RuleBasedStateMachine):
 
     def _review(self, data: st.DataObject) -> None:
         """Earning through the events operation (#5): 50 beans per review."""
-        if "track_event" not in REGISTRY:
-            self._earn(data)
-            return
         member = data.draw(st.sampled_from(["alice", "bob", "carol", "dave", "frank"]))
         try:
-            self.sim.track_event({"event": "review_written", "customer": {"source_id": member},
-                                  "metadata": {"rating": 5}})
+            self.sim.apply(TRACK_EVENT, request={"event": "review_written", "customer": {"source_id": member},
+                                                 "metadata": {"rating": 5}})
         except SimError:
             pass
 
@@ -153,7 +152,7 @@ class LoyaltyMachine(RuleBasedStateMachine):
 
     def _delete_reward(self, data: st.DataObject) -> None:
         try:
-            self.sim.delete_reward(data.draw(st.sampled_from(REWARDS[:6])))
+            self.sim.apply(DELETE_REWARD, reward_id=data.draw(st.sampled_from(REWARDS[:6])))
         except SimError as exc:
             assert exc.key == "resource_in_use"
 
@@ -236,7 +235,7 @@ def _burst(sim: Simulator, purchases: list[tuple[str, str]]) -> list[str]:
     accepted = []
     for member, reward in purchases:
         try:
-            result = sim.purchase_reward(PROGRAM, member, reward)
+            result = sim.apply(PURCHASE_REWARD, program_id=PROGRAM, member_id=member, request={"reward_id": reward})
         except SimError as exc:
             assert exc.status in (400, 423), exc.body()
             continue

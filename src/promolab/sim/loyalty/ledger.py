@@ -16,7 +16,7 @@ render.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from ...models.common import INT64_MAX
 from ..fast_validate import validated
@@ -90,7 +90,13 @@ def post(
     return record
 
 
-def settle(sim: Simulator, record: CardTransaction, status: str, *, rejection: dict[str, str] | None = None) -> None:
+def settle(
+    sim: Simulator,
+    record: CardTransaction,
+    status: Literal["APPROVED", "REJECTED"],
+    *,
+    rejection: dict[str, str] | None = None,
+) -> None:
     """Move a PENDING transaction to its final status (APPROVED moves points)."""
     if record.status != "PENDING":
         raise ValueError(f"transaction {record.id} is {record.status}, not PENDING")
@@ -99,7 +105,7 @@ def settle(sim: Simulator, record: CardTransaction, status: str, *, rejection: d
         if not 0 <= card.balance + record.points <= MAX_BALANCE:
             raise ValueError(f"card {card.id} balance {card.balance} cannot take {record.points} points")
         card.balance += record.points
-    record.status = status  # type: ignore[assignment]
+    record.status = status
     record.updated_at = sim.now
     record.due_at = None
     pending_index(sim).settled(record)

@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING
 
 from ..records import CardTransaction
 from ..refusals import BadRequest, NotFound, SimError
-from ..scheduler import processor
 from ..state import State, derived
 from . import ledger
 from .granting import describe, grant
@@ -123,7 +122,7 @@ class PurchaseProcessor:
                 raise RuntimeError(f"purchase {record.id} was processed but not settled")
 
 
-PURCHASES = processor(PurchaseProcessor())
+PURCHASES = PurchaseProcessor()
 
 
 def process(sim: Simulator, record: CardTransaction) -> None:

@@ -1,45 +1,55 @@
-"""Operations of the simulator, one module per concept.
+"""Operations of the simulator, one module per family, listed here once.
 
-Each operation is a function registered under a name with `@operation`.
-The name is what the journal records and what a replay line says, so the
-registry is the single list of things that can happen to a simulator.
-Write operations are journaled; reads are not.
+Each family module defines its functions and binds each to its endpoint
+(`bind(endpoints.X, function, write=...)`); `OPERATIONS` is the explicit list
+of them all, nothing is registered by importing a module. The name of an
+operation is what the journal records and what a replay line says.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["REGISTRY", "Operation", "load_all", "operation"]
+from ..operation import Operation
+from . import (
+    balance,
+    custom_events,
+    incentives,
+    journal_header,
+    publishing,
+    purchases,
+    rewards,
+    snapshots,
+    validation,
+    webhook_configs,
+)
+
+__all__ = ["BY_NAME", "OPERATIONS", "operation_named"]
+
+#: Every operation a simulator runs: the interface's, then the simulator's own.
+OPERATIONS: tuple[Operation[..., Any], ...] = (
+    incentives.GET_INCENTIVE,
+    purchases.PURCHASE_REWARD,
+    rewards.DELETE_REWARD,
+    webhook_configs.DELETE_WEBHOOK,
+    publishing.PUBLISH,
+    validation.VALIDATE,
+    custom_events.TRACK_EVENT,
+    balance.ADD_GIFT_BALANCE,
+    snapshots.RESET,
+    snapshots.RESTORE,
+    journal_header.CHECK_HEADER,
+)
+
+#: name -> operation, for journal and replay lines.
+BY_NAME: dict[str, Operation[..., Any]] = {op.name: op for op in OPERATIONS}
+if len(BY_NAME) != len(OPERATIONS):
+    raise RuntimeError("two operations share a name")
 
 
-@dataclass(frozen=True, slots=True)
-class Operation:
-    name: str
-    func: Callable[..., Any]
-    write: bool
-
-
-#: name -> Operation. A code table (like a URL map), filled at import time.
-REGISTRY: dict[str, Operation] = {}
-
-
-def operation(name: str, *, write: bool) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    def register(func: Callable[..., Any]) -> Callable[..., Any]:
-        if name in REGISTRY:
-            raise RuntimeError(f"operation {name!r} registered twice")
-        REGISTRY[name] = Operation(name, func, write)
-        return func
-
-    return register
-
-
-def load_all() -> None:
-    """Import every operation module so the registry is complete."""
-    import importlib
-    import pkgutil
-
-    for info in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{info.name}")
+def operation_named(name: str) -> Operation[..., Any]:
+    """The operation called `name`; `KeyError` lists the known ones."""
+    try:
+        return BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"unknown operation {name!r}; known: {', '.join(sorted(BY_NAME))}") from None

@@ -14,11 +14,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ... import models
+from ...models import endpoints
 from ..fast_validate import validated
 from ..gift import credit_gift_balance
+from ..operation import bind
 from ..refusals import InvalidPayload, NotFound
 from ..request_parsing import code, parse, text
-from . import operation
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -32,7 +33,6 @@ class BalanceBody(NamedTuple):
     reason: str | None
 
 
-@operation("add_gift_balance", write=True)
 def add_gift_balance(sim: Simulator, *, code: str, request: Any) -> models.BalanceResult:
     if type(request) is not dict and not isinstance(request, Mapping):
         raise InvalidPayload("Payload should be an object")
@@ -82,3 +82,6 @@ def read_body(request: Mapping[str, Any]) -> BalanceBody:
             return BalanceBody(amount, source_id, reason)
     parsed = parse(models.AddBalanceRequest, request)
     return BalanceBody(parsed.amount, parsed.source_id, parsed.reason)
+
+
+ADD_GIFT_BALANCE = bind(endpoints.ADD_GIFT_BALANCE, add_gift_balance, write=True)

@@ -26,15 +26,16 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ... import models
+from ...models import endpoints
 from ..earning import apply_credits, card_named, plan_credits
 from ..fast_validate import validated
+from ..operation import bind
 from ..publishing import create_customer, find_customer
 from ..records import EventSchema, MetadataProperty, TrackedEvent
 from ..referrals import apply_conversion, plan_conversion
 from ..refusals import BadRequest, InvalidPayload
 from ..render import render_event_result
 from ..request_parsing import CUSTOMER_CHECKS, code, fields_ok, parse, readable
-from . import operation
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 __all__ = ["EventBody", "check_event_metadata", "plainly_valid", "read_body", "track_event"]
 
 
-@operation("track_event", write=True)
 def track_event(sim: Simulator, *, request: Any) -> models.CustomEventResult:
     if type(request) is not dict and not isinstance(request, Mapping):
         raise InvalidPayload("Payload should be an object")
@@ -330,3 +330,6 @@ def check_event_metadata(schema: EventSchema, metadata: Mapping[str, Any]) -> No
         for name in metadata:
             if name not in properties:
                 raise _fail(schema.name, name, "is not defined in the event schema")
+
+
+TRACK_EVENT = bind(endpoints.TRACK_EVENT, track_event, write=True)

@@ -6,21 +6,23 @@ import re
 from typing import TYPE_CHECKING
 
 from ... import models
+from ...models import endpoints
+from ..operation import bind
 from ..refusals import InvalidPayload, NotFound
 from ..render import render_incentive
-from . import operation
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
 
-INCENTIVE_ID = re.compile(r"^linc_[a-f0-9]+$")
+#: The id's pattern, as the endpoint declares it (and `/openapi.json` shows it).
+_PATTERN = endpoints.GET_INCENTIVE.path_params[0].pattern or ""
+INCENTIVE_ID = re.compile(_PATTERN)
 
 
-@operation("get_incentive", write=False)
 def get_incentive(sim: Simulator, *, incentive_id: str) -> models.Incentive:
     if not INCENTIVE_ID.fullmatch(incentive_id):  # `$` alone would accept a trailing newline
         raise InvalidPayload(
-            f"Property .id should match pattern ^linc_[a-f0-9]+$ (got {incentive_id!r})",
+            f"Property .id should match pattern {_PATTERN} (got {incentive_id!r})",
             resource_id=incentive_id,
             resource_type="incentive",
         )
@@ -28,3 +30,6 @@ def get_incentive(sim: Simulator, *, incentive_id: str) -> models.Incentive:
     if record is None:
         raise NotFound("incentive", incentive_id)
     return render_incentive(record)
+
+
+GET_INCENTIVE = bind(endpoints.GET_INCENTIVE, get_incentive, write=False)

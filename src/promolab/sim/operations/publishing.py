@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ... import models
+from ...models import endpoints
+from ..operation import bind
 from ..publishing import (
     apply_publication,
     create_customer,
@@ -24,7 +26,6 @@ from ..publishing import (
 from ..refusals import BadRequest, InvalidPayload
 from ..render import render_publication
 from ..request_parsing import code, parse, text
-from . import operation
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -43,7 +44,6 @@ class PublishBody(NamedTuple):
     channel: str | None
 
 
-@operation("publish", write=True)
 def publish(sim: Simulator, *, request: Any, join_once: bool = False) -> models.Publication:
     if type(request) is not dict and not isinstance(request, Mapping):
         raise InvalidPayload("Payload should be an object")
@@ -152,3 +152,6 @@ def plain_body(request: Mapping[str, Any]) -> PublishBody | None:
     if email is not None:
         ref["email"] = email
     return PublishBody._make((voucher, campaign, ref, source_id, None, channel))  # (tuple.__new__: quicker)
+
+
+PUBLISH = bind(endpoints.PUBLISH, publish, write=True)

@@ -15,15 +15,15 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from ... import models
+from ...models import endpoints
 from ..fast_validate import validated
 from ..loyalty import ledger
-from ..loyalty import processing as _processing  # noqa: F401  (registers the processor)
 from ..loyalty.granting import grant
 from ..loyalty.purchases import check_request
 from ..loyalty.reservations import PURCHASE_TYPE
+from ..operation import bind
 from ..render.loyalty import render_card_transaction
 from ..request_parsing import code, parse
-from . import operation
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -32,7 +32,6 @@ CREATED_MESSAGE = "Points spent on reward transaction created"
 FREE_MESSAGE = "The reward costs no points and has been granted"
 
 
-@operation("purchase_reward", write=True)
 def purchase_reward(
     sim: Simulator, *, program_id: str, member_id: str, request: Any
 ) -> models.RewardPurchaseResult:
@@ -83,3 +82,6 @@ def read_reward_id(request: Any) -> str:
         if type(reward_id) is str and code(reward_id):  # a str: `code` also passes None
             return reward_id
     return parse(models.RewardPurchaseRequest, request).reward_id
+
+
+PURCHASE_REWARD = bind(endpoints.PURCHASE_REWARD, purchase_reward, write=True)

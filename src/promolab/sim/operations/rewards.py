@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ... import models
+from ...models import endpoints
+from ..operation import bind
 from ..refusals import NotFound, ResourceInUse
 from ..render import render_reward
-from . import operation
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
 
 
-@operation("delete_reward", write=True)
 def delete_reward(sim: Simulator, *, reward_id: str) -> models.Reward:
     """A reward still offered by a program cannot go (400 resource_in_use,
     naming the assignments); otherwise it becomes DELETED and stays readable.
@@ -29,3 +29,6 @@ def delete_reward(sim: Simulator, *, reward_id: str) -> models.Reward:
         record.status = "DELETED"
         record.updated_at = sim.now
     return render_reward(record)
+
+
+DELETE_REWARD = bind(endpoints.DELETE_REWARD, delete_reward, write=True)

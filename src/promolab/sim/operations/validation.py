@@ -23,13 +23,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ... import models
+from ...models import endpoints
+from ..operation import bind
 from ..pricing.engine import tier_entries
 from ..pricing.input_errors import PricingInputError
 from ..pricing.items import normalize_order
 from ..promotions import customer_context, pricing_view, tracking_id
 from ..refusals import InvalidPayload, InvalidQueryParams
 from ..request_parsing import CUSTOMER_CHECKS, code, fields_ok, json_object, money, parse, text
-from . import operation
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -39,7 +40,6 @@ __all__ = ["plainly_valid", "tier_filter", "validate"]
 _FILTER_OPERATORS = ("$is", "$is_not", "$in", "$not_in")
 
 
-@operation("validate", write=False)
 def validate(
     sim: Simulator,
     *,
@@ -226,3 +226,6 @@ def plainly_valid(request: Any) -> bool:
     """True only if `models.ValidationRequest` certainly accepts `request`
     (tests/sim/test_validation_endpoint.py checks this against the model)."""
     return fields_ok(request, _REQUEST_FIELDS)
+
+
+VALIDATE = bind(endpoints.VALIDATE, validate, write=False)

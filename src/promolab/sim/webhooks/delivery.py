@@ -54,7 +54,6 @@ from typing import TYPE_CHECKING, Literal
 
 from ... import models
 from ..records import DeliveryAttempt, PendingDelivery, WebhookConfig
-from ..scheduler import processor
 from ..state import State, derived
 from .envelope import target_of
 from .signing import SIGNATURE_HEADER, sign
@@ -463,4 +462,4 @@ class DeliveryProcessor:
         finish(sim, work)
 
 
-processor(DeliveryProcessor())
+DELIVERIES = DeliveryProcessor()

@@ -1,0 +1,174 @@
+"""What each client method sends, as a pure function of its arguments.
+
+Each function turns a method's arguments into a `Prepared` call of one
+endpoint (`models.endpoints`): the path filled in, the body, the query.
+`Client` sends it and `AsyncClient` awaits it (`_methods.py`), so the two
+cannot drift apart, and these can be tested without any network.
+
+A request may be given as its model, as a mapping, or as keyword fields
+(None left out).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .. import models
+from ..models import endpoints as e
+from ._requests import Prepared, body_of, flatten_filters
+
+__all__ = [
+    "add_gift_balance",
+    "delete_reward",
+    "delete_webhook",
+    "get_incentive",
+    "publish",
+    "purchase_reward",
+    "track_event",
+    "validate_promotions",
+]
+
+
+def _call(endpoint: e.Endpoint[Any], **path_args: str) -> Prepared[Any]:
+    return Prepared(endpoint, endpoint.url_path(**path_args), idempotent=endpoint.idempotent)
+
+
+# -- loyalty v2 ------------------------------------------------------------------------------
+
+
+def get_incentive(incentive_id: str) -> Prepared[models.Incentive]:
+    """Read one incentive (`linc_...`) of a loyalty program."""
+    return _call(e.GET_INCENTIVE, incentive_id=incentive_id)
+
+
+def purchase_reward(program_id: str, member_id: str, reward_id: str) -> Prepared[models.RewardPurchaseResult]:
+    """Start a reward purchase for a member; it settles when the service
+    processes it (on the simulated clock, for a simulator)."""
+    endpoint = e.PURCHASE_REWARD
+    return Prepared(endpoint, endpoint.url_path(program_id=program_id, member_id=member_id),
+                    json={"reward_id": reward_id})
+
+
+def delete_reward(reward_id: str) -> Prepared[models.Reward]:
+    """Delete a reward no program offers any more (it stays readable, DELETED)."""
+    return _call(e.DELETE_REWARD, reward_id=reward_id)
+
+
+# -- management --------------------------------------------------------------------------------
+
+
+def delete_webhook(project_id: str, webhook_id: str) -> Prepared[None]:
+    """Delete a webhook configuration of a project (management credentials)."""
+    return _call(e.DELETE_WEBHOOK, project_id=project_id, webhook_id=webhook_id)
+
+
+# -- v1 / client ----------------------------------------------------------------------------
+
+
+def publish(
+    request: models.PublishRequest | Mapping[str, Any] | None = None,
+    *,
+    voucher: str | None = None,
+    customer: Mapping[str, Any] | None = None,
+    campaign: Mapping[str, Any] | None = None,
+    source_id: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    channel: str | None = None,
+    join_once: bool = False,
+) -> Prepared[models.Publication]:
+    """Publish a voucher to a customer. With a `source_id` the call is
+    idempotent (the same publication comes back), so it is retried after a
+    timeout; without one it is not."""
+    endpoint = e.PUBLISH
+    body = body_of(request, {"voucher": voucher, "customer": customer, "campaign": campaign,
+                             "source_id": source_id, "metadata": metadata, "channel": channel})
+    params = [(endpoint.query_name("join_once"), "true")] if join_once else []
+    return Prepared(endpoint, endpoint.path, body, params, idempotent=body.get("source_id") is not None)
+
+
+def validate_promotions(
+    request: models.ValidationRequest | Mapping[str, Any] | None = None,
+    *,
+    customer: Mapping[str, Any] | None = None,
+    order: Mapping[str, Any] | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    options: Mapping[str, Any] | None = None,
+    audience_rules_only: bool = False,
+    filters: Mapping[str, Any] | None = None,
+) -> Prepared[models.ValidationResponse]:
+    """Which promotion tiers apply to this customer and order, and what each
+    does to the order. `filters` are sent bracketed, as the real SDKs do."""
+    endpoint = e.VALIDATE
+    body = body_of(request, {"customer": customer, "order": order, "metadata": metadata, "options": options})
+    params = [(endpoint.query_name("audience_rules_only"), "true")] if audience_rules_only else []
+    if filters:
+        params += flatten_filters(filters, endpoint.query_name("filters"))
+    return Prepared(endpoint, endpoint.path, body, params, idempotent=True)
+
+
+def track_event(
+    request: models.CustomEventRequest | Mapping[str, Any] | None = None,
+    *,
+    event: str | None = None,
+    customer: Mapping[str, Any] | None = None,
+    referral: Mapping[str, Any] | None = None,
+    loyalty: Mapping[str, Any] | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> Prepared[models.CustomEventResult]:
+    """Send a custom event (earning rules and referrals react to it)."""
+    body = body_of(request, {"event": event, "customer": customer, "referral": referral,
+                             "loyalty": loyalty, "metadata": metadata})
+    return Prepared(e.TRACK_EVENT, e.TRACK_EVENT.path, body)
+
+
+def add_gift_balance(
+    code: str, amount: int, *, source_id: str | None = None, reason: str | None = None
+) -> Prepared[models.BalanceResult]:
+    """Add `amount` (minor units) to a gift voucher's balance."""
+    endpoint = e.ADD_GIFT_BALANCE
+    body = body_of(None, {"amount": amount, "source_id": source_id, "reason": reason})
+    return Prepared(endpoint, endpoint.url_path(code=code), body)
+
+
+# -- the served simulator's control API ---------------------------------------------------------
+
+
+def sim_state() -> Prepared[dict[str, Any]]:
+    """The whole state (secrets redacted)."""
+    return _call(e.SIM_STATE)
+
+
+def sim_reset() -> Prepared[dict[str, Any]]:
+    """Back to the scenario's initial state."""
+    return _call(e.SIM_RESET)
+
+
+def sim_clock() -> Prepared[dict[str, Any]]:
+    """`{"now": ...}`: the simulated clock."""
+    return _call(e.SIM_CLOCK)
+
+
+def sim_advance(seconds: float) -> Prepared[dict[str, Any]]:
+    """Move the simulated clock forward, running the work due on the way."""
+    return Prepared(e.SIM_ADVANCE, e.SIM_ADVANCE.path, {"seconds": seconds})
+
+
+def sim_snapshot() -> Prepared[dict[str, Any]]:
+    """A snapshot to restore later (secrets redacted)."""
+    return _call(e.SIM_SNAPSHOT)
+
+
+def sim_restore(snapshot: Mapping[str, Any]) -> Prepared[dict[str, Any]]:
+    """Restore a snapshot (the running secrets are kept)."""
+    return Prepared(e.SIM_RESTORE, e.SIM_RESTORE.path, dict(snapshot))
+
+
+def sim_webhook_deliveries() -> Prepared[dict[str, Any]]:
+    """`{"object": "list", "data": [attempt, ...]}`, oldest attempt first."""
+    return _call(e.SIM_DELIVERIES)
+
+
+def sim_member(member_id: str) -> Prepared[dict[str, Any]]:
+    """A member's cards, balances, card transactions and granted rewards."""
+    return _call(e.SIM_MEMBER, member_id=member_id)

@@ -1,0 +1,215 @@
+"""The interface's endpoints: each operation's wire contract, declared once.
+
+An `Endpoint` says everything a caller and a server must agree on: the
+operation's name (what a journal or replay line says), method and path,
+which credentials it needs, its request and response models, its success
+status, and how its path and query parameters map to the operation's
+arguments. It sits with the wire models so that the client derives its
+requests from it without importing the simulator; the simulator binds each
+entry to the function that implements it (`promolab.sim.operations`), and the
+HTTP face derives its router, `/openapi.json` and `/_sim/coverage` from the
+two.
+
+Every path of the interface is written here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+from urllib.parse import quote
+
+from pydantic import BaseModel
+
+from .balance import AddBalanceRequest, BalanceResult
+from .custom_events import CustomEventRequest, CustomEventResult
+from .incentives import Incentive
+from .promotions import ValidationRequest, ValidationResponse
+from .publications import Publication, PublishRequest
+from .rewards import Reward, RewardPurchaseRequest, RewardPurchaseResult
+
+__all__ = [
+    "CONTROL",
+    "ENDPOINTS",
+    "INTERFACE",
+    "OPENAPI",
+    "Auth",
+    "Endpoint",
+    "Param",
+    "endpoint_named",
+]
+
+R = TypeVar("R")
+
+#: Which credentials a call needs: app keys (`/client`, `/v1`), app keys and
+#: a Bearer token (`/v2/loyalties`), management keys (`/management`, `/_sim`).
+Auth = Literal["app", "loyalty", "management", "none"]
+ParamType = Literal["string", "boolean", "object"]
+
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A path or query parameter: its wire `name` and the operation's `arg`."""
+
+    name: str
+    arg: str
+    type: ParamType = "string"
+    description: str = ""
+    #: A regular expression every value must match (path parameters).
+    pattern: str | None = None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Endpoint(Generic[R]):
+    """One operation's wire contract; `R` is what a successful call returns."""
+
+    name: str
+    method: str
+    path: str
+    auth: Auth
+    operation_id: str
+    summary: str
+    #: The model of a success's body (None: no body, or a plain JSON object).
+    response: type[R] | None = None
+    request: type[BaseModel] | None = None
+    #: The body may be left out: sent without one (or with JSON `null`), it is
+    #: read as `{}` (validation, whose every field is optional). Any other
+    #: operation refuses a missing body (400 `invalid_payload`).
+    optional_body: bool = False
+    status: int = 200
+    error_statuses: tuple[int, ...] = (400, 401, 404)
+    path_params: tuple[Param, ...] = ()
+    query: tuple[Param, ...] = ()
+    tags: tuple[str, ...] = ()
+    #: Part of the simulator's `/_sim/` control API, not of the interface.
+    control: bool = False
+    #: Safe to send again after a timeout (the service may have done it).
+    idempotent: bool = False
+
+    def __post_init__(self) -> None:
+        placeholders = _PLACEHOLDER.findall(self.path)
+        if placeholders != [p.name for p in self.path_params]:
+            raise ValueError(f"{self.name}: path parameters {placeholders} are not declared in order")
+
+    def url_path(self, **args: str) -> str:
+        """The path with each parameter filled from its argument, escaped."""
+        path = self.path
+        for param in self.path_params:
+            path = path.replace("{" + param.name + "}", quote(args[param.arg], safe=""), 1)
+        return path
+
+    def query_name(self, arg: str) -> str:
+        """The wire name of the query parameter that carries `arg`."""
+        for param in self.query:
+            if param.arg == arg:
+                return param.name
+        raise KeyError(f"{self.name} has no query parameter for {arg!r}")
+
+    @property
+    def body_arg(self) -> str | None:
+        """The operation's argument that carries the body (`request`), if any."""
+        return "request" if self.request is not None else None
+
+
+_ID = Param("id", "incentive_id", pattern=r"^linc_[a-f0-9]+$")
+
+GET_INCENTIVE: Endpoint[Incentive] = Endpoint(
+    "get_incentive", "GET", "/v2/loyalties/incentives/{id}", "loyalty",
+    "getIncentive", "Get an incentive", Incentive, path_params=(_ID,), tags=("loyalty",), idempotent=True,
+)
+PURCHASE_REWARD: Endpoint[RewardPurchaseResult] = Endpoint(
+    "purchase_reward", "POST", "/v2/loyalties/programs/{programId}/members/{memberId}/rewards/purchases",
+    "loyalty", "purchaseReward", "Purchase a reward", RewardPurchaseResult, RewardPurchaseRequest,
+    status=202, error_statuses=(400, 401, 404, 423),
+    path_params=(Param("programId", "program_id"), Param("memberId", "member_id")), tags=("loyalty",),
+)
+DELETE_REWARD: Endpoint[Reward] = Endpoint(
+    "delete_reward", "DELETE", "/v2/loyalties/rewards/{id}", "loyalty", "deleteReward", "Delete a reward",
+    Reward, path_params=(Param("id", "reward_id"),), tags=("loyalty",), idempotent=True,
+)
+DELETE_WEBHOOK: Endpoint[None] = Endpoint(
+    "delete_webhook", "DELETE", "/management/v1/projects/{projectId}/webhooks/{webhookId}", "management",
+    "deleteWebhook", "Delete a webhook configuration", None, status=204, error_statuses=(401, 404),
+    path_params=(Param("projectId", "project_id"), Param("webhookId", "webhook_id")), tags=("management",),
+    idempotent=True,
+)
+PUBLISH: Endpoint[Publication] = Endpoint(
+    "publish", "POST", "/client/v1/publish", "app", "publishVoucher", "Publish a voucher",
+    Publication, PublishRequest,
+    query=(Param("join_once", "join_once", "boolean", "One and always the same code per customer."),),
+    tags=("publications",),
+)
+VALIDATE: Endpoint[ValidationResponse] = Endpoint(
+    "validate", "POST", "/v1/promotions/validation", "app", "validatePromotions", "Validate promotions",
+    ValidationResponse, ValidationRequest, optional_body=True,
+    query=(
+        Param("audienceRulesOnly", "audience_rules_only", "boolean", "Check only customer-related rules."),
+        Param("filters", "filters", "object", "Promotion filters, bracketed or JSON."),
+    ),
+    tags=("validation",), idempotent=True,
+)
+TRACK_EVENT: Endpoint[CustomEventResult] = Endpoint(
+    "track_event", "POST", "/v1/events", "app", "trackCustomEvent", "Send a custom event",
+    CustomEventResult, CustomEventRequest, tags=("events",),
+)
+ADD_GIFT_BALANCE: Endpoint[BalanceResult] = Endpoint(
+    "add_gift_balance", "POST", "/v1/vouchers/{code}/balance", "app", "addGiftBalance",
+    "Add balance to a gift voucher", BalanceResult, AddBalanceRequest,
+    path_params=(Param("code", "code"),), tags=("vouchers",),
+)
+
+#: The interface's operations, in the order the documents list them.
+INTERFACE: tuple[Endpoint[Any], ...] = (
+    GET_INCENTIVE, PURCHASE_REWARD, DELETE_REWARD, DELETE_WEBHOOK, PUBLISH, VALIDATE, TRACK_EVENT,
+    ADD_GIFT_BALANCE,
+)
+
+
+def _control(name: str, method: str, path: str, operation_id: str, summary: str,
+             errors: tuple[int, ...] = (401,), params: tuple[Param, ...] = ()) -> Endpoint[dict[str, Any]]:
+    """A `/_sim/` endpoint: management credentials, a plain JSON answer."""
+    return Endpoint(name, method, path, "management", operation_id, summary, error_statuses=errors,
+                    path_params=params, control=True)
+
+
+SIM_STATE = _control("sim_state", "GET", "/_sim/state", "simState", "Dump the whole state (secrets redacted)")
+SIM_RESET = _control("reset", "POST", "/_sim/reset", "simReset", "Back to the scenario's initial state")
+SIM_CLOCK = _control("sim_clock", "GET", "/_sim/clock", "simClock", "Read the simulated clock")
+SIM_ADVANCE = _control("advance", "POST", "/_sim/clock/advance", "simAdvance",
+                       "Advance the simulated clock, running due work", (400, 401))
+SIM_SNAPSHOT = _control("sim_snapshot", "GET", "/_sim/snapshot", "simSnapshot",
+                        "Take a snapshot (secrets redacted)")
+SIM_RESTORE = _control("restore", "POST", "/_sim/restore", "simRestore",
+                       "Restore a snapshot (the running secrets are kept)", (400, 401))
+SIM_DELIVERIES = _control("sim_deliveries", "GET", "/_sim/webhooks/deliveries", "simDeliveries",
+                          "Every webhook delivery attempt")
+SIM_MEMBER = _control("sim_member", "GET", "/_sim/loyalty/members/{memberId}", "simMember",
+                      "A member's cards, balances, transactions and rewards", (401, 404),
+                      (Param("memberId", "member_id"),))
+SIM_COVERAGE = _control("sim_coverage", "GET", "/_sim/coverage", "simCoverage",
+                        "Which interface operations are implemented")
+
+#: The served simulator's control API (like moto's `/moto-api/`).
+CONTROL: tuple[Endpoint[dict[str, Any]], ...] = (
+    SIM_STATE, SIM_RESET, SIM_CLOCK, SIM_ADVANCE, SIM_SNAPSHOT, SIM_RESTORE, SIM_DELIVERIES, SIM_MEMBER,
+    SIM_COVERAGE,
+)
+
+#: The served document itself (no credentials).
+OPENAPI: Endpoint[dict[str, Any]] = Endpoint(
+    "openapi", "GET", "/openapi.json", "none", "openapi", "This document", control=True,
+)
+
+ENDPOINTS: tuple[Endpoint[Any], ...] = (*INTERFACE, *CONTROL, OPENAPI)
+_BY_NAME = {e.name: e for e in ENDPOINTS}
+
+
+def endpoint_named(name: str) -> Endpoint[Any]:
+    """The endpoint of operation `name` (`KeyError` names the known ones)."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        raise KeyError(f"no endpoint {name!r}; known: {', '.join(sorted(_BY_NAME))}") from None

@@ -1,0 +1,12 @@
+"""Checked by mypy in `test_static_types.py`, never imported: calls the type
+checker must refuse (each line marked with the error it must report)."""
+
+from promolab import Client, Simulator
+from promolab.sim.operations.incentives import GET_INCENTIVE
+
+
+def wrong(client: Client, sim: Simulator) -> None:
+    client.get_incentive(incentive="linc_1")  # E: call-arg
+    client.purchase_reward("prog", "member")  # E: call-arg
+    sim.apply(GET_INCENTIVE, incentive="linc_1")  # E: call-arg
+    sim.apply(GET_INCENTIVE, incentive_id=7)  # E: arg-type
