@@ -26,11 +26,11 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from promolab import Simulator, models
+from promolab.engine.rule_env import lookup
 from promolab.sim import earning
 from promolab.sim.ids import PREFIXES, IdGenerator
 from promolab.sim.loyalty import ledger
 from promolab.sim.operations import custom_events as events_op
-from promolab.sim.pricing.rule_env import lookup
 from promolab.sim.records import EventSchema, Member, MetadataProperty
 from promolab.sim.refusals import SimError
 

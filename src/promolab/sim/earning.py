@@ -53,12 +53,12 @@ from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..engine.inputs import CustomerContext
+from ..engine.items import NormalizedOrder
+from ..engine.rule_env import lookup
+from ..engine.rules import AUDIENCE_FAMILIES, RuleSet, compile_rules
 from .loyalty import ledger
 from .loyalty.lookups import loyalty_lookups, member_card
-from .pricing.inputs import CustomerContext
-from .pricing.items import NormalizedOrder
-from .pricing.rule_env import lookup
-from .pricing.rules import AUDIENCE_FAMILIES, RuleSet, compile_rules
 from .records import Card, CardTransaction, EarningRule, Incentive, Program
 from .refusals import BadRequest, InvalidPayload, NotFound
 from .state import derived

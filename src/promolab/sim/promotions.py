@@ -17,9 +17,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from .clock import format_instant
-from .pricing.engine import CompiledTier, compile_tier
-from .pricing.inputs import (
+from ..engine.engine import CompiledTier, compile_tier
+from ..engine.inputs import (
     CampaignInfo,
     Catalogue,
     Collection,
@@ -28,7 +27,8 @@ from .pricing.inputs import (
     Sku,
     TierSpec,
 )
-from .pricing.schedule import RunningTiers
+from ..engine.schedule import RunningTiers
+from .clock import format_instant
 
 if TYPE_CHECKING:
     from .records import Campaign, PromotionTier

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ...sim.pricing import (
+from ...engine import (
     CompiledTier,
     NormalizedOrder,
     PricingContext,

@@ -35,9 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from ...sim.pricing import CustomerContext, Line, NormalizedOrder
-from ...sim.pricing.conditions import _number, compile_conditions
-from ...sim.pricing.rules import compile_rules
+from ...engine import CustomerContext, Line, NormalizedOrder
+from ...engine.conditions import _number, compile_conditions
+from ...engine.rules import compile_rules
 from .batch import Chunk, KeyTable
 from .lineset import LineSet
 from .logicmasks import Node, eval_logic, parse_logic

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...sim.pricing import Catalogue, PricingContext
+from ...engine import Catalogue, PricingContext
 from .batch import Chunk, OrderBatch, base_table
 from .fallback import EngineOrders, engine_path
 from .lineset import LineSet

@@ -23,9 +23,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ... import models
-from ..pricing.engine import tier_entries
-from ..pricing.input_errors import PricingInputError
-from ..pricing.items import normalize_order
+from ...engine.engine import tier_entries
+from ...engine.input_errors import PricingInputError
+from ...engine.items import normalize_order
 from ..promotions import customer_context, pricing_view, tracking_id
 from ..refusals import InvalidPayload, InvalidQueryParams
 from ..request_parsing import CUSTOMER_CHECKS, code, fields_ok, json_object, money, parse, text

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..refusals import InvalidPayload
+from ..sim.refusals import InvalidPayload
 
 __all__ = ["INT64_MAX", "PricingInputError", "PricingOverflowError", "TierConfigError"]
 

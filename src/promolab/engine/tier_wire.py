@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..clock import format_instant
+from ..sim.clock import format_instant
 from .inputs import CampaignInfo, Catalogue, TierSpec
 from .scope import ScopeEntry, wire_list
 

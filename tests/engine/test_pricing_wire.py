@@ -15,7 +15,7 @@ from pricing_builders import (
     tier,
 )
 
-from promolab.sim.pricing import (
+from promolab.engine import (
     Catalogue,
     Collection,
     Product,

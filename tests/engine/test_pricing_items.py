@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from promolab.sim.pricing import (
+from promolab.engine import (
     Catalogue,
     PricingInputError,
     Product,

@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 from pricing_builders import ctx, tier
 
-from promolab.sim.pricing import Catalogue, price_tier, round_half_up, split_proportionally
+from promolab.engine import Catalogue, price_tier, round_half_up, split_proportionally
 
 
 @pytest.mark.parametrize(

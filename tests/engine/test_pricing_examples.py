@@ -17,7 +17,7 @@ from pricing_builders import (
     tier_from_example,
 )
 
-from promolab.sim.pricing import (
+from promolab.engine import (
     Catalogue,
     Product,
     compile_tier,

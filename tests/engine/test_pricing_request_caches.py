@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pricing_builders import NOW, campaign, ctx, customer, tier
 
-from promolab.sim.pricing import (
+from promolab.engine import (
     OPERATORS,
     Catalogue,
     Collection,
@@ -31,14 +31,14 @@ from promolab.sim.pricing import (
     price_normalized,
     promotion_tier_wire,
 )
-from promolab.sim.pricing import items as items_module
-from promolab.sim.pricing.campaign import compile_campaign
-from promolab.sim.pricing.conditions import NOW_OPERATORS, compile_predicates
-from promolab.sim.pricing.engine import price_running, running_entries
-from promolab.sim.pricing.input_errors import PricingInputError
-from promolab.sim.pricing.order import copy_order
-from promolab.sim.pricing.schedule import RunningTiers
-from promolab.sim.pricing.settle import _compute
+from promolab.engine import items as items_module
+from promolab.engine.campaign import compile_campaign
+from promolab.engine.conditions import NOW_OPERATORS, compile_predicates
+from promolab.engine.engine import price_running, running_entries
+from promolab.engine.input_errors import PricingInputError
+from promolab.engine.order import copy_order
+from promolab.engine.schedule import RunningTiers
+from promolab.engine.settle import _compute
 
 # --- campaign spans -----------------------------------------------------------------------------
 _T0 = datetime(2026, 3, 1, tzinfo=UTC)

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from promolab.sim.pricing import (
+from promolab.engine import (
     CampaignInfo,
     Catalogue,
     Collection,

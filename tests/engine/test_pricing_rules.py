@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from pricing_builders import NOW, campaign, ctx, customer, tier
 
-from promolab.sim.pricing import (
+from promolab.engine import (
     AUDIENCE_FAMILIES,
     OPERATORS,
     RULE_FAMILIES,

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from pricing_builders import ctx, tier
 
 from big_orders import big_orders
-from promolab.sim.pricing import (
+from promolab.engine import (
     Catalogue,
     PricingInputError,
     Product,
@@ -30,9 +30,9 @@ from promolab.sim.pricing import (
     normalize_order,
     price_normalized,
 )
-from promolab.sim.pricing import items as items_module
-from promolab.sim.pricing import unit_discounts as units_module
-from promolab.sim.pricing.input_errors import PricingOverflowError
+from promolab.engine import items as items_module
+from promolab.engine import unit_discounts as units_module
+from promolab.engine.input_errors import PricingOverflowError
 from promolab.sim.refusals import InvalidPayload
 
 MAX = 2**63 - 1

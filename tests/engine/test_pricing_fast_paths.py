@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pricing_builders import NOW, ctx, customer, tier
 
-from promolab.sim.pricing import (
+from promolab.engine import (
     OPERATORS,
     Catalogue,
     Collection,
@@ -31,10 +31,10 @@ from promolab.sim.pricing import (
     round_half_up,
     split_proportionally,
 )
-from promolab.sim.pricing import items as items_module
-from promolab.sim.pricing.conditions import compile_predicates
-from promolab.sim.pricing.money import half_up_ratio, parse_percent, percent_of, percent_of_each
-from promolab.sim.pricing.scope import compile_scope
+from promolab.engine import items as items_module
+from promolab.engine.conditions import compile_predicates
+from promolab.engine.money import half_up_ratio, parse_percent, percent_of, percent_of_each
+from promolab.engine.scope import compile_scope
 
 
 # --- money --------------------------------------------------------------------------------------
@@ -216,7 +216,7 @@ def _mutate_everything(value: Any) -> None:
 def test_every_outcome_gets_fresh_objects() -> None:
     """The engine caches wire parts per tier and item templates per line: a
     caller mutating what it received must not change the next answers."""
-    from promolab.sim.pricing import CampaignInfo
+    from promolab.engine import CampaignInfo
 
     specs = [
         tier({"type": "AMOUNT", "amount_off": 300, "effect": "APPLY_TO_ITEMS"}, applicable_to=SCOPED,

@@ -34,7 +34,7 @@ for UNIT when a discounted unit has a price) and equal the order's
 
 Performance. A validation request prices every active tier, so everything
 that does not depend on the order is computed once and reused (results never
-depend on it; tests/sim/pricing/test_pricing_fast_paths.py checks each
+depend on it; tests/engine/test_pricing_fast_paths.py checks each
 shortcut against its plain definition):
 - per tier (`compile_tier`): discount, rules as closures (with fast paths for
   the common operators, `conditions.compile_predicates`), scope;

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pricing_builders import ctx, tier
 
-from promolab.sim.pricing import (
+from promolab.engine import (
     Catalogue,
     Collection,
     Product,
