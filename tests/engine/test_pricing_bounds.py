@@ -33,6 +33,7 @@ from promolab.engine import (
 from promolab.engine import items as items_module
 from promolab.engine import unit_discounts as units_module
 from promolab.engine.input_errors import PricingOverflowError
+from promolab.sim.promotions import invalid_payload
 from promolab.sim.refusals import InvalidPayload
 
 MAX = 2**63 - 1
@@ -119,9 +120,10 @@ def test_bounds_table(label: str, order_in: dict[str, Any], discount: dict[str, 
         _price(order_in, discount)
     assert info.value.field == field, info.value
     if isinstance(info.value, PricingOverflowError):
-        # raised while a tier is settled too: it must reach the HTTP face as a 400
-        assert isinstance(info.value, InvalidPayload)
-        body = info.value.body()
+        # raised while a tier is settled too: the simulator's mapping makes it a 400
+        refusal = invalid_payload(info.value)
+        assert isinstance(refusal, InvalidPayload)
+        body = refusal.body()
         assert body["key"] == "invalid_payload" and body["message"] == "Invalid payload"
         assert body["details"].startswith(f"Property .{field}: ")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -24,6 +24,8 @@ from promolab.engine import (
     compile_tier,
     price_tier,
 )
+from promolab.engine.tier_wire import wire_instant
+from promolab.sim.clock import format_instant
 from wire_asserts import assert_same_json
 
 
@@ -265,6 +267,18 @@ def test_campaign_wire_and_category_expansion() -> None:
     )
     expanded = price_tier(Catalogue(), spec, {}, None, ctx(expand=frozenset({"category"})))
     assert expanded.campaign["categories"] == [cat]
+
+
+@pytest.mark.parametrize("moment", [
+    datetime(2026, 1, 1, tzinfo=UTC),
+    datetime(2026, 3, 29, 1, 30, 5, 123999, tzinfo=timezone(timedelta(hours=-5, minutes=-30))),
+    datetime(5, 1, 1, tzinfo=UTC),  # a year below 1000: written as the simulator writes it
+    datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+])
+def test_campaign_dates_are_written_as_the_simulator_writes_instants(moment: datetime) -> None:
+    """The engine formats campaign dates itself (it imports nothing of the
+    simulator): the text must be the simulator's own `format_instant`."""
+    assert wire_instant(moment) == format_instant(moment)
 
 
 def test_unit_discount_wire_expansion_for_product_and_unknown() -> None:

@@ -1,8 +1,10 @@
 """The two ways pricing refuses to work: bad request data, bad tier configuration.
 
-`PricingInputError` is the caller's fault (the request's order); the HTTP layer
-maps it to 400 `invalid_payload`, using `field` as the dotted path of the
-offending value (`order.items[2].price`).
+`PricingInputError` is the caller's fault (the request's order); `field` is
+the dotted path of the offending value (`order.items[2].price`). The
+simulator turns it into its 400 `invalid_payload` refusal wherever it hands
+the engine a request's data (`sim.promotions.invalid_payload`): the engine
+knows nothing of HTTP or of the simulator's refusals.
 
 `TierConfigError` is the scenario author's fault (a tier whose discount or
 validation rules this engine cannot evaluate). It is raised by `compile_tier`,
@@ -10,17 +12,13 @@ so a scenario fails when it is loaded, not in the middle of a validation.
 
 `PricingOverflowError` is a `PricingInputError` for an order whose priced
 amounts or quantities would pass 2^63-1, the bound every amount of the
-interface has (and the served document declares). It is also the simulator's
-`InvalidPayload`: a tier's free units can overflow while the tier is settled,
-after the order was normalized, and the refusal must still reach the caller
-as 400 `invalid_payload`, not as an error nobody maps.
+interface has (and the served document declares). It can be raised after the
+order was normalized, while a tier is settled (a UNIT tier's free units), so
+a caller maps `PricingInputError` around the pricing calls as well as around
+`normalize_order`.
 """
 
 from __future__ import annotations
-
-from typing import Any
-
-from ..sim.refusals import InvalidPayload
 
 __all__ = ["INT64_MAX", "PricingInputError", "PricingOverflowError", "TierConfigError"]
 
@@ -38,21 +36,8 @@ class PricingInputError(ValueError):
         self.message = message
 
 
-class PricingOverflowError(PricingInputError, InvalidPayload):
+class PricingOverflowError(PricingInputError):
     """The order's amounts or quantities, as priced, would pass `INT64_MAX`."""
-
-    def __init__(self, field: str, message: str) -> None:
-        PricingInputError.__init__(self, field, message)
-        # The body the HTTP face sends: the same words as the validate
-        # operation's own mapping of a PricingInputError.
-        InvalidPayload.__init__(self, f"Property .{field}: {message}")
-
-    def body(self) -> dict[str, Any]:
-        # `message` is PricingInputError's (what was wrong); the error body's
-        # title is InvalidPayload's.
-        body = super().body()
-        body["message"] = InvalidPayload.message
-        return body
 
 
 class TierConfigError(ValueError):

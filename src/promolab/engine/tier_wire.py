@@ -19,13 +19,23 @@ order and amounts: `StaticWire.entry` copies it from one planned template.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
-from ..sim.clock import format_instant
 from .inputs import CampaignInfo, Catalogue, TierSpec
 from .scope import ScopeEntry, wire_list
 
-__all__ = ["StaticWire", "campaign_wire", "copier", "discount_wire", "promotion_tier_wire"]
+__all__ = ["StaticWire", "campaign_wire", "copier", "discount_wire", "promotion_tier_wire", "wire_instant"]
+
+
+def wire_instant(moment: datetime) -> str:
+    """A campaign date as the interface writes every timestamp: UTC,
+    milliseconds, `Z` (`2026-01-01T00:00:00.000Z`). The engine's own, so that
+    it needs nothing of the simulator; the same text as the simulator's
+    `sim.clock.format_instant` (tests/engine/test_pricing_wire.py holds the
+    two equal)."""
+    moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
 
 
 def _unit_refs(out: dict[str, Any], unit_type: str, catalogue: Catalogue) -> None:
@@ -83,9 +93,9 @@ def discount_wire(discount: Mapping[str, Any], effect: str, catalogue: Catalogue
 def campaign_wire(campaign: CampaignInfo, expand: frozenset[str]) -> dict[str, Any]:
     out: dict[str, Any] = {
         "id": campaign.id,
-        "start_date": format_instant(campaign.start_date) if campaign.start_date else None,
+        "start_date": wire_instant(campaign.start_date) if campaign.start_date else None,
         "expiration_date": (
-            format_instant(campaign.expiration_date) if campaign.expiration_date else None
+            wire_instant(campaign.expiration_date) if campaign.expiration_date else None
         ),
         "active": campaign.active,
     }

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..engine.engine import CompiledTier, compile_tier
+from ..engine.input_errors import PricingInputError
 from ..engine.inputs import (
     CampaignInfo,
     Catalogue,
@@ -29,13 +30,16 @@ from ..engine.inputs import (
 )
 from ..engine.schedule import RunningTiers
 from .clock import format_instant
+from .refusals import InvalidPayload
 
 if TYPE_CHECKING:
     from .records import Campaign, PromotionTier
     from .simulator import Simulator
     from .state import State
 
-__all__ = ["PricingView", "campaign_info", "customer_context", "pricing_view", "tier_spec", "tracking_id"]
+__all__ = [
+    "PricingView", "campaign_info", "customer_context", "invalid_payload", "pricing_view", "tier_spec", "tracking_id",
+]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -136,6 +140,20 @@ def pricing_view(sim: Simulator) -> PricingView:
     view = build_view(sim.state)
     sim._pricing_view = (sim.state, view)  # type: ignore[attr-defined]
     return view
+
+
+def invalid_payload(exc: PricingInputError) -> InvalidPayload:
+    """The simulator's refusal of request data the engine cannot price: 400
+    `invalid_payload`, the details naming the offending value's path
+    (`Property .order.items[2].price: must not be negative, got -1`).
+
+    Raised wherever the simulator hands the engine a request's data: when the
+    order is normalized, and when the tiers are settled (a UNIT tier's free
+    units can take an amount past 2^63-1: `PricingOverflowError`). The
+    engine's errors are its own; this is the one place they become the
+    simulator's refusal, with the same body for both.
+    """
+    return InvalidPayload(f"Property .{exc.field}: {exc.message}")
 
 
 @functools.lru_cache(maxsize=4096)
