@@ -25,14 +25,14 @@ from big_orders import big_orders
 from promolab.engine import (
     Catalogue,
     PricingInputError,
+    PricingOverflowError,
     Product,
     compile_tier,
     normalize_order,
     price_normalized,
 )
-from promolab.engine import items as items_module
+from promolab.engine import normalize as items_module
 from promolab.engine import unit_discounts as units_module
-from promolab.engine.input_errors import PricingOverflowError
 from promolab.sim.promotions import invalid_payload
 from promolab.sim.refusals import InvalidPayload
 

@@ -31,7 +31,7 @@ from promolab.engine import (
     round_half_up,
     split_proportionally,
 )
-from promolab.engine import items as items_module
+from promolab.engine import normalize as items_module
 from promolab.engine.conditions import compile_predicates
 from promolab.engine.money import half_up_ratio, parse_percent, percent_of, percent_of_each
 from promolab.engine.scope import compile_scope
@@ -187,7 +187,7 @@ def test_caches_are_bounded() -> None:
     for k in range(limit + 10):
         order = normalize_order(cat, {"items": [{"product_id": f"prod_new_{k}", "quantity": 1, "price": 1}]})
         scope.line_scope(order.lines[0])
-    assert len(cat._line_cache) <= limit
+    assert len(cat._resolved_items) <= limit
     assert len(scope._lines) <= limit
 
 

@@ -6,13 +6,7 @@ from typing import Any
 
 import pytest
 
-from promolab.engine import (
-    Catalogue,
-    PricingInputError,
-    Product,
-    Sku,
-    normalize_order,
-)
+from promolab.engine import Catalogue, PricingInputError, Product, Sku, normalize_order
 
 CAT = Catalogue(
     products=[

@@ -24,21 +24,22 @@ from promolab.engine import (
     OPERATORS,
     Catalogue,
     Collection,
+    PricingInputError,
     Product,
+    RunningTiers,
     Sku,
     compile_tier,
     normalize_order,
     price_normalized,
+    price_running,
     promotion_tier_wire,
+    running_entries,
 )
-from promolab.engine import items as items_module
+from promolab.engine import normalize as items_module
 from promolab.engine.campaign import compile_campaign
 from promolab.engine.conditions import NOW_OPERATORS, compile_predicates
-from promolab.engine.engine import price_running, running_entries
-from promolab.engine.input_errors import PricingInputError
-from promolab.engine.order import copy_order
-from promolab.engine.schedule import RunningTiers
 from promolab.engine.settle import _compute
+from promolab.engine.wire_order import copy_order
 
 # --- campaign spans -----------------------------------------------------------------------------
 _T0 = datetime(2026, 3, 1, tzinfo=UTC)
@@ -397,7 +398,7 @@ def test_running_entries_equal_the_plain_wire(
 
 
 def test_plain_order_keys_are_exact() -> None:
-    """The cart key of `items._core`: equal plain carts share one
+    """The cart key of `normalize._core`: equal plain carts share one
     core, a cart with a non-plain value anywhere (an item that is not a
     dict, a float, nested metadata, a bool amount) never enters the cache."""
     cat = Catalogue(CAT.products.values(), CAT.skus.values(), CAT.collections.values())

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import invariant
 from pydantic_core import PydanticCustomError
 
-from promolab.engine.rule_env import lookup
+from promolab.engine import lookup
 from promolab.models.vouchers import _relative_list_url
 from promolab.sim import earning
 from promolab.sim.clock import format_instant

@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from promolab import Simulator, models
-from promolab.engine.rule_env import lookup
+from promolab.engine import lookup
 from promolab.sim import earning
 from promolab.sim.ids import PREFIXES, IdGenerator
 from promolab.sim.loyalty import ledger

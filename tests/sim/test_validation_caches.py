@@ -20,8 +20,7 @@ from typing import Any
 import pytest
 
 from promolab import Simulator
-from promolab.engine import price_normalized, promotion_tier_wire
-from promolab.engine.inputs import PricingContext
+from promolab.engine import PricingContext, price_normalized, promotion_tier_wire
 from promolab.sim.promotions import build_view, customer_context, tracking_id
 
 PRODUCTS = ["prod_beans_ethiopia", "prod_beans_colombia", "prod_espresso_blend", "prod_mug", "prod_tote",

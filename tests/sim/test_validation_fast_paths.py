@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from promolab import Simulator, models
-from promolab.engine.inputs import CustomerContext
-from promolab.engine.rule_logic import compile_logic
+from promolab.engine import CustomerContext
+from promolab.engine.logic_parser import compile_logic
 from promolab.sim.operations.validation import _usual_items, plainly_valid
 from promolab.sim.promotions import customer_context, pricing_view
 

@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta, timezone, tzinfo
 
-from .inputs import CampaignInfo
-from .rule_env import RuleFailure
+from .rule_evaluation import RuleFailure
+from .tier_spec import CampaignInfo
 
 __all__ = ["CampaignCheck", "Duration", "Span", "compile_campaign", "parse_duration"]
 

@@ -33,12 +33,18 @@ __all__ = [
     "compile_conditions",
     "compile_predicates",
     "describe_conditions",
+    "numeric_value",
 ]
 
 CheckFn = Callable[[Any, Sequence[Any], datetime], bool]
 
 
-def _number(value: Any) -> Decimal | None:
+def numeric_value(value: Any) -> Decimal | None:
+    """The number a rule value or argument stands for, exactly: an int, a
+    float (through its shortest repr) or a numeric string (surrounding space
+    ignored) as a Decimal; None for anything else, booleans included. Every
+    numeric comparison of the operators goes through it (and so does the
+    sweep's vectorized reading of the same conditions)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -60,7 +66,7 @@ def _equal(a: Any, b: Any) -> bool:
         return False
     if isinstance(a, bool) or isinstance(b, bool):
         return False
-    na, nb = _number(a), _number(b)
+    na, nb = numeric_value(a), numeric_value(b)
     if na is not None and nb is not None:
         return na == nb
     return bool(a == b)
@@ -102,10 +108,10 @@ def _compare(test: Callable[[Decimal, Decimal], bool]) -> CheckFn:
     def check(value: Any, args: Sequence[Any], now: datetime) -> bool:
         if not args:
             return False
-        bound = _number(args[0])
+        bound = numeric_value(args[0])
         if bound is None:
             return False
-        values = [_number(v) for v in _elements(value)] if value is not None else []
+        values = [numeric_value(v) for v in _elements(value)] if value is not None else []
         return any(v is not None and test(v, bound) for v in values)
 
     return check
@@ -134,7 +140,7 @@ def _count(test: Callable[[int, Decimal], bool]) -> CheckFn:
     def check(value: Any, args: Sequence[Any], now: datetime) -> bool:
         if not isinstance(value, list | tuple) or not args:
             return False
-        bound = _number(args[0])
+        bound = numeric_value(args[0])
         return bound is not None and test(len(value), bound)
 
     return check
@@ -153,7 +159,7 @@ def _instant_cmp(test: Callable[[datetime, datetime], bool]) -> CheckFn:
 def _days(test: Callable[[datetime, datetime, timedelta], bool]) -> CheckFn:
     def check(value: Any, args: Sequence[Any], now: datetime) -> bool:
         moment = _instant(value)
-        n = _number(args[0]) if args else None
+        n = numeric_value(args[0]) if args else None
         if moment is None or n is None:
             return False
         return test(moment, now, timedelta(days=float(n)))
@@ -269,7 +275,7 @@ def _predicate(op: str, args: tuple[Any, ...]) -> Predicate:
     """
     generic = OPERATORS[op]
     if op in _ORDERING and args:
-        bound = _number(args[0])
+        bound = numeric_value(args[0])
         if bound is not None and bound.is_finite() and bound == bound.to_integral_value():
             limit, test = int(bound), _ORDERING[op]
 

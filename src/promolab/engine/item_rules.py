@@ -10,9 +10,17 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from .items import Line
-from .rule_env import GroupPred, Pred, RuleConfigError, RuleEnv, checker, lookup, require_property
-from .rule_logic import LogicError, and_all, compile_logic
+from .lines import Line
+from .logic_parser import LogicError, and_all, compile_logic
+from .rule_evaluation import (
+    GroupPred,
+    Pred,
+    RuleConfigError,
+    RuleEnv,
+    checker,
+    lookup,
+    require_property,
+)
 
 __all__ = ["ITEM_FAMILIES"]
 

@@ -63,11 +63,19 @@ from datetime import datetime
 from typing import Any
 
 from .conditions import NOW_OPERATORS, describe_conditions
-from .inputs import CustomerContext
+from .context import CustomerContext
 from .item_rules import ITEM_FAMILIES
-from .items import NormalizedOrder
-from .rule_env import Pred, RuleConfigError, RuleEnv, RuleFailure, checker, lookup, require_property
-from .rule_logic import LogicError, and_all, compile_logic
+from .lines import NormalizedOrder
+from .logic_parser import LogicError, and_all, compile_logic
+from .rule_evaluation import (
+    Pred,
+    RuleConfigError,
+    RuleEnv,
+    RuleFailure,
+    checker,
+    lookup,
+    require_property,
+)
 
 __all__ = [
     "AUDIENCE_FAMILIES",

@@ -18,7 +18,7 @@ from datetime import datetime, timezone, tzinfo
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .engine import CompiledTier
+    from .compiled_tier import CompiledTier
 
 __all__ = ["RunningTiers"]
 

@@ -23,8 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .inputs import Catalogue
-from .items import Line
+from .catalogue import Catalogue
+from .lines import Line
 
 __all__ = ["LineScope", "Scope", "ScopeEntry", "compile_scope", "wire_list"]
 

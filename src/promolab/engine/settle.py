@@ -4,7 +4,7 @@ Once a tier's checks passed, what it does to an order depends on nothing but
 the order's lines and amounts, the tier's compiled discount and the catalogue.
 So the settlement is kept in `NormalizedOrder.shared` under the tier's token:
 the orders that share their lines (the same plain items and amounts, see
-`items.normalize_order`) share it, and a shop's frequent carts are settled
+`normalize.normalize_order`) share it, and a shop's frequent carts are settled
 once per tier instead of once per request.
 
 The wire order also shows the order's `metadata`, `customer_id` and
@@ -19,13 +19,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .items import NormalizedOrder
-from .order import assemble_items, assemble_order_level, assemble_units, copy_order, unit_totals
+from .lines import NormalizedOrder
 from .unit_discounts import apply_units
+from .wire_order import (
+    assemble_items,
+    assemble_order_level,
+    assemble_units,
+    copy_order,
+    unit_totals,
+)
 
 if TYPE_CHECKING:
-    from .engine import CompiledTier
-    from .inputs import Catalogue
+    from .catalogue import Catalogue
+    from .compiled_tier import CompiledTier
 
 __all__ = ["Settlement", "settle", "stamp"]
 

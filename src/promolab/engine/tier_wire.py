@@ -22,8 +22,9 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from .inputs import CampaignInfo, Catalogue, TierSpec
+from .catalogue import Catalogue
 from .scope import ScopeEntry, wire_list
+from .tier_spec import CampaignInfo, TierSpec
 
 __all__ = ["StaticWire", "campaign_wire", "copier", "discount_wire", "promotion_tier_wire", "wire_instant"]
 
@@ -224,10 +225,19 @@ class StaticWire:
         out["object"] = "promotion_tier"
         return out
 
-    def entry(self, expand_category: bool) -> dict[str, Any]:
-        """A fresh `promotions[]` entry with the tier's own parts filled in
-        (the engine adds the tracking id, the order and the amounts)."""
+    def entry(
+        self, expand_category: bool, tracking_id: str, order: dict[str, Any] | None, discount: int | None
+    ) -> dict[str, Any]:
+        """A fresh `promotions[]` entry: the tier's own parts, copied from the
+        planned template, completed with the request's tracking id, the wire
+        order and the discount amounts."""
         entry: dict[str, Any] = self._entry_expanded() if expand_category else self._entry()
+        entry["tracking_id"] = tracking_id
+        entry["order"] = order
+        if discount is None:  # a free-shipping unit without a price
+            del entry["discount_amount"], entry["applied_discount_amount"]
+        else:
+            entry["discount_amount"] = entry["applied_discount_amount"] = discount
         return entry
 
     def fresh(

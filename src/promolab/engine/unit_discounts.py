@@ -28,9 +28,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .input_errors import INT64_MAX, PricingOverflowError
-from .inputs import Catalogue
-from .items import NormalizedOrder, product_wire, sku_wire
+from .catalogue import Catalogue
+from .errors import INT64_MAX, PricingOverflowError
+from .item_resolution import product_wire, sku_wire
+from .lines import NormalizedOrder
 
 __all__ = ["UnitLine", "UnitResult", "UnitSpec", "apply_units", "compile_units"]
 

@@ -53,10 +53,14 @@ from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..engine.inputs import CustomerContext
-from ..engine.items import NormalizedOrder
-from ..engine.rule_env import lookup
-from ..engine.rules import AUDIENCE_FAMILIES, RuleSet, compile_rules
+from ..engine import (
+    AUDIENCE_FAMILIES,
+    CustomerContext,
+    NormalizedOrder,
+    RuleSet,
+    compile_rules,
+    lookup,
+)
 from .loyalty import ledger
 from .loyalty.lookups import loyalty_lookups, member_card
 from .records import Card, CardTransaction, EarningRule, Incentive, Program

@@ -17,18 +17,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from ..engine.engine import CompiledTier, compile_tier
-from ..engine.input_errors import PricingInputError
-from ..engine.inputs import (
+from ..engine import (
     CampaignInfo,
     Catalogue,
     Collection,
+    CompiledTier,
     CustomerContext,
+    PricingInputError,
     Product,
+    RunningTiers,
     Sku,
     TierSpec,
+    compile_tier,
 )
-from ..engine.schedule import RunningTiers
 from .clock import format_instant
 from .refusals import InvalidPayload
 

@@ -1,6 +1,6 @@
 """numpy kernels for AMOUNT / PERCENT / FIXED discounts over many orders at once.
 
-The arithmetic is `engine/discounts.py` + `money.py`, column-wise, in
+The arithmetic is `engine/amount_discounts.py` + `money.py`, column-wise, in
 int64 cents (no float ever touches an amount):
 
 - percent: `pct/100 = p/q` (an exact fraction), `round_half_up(x * p/q)` is
@@ -41,8 +41,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...engine import CompiledTier
-from ...engine.discounts import EFFECTS
+from ...engine import EFFECTS, CompiledTier
 from .batch import Chunk, KeyTable
 from .lineset import LineSet
 from .rulemasks import NotVectorizable

@@ -23,9 +23,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ... import models
-from ...engine.engine import tier_entries
-from ...engine.input_errors import PricingInputError
-from ...engine.items import normalize_order
+from ...engine import PricingInputError, normalize_order, tier_entries
 from ..promotions import customer_context, invalid_payload, pricing_view, tracking_id
 from ..refusals import InvalidQueryParams
 from ..request_parsing import CUSTOMER_CHECKS, code, fields_ok, json_object, money, parse, text

@@ -34,38 +34,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from .items import Line, NormalizedOrder
+from .lines import Line, NormalizedOrder
 from .money import parse_percent, percent_of, percent_of_each, split_proportionally
 from .scope import LineScope, Scope, ScopeEntry
 
-__all__ = [
-    "EFFECTS",
-    "ORDER_EFFECTS",
-    "AmountDiscount",
-    "compile_amount_discount",
-    "default_effect",
-]
+__all__ = ["ORDER_EFFECTS", "AmountDiscount", "compile_amount_discount"]
 
-EFFECTS: Mapping[str, tuple[str, ...]] = {
-    "AMOUNT": (
-        "APPLY_TO_ORDER",
-        "APPLY_TO_ITEMS",
-        "APPLY_TO_ITEMS_PROPORTIONALLY",
-        "APPLY_TO_ITEMS_PROPORTIONALLY_BY_QUANTITY",
-        "APPLY_TO_ITEMS_BY_QUANTITY",
-    ),
-    "PERCENT": ("APPLY_TO_ORDER", "APPLY_TO_ITEMS"),
-    "FIXED": ("APPLY_TO_ORDER", "APPLY_TO_ITEMS"),
-    "UNIT": ("ADD_MISSING_ITEMS", "ADD_NEW_ITEMS", "ADD_MANY_ITEMS"),
-}
 ORDER_EFFECTS = frozenset({"APPLY_TO_ORDER"})
-
-
-def default_effect(kind: str, scope: Scope) -> str:
-    """Semantics §2: items when applicable_to is defined, else order; UNIT adds missing."""
-    if kind == "UNIT":
-        return "ADD_MISSING_ITEMS"
-    return "APPLY_TO_ITEMS" if scope.defined else "APPLY_TO_ORDER"
 
 
 def _cents(discount: Mapping[str, Any], key: str, required: bool) -> int | None:

@@ -1,30 +1,24 @@
-"""Inputs of the pricing engine: catalogue, tier, customer and context.
+"""The shop the engine prices against: products, SKUs and collections.
 
-All frozen. Amounts are integer cents; instants are timezone-aware datetimes.
-`TierSpec.discount`, `.rules` and `.applicable_to` keep the wire shapes of the
-service (plain mappings) so that a scenario file can be passed through as is;
-`compile_tier` checks and pre-digests them once.
+Entries are frozen; amounts are integer cents. The `Catalogue` indexes them by
+id and by source_id, and also holds the engine's per-catalogue caches (item
+resolution, normalized lines and orders: `item_resolution`, `normalize`),
+which live and die with the catalogue they are about.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = [
-    "SHIPPING_PRODUCT",
-    "CampaignInfo",
-    "Catalogue",
-    "Collection",
-    "CustomerContext",
-    "PricingContext",
-    "Product",
-    "Sku",
-    "TierSpec",
-]
+if TYPE_CHECKING:
+    from .item_resolution import ResolvedItem
+    from .lines import Line
+    from .normalize import OrderCore
+
+__all__ = ["SHIPPING_PRODUCT", "Catalogue", "Collection", "Product", "Sku"]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
@@ -70,12 +64,12 @@ class Catalogue:
 
     __slots__ = (
         "_collections",
-        "_line_cache",
         "_lines",
         "_membership_cache",
         "_orders",
         "_products",
         "_products_by_source",
+        "_resolved_items",
         "_skus",
         "_skus_by_source",
         "_unit_targets",
@@ -97,12 +91,12 @@ class Catalogue:
             s.source_id: s for s in self._skus.values() if s.source_id is not None
         }
         self._membership_cache: dict[tuple[str | None, str | None], frozenset[str]] = {}
-        #: items.py's resolution of an item's ids against this catalogue, by ids
-        self._line_cache: dict[tuple[Any, ...], Any] = {}
-        #: items.py's normalized lines of plain items, by position and content
-        self._lines: dict[tuple[Any, ...], Any] = {}
-        #: items.py's order lines, amounts and shared results of plain orders
-        self._orders: dict[tuple[Any, ...], Any] = {}
+        #: item_resolution's resolution of an item's ids against this catalogue, by ids
+        self._resolved_items: dict[tuple[Any, ...], ResolvedItem] = {}
+        #: normalize's lines of plain items, by position and content
+        self._lines: dict[tuple[Any, ...], Line] = {}
+        #: normalize's order lines, amounts and shared results of plain orders
+        self._orders: dict[tuple[Any, ...], OrderCore] = {}
         self._unit_targets: dict[str, tuple[Product, Sku | None]] = {}
 
     # -- lookups ---------------------------------------------------------------
@@ -202,54 +196,3 @@ class Catalogue:
             )
             self._membership_cache[key] = found
         return found
-
-
-@dataclass(frozen=True, slots=True)
-class CampaignInfo:
-    id: str
-    name: str | None = None
-    active: bool = True
-    start_date: datetime | None = None
-    expiration_date: datetime | None = None
-    #: {"interval": "P2D", "duration": "PT1H"}: active for `duration` at the start
-    #: of every `interval`, counted from start_date (or 1970-01-01T00:00Z).
-    validity_timeframe: Mapping[str, str] | None = None
-    #: 0 = Sunday .. 6 = Saturday, in the timezone of PricingContext.now.
-    validity_day_of_week: tuple[int, ...] | list[int] | None = None
-    created_index: int = 0
-    categories: tuple[Mapping[str, Any], ...] | list[Mapping[str, Any]] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class TierSpec:
-    id: str
-    campaign: CampaignInfo
-    discount: Mapping[str, Any]
-    name: str | None = None
-    banner: str | None = None
-    hierarchy: int = 1
-    rules: Mapping[str, Any] | None = None
-    applicable_to: Mapping[str, Any] | None = None
-    metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
-
-
-@dataclass(frozen=True, slots=True)
-class CustomerContext:
-    id: str | None = None
-    source_id: str | None = None
-    name: str | None = None
-    email: str | None = None
-    metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
-    segment_ids: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True, slots=True)
-class PricingContext:
-    now: datetime
-    redemption_metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
-    audience_only: bool = False
-    expand: frozenset[str] = frozenset()
-
-    def __post_init__(self) -> None:
-        if self.now.tzinfo is None:
-            raise ValueError("PricingContext.now must be timezone-aware")

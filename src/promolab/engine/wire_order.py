@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .items import Line, NormalizedOrder
+from .lines import Line, NormalizedOrder
 from .unit_discounts import UnitLine, UnitResult
 
 __all__ = [

@@ -1,4 +1,11 @@
-"""What every rule evaluator shares: the environment, failures, lookups, checkers."""
+"""What evaluating a validation rule is made of, shared by every rule family.
+
+`RuleEnv` (what one evaluation reads, and the first failing rule seen),
+`RuleFailure` (a rule's reason key and message), `RuleConfigError` (a rule
+the engine cannot compile), and the helpers the families build with:
+`lookup` (a metadata property, flat or dotted), `checker` (a rule's
+conditions as one predicate) and `require_property`.
+"""
 
 from __future__ import annotations
 
@@ -8,8 +15,8 @@ from datetime import datetime
 from typing import Any
 
 from .conditions import compile_predicates
-from .inputs import CustomerContext
-from .items import Line, NormalizedOrder
+from .context import CustomerContext
+from .lines import Line, NormalizedOrder
 
 __all__ = [
     "GroupPred",

@@ -26,7 +26,8 @@ Decisions where the docs are silent:
 Performance: everything an item's catalogue ids determine (the product and
 SKU, their wire shapes, collections, merged metadata, the catalogue price) is
 resolved once per catalogue and id combination and cached on the catalogue
-(`_resolve`); per item only the request's own values are checked. A plain
+(`item_resolution.resolve_item`); per item only the request's own values are
+checked. A plain
 item (every value a string, an integer or null: ids, quantity, price, amount)
 is normalized once per catalogue, position and content: the `Line` is shared
 by every order holding such an item there (`_plain_line`), and with it the
@@ -37,105 +38,22 @@ request. Lines are therefore read-only, their metadata included.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from .input_errors import INT64_MAX, PricingInputError, PricingOverflowError
-from .inputs import Catalogue, Product, Sku
+from .catalogue import Catalogue
+from .errors import INT64_MAX, PricingInputError, PricingOverflowError
+from .item_resolution import resolve_item
+from .lines import Line, NormalizedOrder
 
-__all__ = ["Line", "NormalizedOrder", "normalize_order", "product_wire", "sku_wire"]
+__all__ = ["normalize_order"]
 
-#: Resolution cache entries per catalogue before it is emptied: requests may
-#: name any number of unknown (priced) products, the cache must not grow forever.
+#: Shared lines of plain items per catalogue before the cache is emptied:
+#: requests may hold any number of distinct items.
 _CACHE_LIMIT = 4096
 #: Orders (their lines, amounts and shared results) kept per catalogue: fewer,
 #: as each holds the wire orders of the tiers read for it.
 _ORDER_CACHE_LIMIT = 1024
-
-
-# Not frozen on purpose: a frozen dataclass's __init__ sets each of its fields
-# through object.__setattr__, about 5x the cost of a plain one, and a line is
-# built per item per request. Nothing mutates a Line after normalize_order,
-# except order.py filling `wire_item` on first use (always with the same
-# template: lines of plain items are shared between orders, see _plain_line).
-@dataclass(slots=True)
-class Line:
-    index: int
-    product_id: str | None
-    sku_id: str | None
-    source_id: str | None
-    product: Product | None
-    sku: Sku | None
-    quantity: int
-    price: int | None
-    amount: int | None
-    collection_ids: frozenset[str]
-    metadata: Mapping[str, Any]
-    wire_product: Mapping[str, Any] | None
-    wire_sku: Mapping[str, Any] | None
-    #: Everything product/SKU matching reads off a line (ids, catalogue
-    #: source_ids, collections): caches of "does this scope entry / rule target
-    #: match this line" are keyed by it, so each answer is computed once.
-    match_key: tuple[Any, ...] | None = field(default=None, repr=False, compare=False)
-    #: The line as an undiscounted order item (order.ItemTemplate), built on
-    #: first use and copied for every tier: the tiers of a request build it once.
-    wire_item: Any = field(default=None, repr=False, compare=False)
-
-    @property
-    def amount_or_zero(self) -> int:
-        return self.amount if self.amount is not None else 0
-
-
-# Not frozen either, for the same reason as Line: one is built per request,
-# and nothing changes it after normalize_order (its memo dicts fill up).
-@dataclass(slots=True)
-class NormalizedOrder:
-    lines: tuple[Line, ...]
-    #: order.amount as sent, else the sum of line amounts
-    amount: int
-    #: order.initial_amount as sent, else `amount`
-    initial_amount: int
-    items_amount: int
-    total_quantity: int
-    metadata: Mapping[str, Any]
-    customer_id: str | None
-    referrer_id: str | None
-    #: Per-request results (e.g. rule verdicts for this order, customer and
-    #: instant), keyed by the token of the compiled part they belong to: the
-    #: tiers of one request that share the part compute it once. Never part of
-    #: the answer.
-    memo: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
-    #: Results that depend on nothing but `lines`, `amount` and
-    #: `initial_amount` and a compiled, immutable part of a tier (the lines a
-    #: scope reaches and their discountable units, a tier's discount and its
-    #: wire order), keyed by that part's token. Shared by every order of the
-    #: same catalogue with the same plain items and amounts (see
-    #: `normalize_order`), else private to this order. Never part of the answer.
-    shared: dict[Any, Any] = field(default_factory=dict, repr=False, compare=False)
-
-
-def product_wire(product: Product | None, product_id: str | None) -> dict[str, Any] | None:
-    """`{id, source_id, name, price}` with absent values omitted (as the service does)."""
-    return _wire(product, product_id, ("source_id", "name", "price"))
-
-
-def sku_wire(sku: Sku | None, sku_id: str | None) -> dict[str, Any] | None:
-    """`{id, source_id, sku, price}` with absent values omitted."""
-    return _wire(sku, sku_id, ("source_id", "sku", "price"))
-
-
-def _wire(
-    entry: Product | Sku | None, given_id: str | None, fields: tuple[str, ...]
-) -> dict[str, Any] | None:
-    """A catalogue entry's wire shape; an id the catalogue lacks stands alone."""
-    if entry is None:
-        return {"id": given_id} if given_id is not None else None
-    out: dict[str, Any] = {"id": entry.id}
-    for name in fields:
-        value = getattr(entry, name)
-        if value is not None:
-            out[name] = value
-    return out
 
 
 def _non_negative_int(value: Any, field: str) -> int:
@@ -189,100 +107,6 @@ def _mapping(value: Any, field: str, suffix: str = "") -> Mapping[str, Any]:
     return value
 
 
-@dataclass(frozen=True, slots=True)
-class _Resolved:
-    """What the catalogue says about one (product_id, sku_id, source_id,
-    related_object) combination; shared by every line naming it."""
-
-    product: Product | None
-    sku: Sku | None
-    product_id: str | None
-    sku_id: str | None
-    #: the request's product_id is not the SKU's product (an error, raised per line)
-    mismatch: bool
-    #: the catalogue knows the item (an unknown one needs a price or amount)
-    known: bool
-    catalogue_price: int | None
-    #: catalogue product metadata overlaid by the SKU's (never mutated: copied per line)
-    metadata: Mapping[str, Any]
-    wire_product: dict[str, Any] | None
-    wire_sku: dict[str, Any] | None
-    collection_ids: frozenset[str]
-    match_key: tuple[Any, ...]
-
-
-def _resolve(
-    catalogue: Catalogue,
-    product_id: str | None,
-    sku_id: str | None,
-    source_id: str | None,
-    related_object: Any,
-) -> _Resolved:
-    key = (product_id, sku_id, source_id, related_object)
-    cache = catalogue._line_cache
-    found = cache.get(key)
-    if found is not None:
-        return found  # type: ignore[no-any-return]
-    product, sku = catalogue.resolve_item(
-        product_id=product_id, sku_id=sku_id, source_id=source_id, related_object=related_object
-    )
-    mismatch = False
-    if sku is not None:
-        mismatch = (
-            product_id is not None and sku.product_id is not None and product_id != sku.product_id
-        )
-        sku_id = sku.id
-        product_id = sku.product_id or product_id
-    elif product is not None:
-        product_id = product.id
-    known = (
-        sku is not None if (sku_id is not None or related_object == "sku") else product is not None
-    )
-    if sku is not None and sku.price is not None:
-        price = sku.price
-    elif product is not None and product.price is not None:
-        price = product.price
-    else:
-        price = None
-    metadata: dict[str, Any] = {}
-    if product is not None:
-        metadata.update(product.metadata)
-    if sku is not None:
-        metadata.update(sku.metadata)
-    wire_product = product_wire(product, product_id)
-    if wire_product is None and source_id is not None and related_object != "sku":
-        wire_product = {"source_id": source_id}
-    wire_sku = sku_wire(sku, sku_id)
-    if wire_sku is None and source_id is not None and related_object == "sku":
-        wire_sku = {"source_id": source_id}
-    collection_ids = catalogue.collections_of(product_id, sku_id)
-    match_key = (
-        product_id,
-        sku_id,
-        product.source_id if product is not None else None,
-        sku.source_id if sku is not None else None,
-        collection_ids,
-    )
-    resolved = _Resolved(
-        product,
-        sku,
-        product_id,
-        sku_id,
-        mismatch,
-        known,
-        price,
-        metadata,
-        wire_product,
-        wire_sku,
-        collection_ids,
-        match_key,
-    )
-    if len(cache) >= _CACHE_LIMIT:
-        cache.clear()
-    cache[key] = resolved
-    return resolved
-
-
 def _is_mapping(value: Any) -> bool:
     # `type(...) is dict` first: an ABC isinstance check costs several times more,
     # and request bodies are plain dicts.
@@ -304,7 +128,7 @@ def _line(catalogue: Catalogue, index: int, item: Any) -> Line:
     if product_id is None and sku_id is None and source_id is None:
         raise PricingInputError(field, "needs product_id, sku_id or source_id")
 
-    found = _resolve(catalogue, product_id, sku_id, source_id, related_object)
+    found = resolve_item(catalogue, product_id, sku_id, source_id, related_object)
     if found.mismatch:
         assert found.sku is not None
         raise PricingInputError(
@@ -444,7 +268,7 @@ def normalize_order(
 
 # Not frozen, like Line: one is built per new cart, and nothing changes it.
 @dataclass(slots=True)
-class _Core:
+class OrderCore:
     """What an order's items and amounts determine: its lines, amounts and the
     `NormalizedOrder.shared` results."""
 
@@ -456,7 +280,7 @@ class _Core:
     shared: dict[Any, Any]
 
 
-def _core(catalogue: Catalogue, raw_items: Any, raw_amount: Any, raw_initial: Any) -> _Core:
+def _core(catalogue: Catalogue, raw_items: Any, raw_amount: Any, raw_initial: Any) -> OrderCore:
     """The order's lines and amounts, shared by orders of plain items.
 
     When every item is plain and the amounts are ints or absent, the items'
@@ -486,7 +310,7 @@ def _core(catalogue: Catalogue, raw_items: Any, raw_amount: Any, raw_initial: An
 
 def _compute_core(
     catalogue: Catalogue, raw_items: Any, raw_amount: Any, raw_initial: Any
-) -> _Core:
+) -> OrderCore:
     lines = tuple([_plain_line(catalogue, i, item) for i, item in enumerate(raw_items)])
     items_amount = sum(line.amount for line in lines if line.amount is not None)
     if items_amount > INT64_MAX:
@@ -500,7 +324,7 @@ def _compute_core(
     else:
         initial_amount = amount
     total_quantity = sum(line.quantity for line in lines)
-    return _Core(lines, amount, initial_amount, items_amount, total_quantity, {})
+    return OrderCore(lines, amount, initial_amount, items_amount, total_quantity, {})
 
 
 def _overflowing(lines: Sequence[Line], sum_is_amount: bool) -> None:
