@@ -118,15 +118,15 @@ class AmountDiscount:
                 value = cap
             if value < 0:  # noqa: PLR1730 - a compare is ~10x cheaper than min()/max() here
                 value = 0
-            for e in line_scope.amount_budgets:
-                left = budgets.setdefault(e, e.aggregated_amount_limit)
+            for e, budget in line_scope.amount_budgets:
+                left = budgets.setdefault(e, budget)
                 if left < value:  # noqa: PLR1730 - a compare is ~10x cheaper than min()/max() here
                     value = left
             if total_left is not None:
                 if total_left < value:  # noqa: PLR1730 - a compare is ~10x cheaper than min()/max() here
                     value = total_left
                 total_left -= value
-            for e in line_scope.amount_budgets:
+            for e, _ in line_scope.amount_budgets:
                 budgets[e] -= value
             out[i] = value
         return out
@@ -185,11 +185,11 @@ def _discountable(
         if limit is not None and limit < u:
             u = limit
         if line_scope.quantity_budgets:
-            for e in line_scope.quantity_budgets:
-                left = budgets.setdefault(e, e.aggregated_quantity_limit)  # type: ignore[arg-type]
+            for e, budget in line_scope.quantity_budgets:
+                left = budgets.setdefault(e, budget)
                 if left < u:  # noqa: PLR1730 - a compare is ~10x cheaper than min()/max() here
                     u = left
-            for e in line_scope.quantity_budgets:
+            for e, _ in line_scope.quantity_budgets:
                 budgets[e] -= u
         amount = line.amount if line.amount is not None else 0
         if u == quantity:

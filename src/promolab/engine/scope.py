@@ -153,10 +153,10 @@ class LineScope:
     amount_limit: int | None
     #: FIXED: the highest entry `price` (the lowest discount), or None
     new_price: int | None
-    #: the entries with an `aggregated_quantity_limit` / `aggregated_amount_limit`
-    #: (budgets shared by every line they match)
-    quantity_budgets: tuple[ScopeEntry, ...]
-    amount_budgets: tuple[ScopeEntry, ...]
+    #: (entry, its `aggregated_quantity_limit` / `aggregated_amount_limit`)
+    #: for the entries that have one: budgets shared by every line they match
+    quantity_budgets: tuple[tuple[ScopeEntry, int], ...]
+    amount_budgets: tuple[tuple[ScopeEntry, int], ...]
 
     @classmethod
     def of(cls, entries: tuple[ScopeEntry, ...]) -> LineScope:
@@ -168,8 +168,14 @@ class LineScope:
             min(qlimits) if qlimits else None,
             min(alimits) if alimits else None,
             max(prices) if prices else None,
-            tuple(e for e in entries if e.aggregated_quantity_limit is not None),
-            tuple(e for e in entries if e.aggregated_amount_limit is not None),
+            tuple(
+                (e, e.aggregated_quantity_limit)
+                for e in entries
+                if e.aggregated_quantity_limit is not None
+            ),
+            tuple(
+                (e, e.aggregated_amount_limit) for e in entries if e.aggregated_amount_limit is not None
+            ),
         )
 
 

@@ -199,7 +199,7 @@ def _evaluate_tier(bt: BoundTier, t: int, chunk: Chunk, sums: np.ndarray | None,
         try:
             if isinstance(kernel, DiscountKernel):
                 if kernel.order_level or sums is not None:
-                    raw = kernel.from_sums(sums, chunk.amount)  # type: ignore[arg-type]
+                    raw = kernel.from_sums(sums, chunk.amount)
                 else:
                     raw = kernel.discount(chunk, ok if ok is not None else np.ones(chunk.n, dtype=bool))
                 na = total = None
