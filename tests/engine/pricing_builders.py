@@ -142,3 +142,16 @@ def tier_from_example(promo: Mapping[str, Any]) -> TierSpec:
         applicable_to={"included": included_entries} if included_entries else None,
         metadata=promo["metadata"],
     )
+
+
+def mutate_everything(value: Any) -> None:
+    """Change every dict and list in `value`, all the way down: what a caller
+    may do to what the engine hands it (later answers must not see it)."""
+    if isinstance(value, dict):
+        for key in list(value):
+            mutate_everything(value[key])
+        value["mutated"] = True
+    elif isinstance(value, list):
+        for v in value:
+            mutate_everything(v)
+        value.append("mutated")

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pricing_builders import NOW, ctx, customer, tier
+from pricing_builders import NOW, ctx, customer, mutate_everything, tier
 
 from promolab.engine import (
     OPERATORS,
@@ -202,17 +202,6 @@ SCOPED = {"included": [{"object": "products_collection", "id": "pc_ab", "quantit
           "excluded": [{"object": "product", "id": "prod_c"}]}
 
 
-def _mutate_everything(value: Any) -> None:
-    if isinstance(value, dict):
-        for key in list(value):
-            _mutate_everything(value[key])
-        value["mutated"] = True
-    elif isinstance(value, list):
-        for v in value:
-            _mutate_everything(v)
-        value.append("mutated")
-
-
 def test_every_outcome_gets_fresh_objects() -> None:
     """The engine caches wire parts per tier and item templates per line: a
     caller mutating what it received must not change the next answers."""
@@ -235,7 +224,7 @@ def test_every_outcome_gets_fresh_objects() -> None:
         order = normalize_order(CAT, order_in)
         first = price_normalized(CAT, compiled, order, None, context)
         snapshot = repr(first)
-        _mutate_everything([first.order, first.applicable_to, first.inapplicable_to, first.discount, first.campaign])
+        mutate_everything([first.order, first.applicable_to, first.inapplicable_to, first.discount, first.campaign])
         again = price_normalized(CAT, compiled, order, None, context)
         assert repr(again) == snapshot
         fresh_order = price_normalized(CAT, compiled, normalize_order(CAT, order_in), None, context)

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pricing_builders import NOW, campaign, ctx, customer, tier
+from pricing_builders import NOW, campaign, ctx, customer, mutate_everything, tier
 
 from promolab.engine import (
     OPERATORS,
@@ -278,18 +278,7 @@ def test_price_running_and_entries_equal_the_plain_path(requests: list[tuple[dic
             entry = a.entry("track_x")
             assert entry == promotion_tier_wire(spec, b, "track_x")
             assert list(entry) == list(promotion_tier_wire(spec, b, "track_x"))  # the same key order
-            _mutate_everything(entry)  # the caller's own: later answers must not see it
-
-
-def _mutate_everything(value: Any) -> None:
-    if isinstance(value, dict):
-        for key in list(value):
-            _mutate_everything(value[key])
-        value["mutated"] = True
-    elif isinstance(value, list):
-        for v in value:
-            _mutate_everything(v)
-        value.append("mutated")
+            mutate_everything(entry)  # the caller's own: later answers must not see it
 
 
 def test_a_settlement_serves_orders_with_other_request_values() -> None:
@@ -310,7 +299,7 @@ def test_a_settlement_serves_orders_with_other_request_values() -> None:
                 assert wire["metadata"] is not order.metadata
                 seen.append(wire)
         for wire in seen:
-            _mutate_everything(wire)
+            mutate_everything(wire)
 
 
 def test_copy_order_is_a_deep_copy_sharing_nothing() -> None:
@@ -394,7 +383,7 @@ def test_running_entries_equal_the_plain_wire(
         assert got == expected
         assert [list(e) for e in got] == [list(e) for e in expected]  # the same key order
         assert [list(e["order"]) for e in got] == [list(e["order"]) for e in expected]
-        _mutate_everything(got)
+        mutate_everything(got)
 
 
 def test_plain_order_keys_are_exact() -> None:

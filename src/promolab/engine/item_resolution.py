@@ -17,7 +17,7 @@ from typing import Any
 
 from .catalogue import Catalogue, Product, Sku
 
-__all__ = ["ResolvedItem", "product_wire", "resolve_item", "sku_wire"]
+__all__ = ["ResolvedItem", "entry_wire", "product_wire", "resolve_item", "sku_wire"]
 
 #: Resolution cache entries per catalogue before it is emptied: requests may
 #: name any number of unknown (priced) products, the cache must not grow forever.
@@ -40,6 +40,12 @@ def _wire(
     """A catalogue entry's wire shape; an id the catalogue lacks stands alone."""
     if entry is None:
         return {"id": given_id} if given_id is not None else None
+    return entry_wire(entry, fields)
+
+
+def entry_wire(entry: Product | Sku, fields: tuple[str, ...]) -> dict[str, Any]:
+    """`{id, *fields}` of a catalogue entry, the fields that are None omitted
+    (the service's way with a product or SKU reference)."""
     out: dict[str, Any] = {"id": entry.id}
     for name in fields:
         value = getattr(entry, name)

@@ -23,6 +23,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .catalogue import Catalogue
+from .item_resolution import entry_wire
 from .scope import ScopeEntry, wire_list
 from .tier_spec import CampaignInfo, TierSpec
 
@@ -42,19 +43,9 @@ def wire_instant(moment: datetime) -> str:
 def _unit_refs(out: dict[str, Any], unit_type: str, catalogue: Catalogue) -> None:
     product, sku = catalogue.unit_target(unit_type)
     if sku is not None:
-        ref: dict[str, Any] = {"id": sku.id}
-        if sku.source_id is not None:
-            ref["source_id"] = sku.source_id
-        if sku.sku is not None:
-            ref["sku"] = sku.sku
-        out["sku"] = ref
+        out["sku"] = entry_wire(sku, ("source_id", "sku"))
     if product.id:
-        pref: dict[str, Any] = {"id": product.id}
-        if product.source_id is not None:
-            pref["source_id"] = product.source_id
-        if product.name is not None:
-            pref["name"] = product.name
-        out["product"] = pref
+        out["product"] = entry_wire(product, ("source_id", "name"))
 
 
 def _unit_wire(
