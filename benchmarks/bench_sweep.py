@@ -59,7 +59,7 @@ import pandas as pd
 
 from promolab import Simulator
 from promolab.analysis import OrderBatch, prepare_orders, sweep
-from promolab.sim.pricing import PricingContext, normalize_order, price_normalized
+from promolab.engine import PricingContext, normalize_order, price_normalized
 from promolab.sim.promotions import pricing_view
 
 N_PRODUCTS = 40

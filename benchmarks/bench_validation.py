@@ -46,9 +46,9 @@ from typing import Any
 import httpx
 
 from promolab import Simulator, models
+from promolab.engine import PricingContext, normalize_order, price_normalized
 from promolab.http import SimulatorTransport
 from promolab.sim.operations.validation import VALIDATE
-from promolab.sim.pricing import PricingContext, normalize_order, price_normalized
 from promolab.sim.promotions import customer_context, pricing_view
 
 ROUNDS = 15

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from promolab.sim.pricing import (
+from promolab.engine import (
     CampaignInfo,
     CompiledTier,
     PricingContext,

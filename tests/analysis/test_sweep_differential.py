@@ -51,7 +51,7 @@ def test_every_demo_tier_kind_takes_the_vectorized_path_but_add_many_items(sim: 
 
 
 def test_a_tier_sharing_two_aggregated_budgets_is_priced_by_the_engine(sim: Simulator) -> None:
-    from promolab.sim.pricing import CampaignInfo, TierSpec, compile_tier
+    from promolab.engine import CampaignInfo, TierSpec, compile_tier
 
     spec = TierSpec(
         id="promo_two_budgets", campaign=CampaignInfo(id="camp_x"),

@@ -31,8 +31,14 @@ from promolab.analysis.sweep.padded import pad_codes
 from promolab.analysis.sweep.plan import bind_tiers, plan_tiers
 from promolab.analysis.sweep.runner import Outputs, TierColumns, evaluate_range
 from promolab.analysis.sweep.vectorized import DiscountKernel
-from promolab.sim.pricing import CampaignInfo, CompiledTier, PricingContext, TierSpec, compile_tier
-from promolab.sim.pricing.money import split_proportionally
+from promolab.engine import (
+    CampaignInfo,
+    CompiledTier,
+    PricingContext,
+    TierSpec,
+    compile_tier,
+    split_proportionally,
+)
 from promolab.sim.promotions import pricing_view
 
 from .support import assert_same_rows, engine_rows, random_orders, random_tiers

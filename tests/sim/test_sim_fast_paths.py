@@ -29,11 +29,11 @@ from hypothesis import strategies as st
 from hypothesis.stateful import invariant
 from pydantic_core import PydanticCustomError
 
+from promolab.engine import lookup
 from promolab.models.vouchers import _relative_list_url
 from promolab.sim import earning
 from promolab.sim.clock import format_instant
 from promolab.sim.loyalty.lookups import card_for, member_card, members_of
-from promolab.sim.pricing.rule_env import lookup
 from promolab.sim.publishing import publication_fingerprint
 from promolab.sim.render import iso
 

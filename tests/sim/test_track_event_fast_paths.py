@@ -26,12 +26,12 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from promolab import Simulator, models
+from promolab.engine import lookup
 from promolab.sim import earning
 from promolab.sim.ids import PREFIXES, IdGenerator
 from promolab.sim.loyalty import ledger
 from promolab.sim.operations import custom_events as events_op
 from promolab.sim.operations.custom_events import TRACK_EVENT
-from promolab.sim.pricing.rule_env import lookup
 from promolab.sim.records import EventSchema, Member, MetadataProperty
 from promolab.sim.refusals import SimError
 

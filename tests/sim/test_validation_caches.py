@@ -20,9 +20,8 @@ from typing import Any
 import pytest
 
 from promolab import Simulator
+from promolab.engine import PricingContext, price_normalized, promotion_tier_wire
 from promolab.sim.operations.validation import VALIDATE
-from promolab.sim.pricing import price_normalized, promotion_tier_wire
-from promolab.sim.pricing.inputs import PricingContext
 from promolab.sim.promotions import build_view, customer_context, tracking_id
 
 PRODUCTS = ["prod_beans_ethiopia", "prod_beans_colombia", "prod_espresso_blend", "prod_mug", "prod_tote",
@@ -35,7 +34,7 @@ def reference(sim: Simulator, request: dict[str, Any], audience_only: bool = Fal
     """The validate answer computed the plain way, with nothing cached."""
     view = build_view(sim.state)
     customer, source = customer_context(sim, view, request.get("customer"))
-    from promolab.sim.pricing import normalize_order
+    from promolab.engine import normalize_order
 
     order = normalize_order(view.catalogue, request.get("order"), customer.id if customer else None)
     expand = frozenset((request.get("options") or {}).get("expand") or ())

@@ -27,7 +27,7 @@ from promolab.sim.refusals import InvalidPayload, InvalidQueryParams
 from wire_asserts import assert_same_json
 
 EXAMPLES = json.loads(
-    (Path(__file__).parent / "pricing" / "data" / "promotions_validation_examples.json").read_text()
+    (Path(__file__).parents[1] / "engine" / "data" / "promotions_validation_examples.json").read_text()
 )
 DEMO = Path(__file__).resolve().parents[2] / "data" / "scenarios" / "demo.yaml"
 TRACKING_ID = re.compile(r"^track_[A-Za-z0-9_-]{32}$")

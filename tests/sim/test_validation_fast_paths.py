@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from promolab import Simulator, models
+from promolab.engine import CustomerContext
+from promolab.engine.logic_parser import compile_logic
 from promolab.sim.operations.validation import _usual_items, plainly_valid
-from promolab.sim.pricing.inputs import CustomerContext
-from promolab.sim.pricing.rule_logic import compile_logic
 from promolab.sim.promotions import customer_context, pricing_view
 
 

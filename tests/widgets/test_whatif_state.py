@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from promolab.sim.pricing import CampaignInfo, TierSpec
+from promolab.engine import CampaignInfo, TierSpec
 from promolab.widgets import (
     EFFECTS,
     OrderDraft,

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ..engine import PricingContext, PricingInputError, normalize_order, price_normalized
 from ..sim.clock import parse_instant
-from ..sim.pricing import PricingContext, PricingInputError, normalize_order, price_normalized
 from ..sim.promotions import customer_context, pricing_view
 from .orders import as_requests
 from .sweep import REASONS, select_tiers

@@ -1,1 +1,1 @@
-"""The simulator: state, clock, ids, operations, pricing, webhooks, journal."""
+"""The simulator: state, clock, ids, operations, webhooks, journal (prices with promolab.engine)."""

@@ -53,12 +53,16 @@ from datetime import UTC, datetime
 from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..engine import (
+    AUDIENCE_FAMILIES,
+    CustomerContext,
+    NormalizedOrder,
+    RuleSet,
+    compile_rules,
+    lookup,
+)
 from .loyalty import ledger
 from .loyalty.lookups import loyalty_lookups, member_card
-from .pricing.inputs import CustomerContext
-from .pricing.items import NormalizedOrder
-from .pricing.rule_env import lookup
-from .pricing.rules import AUDIENCE_FAMILIES, RuleSet, compile_rules
 from .records import Card, CardTransaction, EarningRule, Incentive, Program
 from .refusals import BadRequest, InvalidPayload, NotFound
 from .state import derived

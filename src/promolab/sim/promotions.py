@@ -17,18 +17,21 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from .clock import format_instant
-from .pricing.engine import CompiledTier, compile_tier
-from .pricing.inputs import (
+from ..engine import (
     CampaignInfo,
     Catalogue,
     Collection,
+    CompiledTier,
     CustomerContext,
+    PricingInputError,
     Product,
+    RunningTiers,
     Sku,
     TierSpec,
+    compile_tier,
 )
-from .pricing.schedule import RunningTiers
+from .clock import format_instant
+from .refusals import InvalidPayload
 from .state import derived
 
 if TYPE_CHECKING:
@@ -36,7 +39,9 @@ if TYPE_CHECKING:
     from .simulator import Simulator
     from .state import State
 
-__all__ = ["PricingView", "campaign_info", "customer_context", "pricing_view", "tier_spec", "tracking_id"]
+__all__ = [
+    "PricingView", "campaign_info", "customer_context", "invalid_payload", "pricing_view", "tier_spec", "tracking_id",
+]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -133,6 +138,20 @@ def build_view(state: State) -> PricingView:
 def pricing_view(sim: Simulator) -> PricingView:
     """The view of the current state, built once per state object."""
     return derived(sim, "pricing_view", build_view)
+
+
+def invalid_payload(exc: PricingInputError) -> InvalidPayload:
+    """The simulator's refusal of request data the engine cannot price: 400
+    `invalid_payload`, the details naming the offending value's path
+    (`Property .order.items[2].price: must not be negative, got -1`).
+
+    Raised wherever the simulator hands the engine a request's data: when the
+    order is normalized, and when the tiers are settled (a UNIT tier's free
+    units can take an amount past 2^63-1: `PricingOverflowError`). The
+    engine's errors are its own; this is the one place they become the
+    simulator's refusal, with the same body for both.
+    """
+    return InvalidPayload(f"Property .{exc.field}: {exc.message}")
 
 
 @functools.lru_cache(maxsize=4096)

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import compare_tiers, prepare_orders, sweep
-from ..sim.pricing import TierConfigError, TierSpec
+from ..engine import TierConfigError, TierSpec
 from ..sim.promotions import pricing_view
 from .state import (
     EFFECTS,

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..sim.pricing import TierSpec
+from ..engine import TierSpec
 
 __all__ = [
     "EFFECTS",

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ...engine import CompiledTier, PricingContext, TierSpec, compile_tier
 from ...sim.clock import parse_instant
-from ...sim.pricing import CompiledTier, PricingContext, TierSpec, compile_tier
 from ...sim.promotions import PricingView, pricing_view
 from ..orders import line_columns
 from .batch import OrderBatch, build_batch

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...sim.pricing import Catalogue, CustomerContext, Line, PricingInputError, normalize_order
+from ...engine import Catalogue, CustomerContext, Line, PricingInputError, normalize_order
 from ..orders import NO_PRICE, LineColumns
 from .lineset import LineSet, chunk_lines, distinct_lines
 from .padded import PaddedCodes, pad_codes

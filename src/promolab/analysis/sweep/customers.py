@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from ...sim.pricing import CustomerContext
+from ...engine import CustomerContext
 from ...sim.promotions import PricingView, customer_context
 
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ...sim.pricing import Catalogue, CompiledTier, PricingContext, TierSpec, compile_tier
+from ...engine import Catalogue, CompiledTier, PricingContext, TierSpec, compile_tier
 from ..orders import line_columns
 from .batch import KeyTable, OrderBatch, build_batch, resolve_keys
 from .customers import CustomerTable

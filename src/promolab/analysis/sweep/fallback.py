@@ -12,7 +12,8 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from ...sim.pricing import (
+from ...engine import (
+    Catalogue,
     CompiledTier,
     NormalizedOrder,
     PricingContext,
@@ -32,16 +33,14 @@ class EngineOrders:
         self.chunk = chunk
         self._cache: dict[int, NormalizedOrder] = {}
 
-    def get(self, i: int, catalogue: object) -> NormalizedOrder:
+    def get(self, i: int, catalogue: Catalogue) -> NormalizedOrder:
         found = self._cache.get(i)
         if found is None:
             batch = self.chunk.batch
             j = self.chunk.a + i
             customer = batch.customer_context(j)
             found = normalize_order(
-                catalogue,  # type: ignore[arg-type]
-                {"items": batch.items(j)},
-                customer.id if customer is not None else None,
+                catalogue, {"items": batch.items(j)}, customer.id if customer is not None else None
             )
             self._cache[i] = found
         return found
@@ -51,7 +50,7 @@ def engine_path(
     tier: CompiledTier,
     orders: EngineOrders,
     candidates: Iterable[int],
-    catalogue: object,
+    catalogue: Catalogue,
     ctx: PricingContext,
     valid: np.ndarray,
     discount: np.ndarray,
@@ -64,9 +63,7 @@ def engine_path(
     a = orders.chunk.a
     for i in candidates:
         order = orders.get(i, catalogue)
-        outcome = price_normalized(
-            catalogue, tier, order, batch.customer_context(a + i), ctx  # type: ignore[arg-type]
-        )
+        outcome = price_normalized(catalogue, tier, order, batch.customer_context(a + i), ctx)
         if outcome.valid:
             valid[i] = True
             reason[i] = 0

@@ -1,6 +1,6 @@
 """Rule logic strings (`"1 and (2 or 3)"`) evaluated over boolean masks.
 
-Same grammar as `sim/pricing/rule_logic.py` (`and` binds tighter than `or`,
+Same grammar as `engine/logic_parser.py` (`and` binds tighter than `or`,
 `not`, parentheses). `eval_logic` mirrors the engine's short-circuit: the
 right operand of `and` / `or` is evaluated only on the rows where the left
 one did not decide, and each row records its first failing leaf, which is
@@ -27,7 +27,7 @@ Node = tuple[Any, ...]
 
 
 def parse_logic(text: str) -> Node:
-    """`("leaf", id) | ("not", n) | ("and", [n...]) | ("or", [n...])` (grammar of pricing/rule_logic.py)."""
+    """`("leaf", id) | ("not", n) | ("and", [n...]) | ("or", [n...])` (grammar of engine/logic_parser.py)."""
     tokens: list[str] = []
     pos, text = 0, text.rstrip()
     while pos < len(text):

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from ...sim.pricing import Catalogue, CompiledTier, CustomerContext
+from ...engine import Catalogue, CompiledTier, CustomerContext
 from .batch import KeyTable
 from .rulemasks import REASON_CODE, BoundRules, NotVectorizable, RuleProgram, compile_program
 from .unitkernel import UnitKernel

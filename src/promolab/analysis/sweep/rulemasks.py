@@ -35,9 +35,14 @@ from typing import Any
 
 import numpy as np
 
-from ...sim.pricing import CustomerContext, Line, NormalizedOrder
-from ...sim.pricing.conditions import _number, compile_conditions
-from ...sim.pricing.rules import compile_rules
+from ...engine import (
+    CustomerContext,
+    Line,
+    NormalizedOrder,
+    compile_conditions,
+    compile_rules,
+    numeric_value,
+)
 from .batch import Chunk, KeyTable
 from .lineset import LineSet
 from .logicmasks import Node, eval_logic, parse_logic
@@ -142,7 +147,7 @@ def _fast_tests(conditions: Mapping[str, Any]) -> list[tuple[str, Any]] | None:
     for op, raw in conditions.items():
         args = tuple(raw) if isinstance(raw, list | tuple) else (raw,)
         if op in _CMP:
-            bound = _number(args[0]) if args else None
+            bound = numeric_value(args[0]) if args else None
             if bound is None:
                 tests.append(("const", False))
                 continue
@@ -165,7 +170,7 @@ def _fast_tests(conditions: Mapping[str, Any]) -> list[tuple[str, Any]] | None:
             for a in args:
                 if isinstance(a, bool):
                     continue
-                n = _number(a)
+                n = numeric_value(a)
                 if n is not None and n.is_finite() and n == n.to_integral_value():
                     targets.append(int(n))
             tests.append(("in" if op in ("$is", "$in") else "not_in", np.array(sorted(set(targets)), dtype=np.int64)))

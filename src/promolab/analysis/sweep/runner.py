@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...sim.pricing import Catalogue, PricingContext
+from ...engine import Catalogue, PricingContext
 from .batch import Chunk, OrderBatch, base_table
 from .fallback import EngineOrders, engine_path
 from .lineset import LineSet
@@ -199,7 +199,7 @@ def _evaluate_tier(bt: BoundTier, t: int, chunk: Chunk, sums: np.ndarray | None,
         try:
             if isinstance(kernel, DiscountKernel):
                 if kernel.order_level or sums is not None:
-                    raw = kernel.from_sums(sums, chunk.amount)  # type: ignore[arg-type]
+                    raw = kernel.from_sums(sums, chunk.amount)
                 else:
                     raw = kernel.discount(chunk, ok if ok is not None else np.ones(chunk.n, dtype=bool))
                 na = total = None

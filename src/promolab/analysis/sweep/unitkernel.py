@@ -1,6 +1,6 @@
 """UNIT discounts with one unit (ADD_MISSING_ITEMS / ADD_NEW_ITEMS), column-wise.
 
-The arithmetic of `sim/pricing/unit_discounts.py` for a single `N of P`: the first
+The arithmetic of `engine/unit_discounts.py` for a single `N of P`: the first
 line of P (a SKU unit: a line of that SKU; a product unit: a line of that
 product without a SKU) is topped up (MISSING: to N units; NEW: by N units),
 or a new line of N units is appended, priced from the catalogue; N units are
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...sim.pricing import Catalogue, CompiledTier
+from ...engine import Catalogue, CompiledTier
 from .batch import Chunk, KeyTable
 from .rulemasks import NotVectorizable
 

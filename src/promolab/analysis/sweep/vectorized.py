@@ -1,6 +1,6 @@
 """numpy kernels for AMOUNT / PERCENT / FIXED discounts over many orders at once.
 
-The arithmetic is `sim/pricing/discounts.py` + `money.py`, column-wise, in
+The arithmetic is `engine/amount_discounts.py` + `money.py`, column-wise, in
 int64 cents (no float ever touches an amount):
 
 - percent: `pct/100 = p/q` (an exact fraction), `round_half_up(x * p/q)` is
@@ -41,8 +41,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from ...sim.pricing import CompiledTier
-from ...sim.pricing.discounts import EFFECTS
+from ...engine import EFFECTS, CompiledTier
 from .batch import Chunk, KeyTable
 from .lineset import LineSet
 from .rulemasks import NotVectorizable
@@ -275,15 +274,18 @@ class DiscountKernel:
         agga = self.agga.take(key)
         return [np.where(agga < 0, value, 0)] + [np.where(agga == e, value, 0) for e in self.agga_entries]
 
-    def from_sums(self, sums: np.ndarray, amount: np.ndarray) -> np.ndarray:
+    def from_sums(self, sums: np.ndarray | None, amount: np.ndarray) -> np.ndarray:
         """Discount per order from the per-order sums of `columns` (rows) and the order amounts.
 
         Exact: a budget consumed greedily in line order gives away
         `min(budget, sum of the wishes)`, and a proportional split gives away
-        `min(amount_off, sum of the caps of the lines with a weight)`.
+        `min(amount_off, sum of the caps of the lines with a weight)`. An
+        order-level kernel reads the amounts only (its `sums` may be None).
         """
         if self.order_level:
             return self._order(amount)
+        if sums is None:
+            raise ValueError("an item-level kernel needs the per-order sums of its columns")
         total = sums[0]
         for row, entry in enumerate(self.agga_entries, start=1):
             total = total + np.minimum(sums[row], int(self.abudgets[entry] or 0))

@@ -23,13 +23,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ... import models
+from ...engine import PricingInputError, normalize_order, tier_entries
 from ...models import endpoints
 from ..operation import bind
-from ..pricing.engine import tier_entries
-from ..pricing.input_errors import PricingInputError
-from ..pricing.items import normalize_order
-from ..promotions import customer_context, pricing_view, tracking_id
-from ..refusals import InvalidPayload, InvalidQueryParams
+from ..promotions import customer_context, invalid_payload, pricing_view, tracking_id
+from ..refusals import InvalidQueryParams
 from ..request_parsing import CUSTOMER_CHECKS, code, fields_ok, json_object, money, parse, text
 
 if TYPE_CHECKING:
@@ -59,7 +57,7 @@ def validate(
     try:
         order = normalize_order(view.catalogue, request.get("order"), customer.id if customer else None)
     except PricingInputError as exc:
-        raise InvalidPayload(f"Property .{exc.field}: {exc.message}") from None
+        raise invalid_payload(exc) from None
     now = sim.now
     track = tracking_id(sim.state.project.id, source)
     # Only tiers whose campaign runs now: the engine would refuse the others,
@@ -69,10 +67,13 @@ def validate(
     tiers = view.running.at(now)
     if keep is not None:
         tiers = tuple(tier for tier in tiers if tier.id in keep)
-    promotions = tier_entries(
-        view.catalogue, tiers, order, customer, now, request.get("metadata") or _NO_METADATA,
-        audience_rules_only, bool(expand_list and "category" in expand_list), track,
-    )  # fmt: skip
+    try:
+        promotions = tier_entries(
+            view.catalogue, tiers, order, customer, now, request.get("metadata") or _NO_METADATA,
+            audience_rules_only, bool(expand_list and "category" in expand_list), track,
+        )  # fmt: skip
+    except PricingInputError as exc:  # a UNIT tier's free units past 2^63-1
+        raise invalid_payload(exc) from None
     return {"valid": bool(promotions), "tracking_id": track, "promotions": promotions}
 
 

@@ -318,7 +318,7 @@ class _Builder:
         scope entry...) refuses the scenario here, naming the tier, instead of
         loading and then failing every validation with a 500. Inactive tiers
         are compiled too: a scenario states nothing the engine cannot do."""
-        from ..pricing import TierConfigError, compile_tier
+        from ...engine import TierConfigError, compile_tier
         from ..promotions import campaign_info, tier_spec
 
         try:

@@ -21,7 +21,7 @@ def check_discount(discount: dict[str, Any]) -> None:
 
 
 def check_rules(rules: dict[str, Any]) -> None:
-    from ..pricing.rules import compile_rules
+    from ...engine import compile_rules
 
     compile_rules(rules)
 

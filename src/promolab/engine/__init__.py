@@ -1,0 +1,106 @@
+"""The pricing engine: one promotion tier, one order, one customer, one instant.
+
+Pure functions and the single source of truth for amounts (docs/pricing.md).
+It imports nothing of promolab but the standard library (import-linter holds
+the simulator above it and the wire models below). Typical use in a
+validation request::
+
+    order = normalize_order(catalogue, request["order"], customer_id=None)
+    outcomes = [price_normalized(catalogue, compiled, order, customer, ctx)
+                for compiled in compiled_tiers]          # compile_tier(...) once, cached
+
+This module is the engine's one public face: the simulator, the analysis
+layer and the widgets import from `promolab.engine`, never from its modules
+(a contract forbids it for analysis and widgets).
+
+Rounding policy (docs/pricing.md). Every amount is an integer number of cents and
+no float ever touches one: percentages are exact fractions, and a fractional
+cent is rounded half up, once, per line (12.5 -> 13). A proportional split
+(APPLY_TO_ITEMS_PROPORTIONALLY[_BY_QUANTITY]) rounds each share and hands the
+remainder to the line with the largest amount (the first such line on ties), so
+the shares add up exactly to the split amount. A line discount never exceeds
+its line amount, an order discount never exceeds the order amount, and the
+order's `total_amount` never goes below zero.
+
+Field-presence policy. The service's responses omit fields rather than send
+zeros, and clients (ours included) tell an order-level discount from an
+item-level one by which fields exist; so we reproduce the examples' presence
+exactly instead of always emitting every field: `amount` and `total_amount`
+always; order-level `discount_amount`/`applied_discount_amount` only when an
+order-level effect gave something; `items_*` only when item discounts are
+> 0; `total_*discount_amount` when either exists; `initial_amount` only when a
+UNIT effect added priced units. Items: discount fields only on discounted
+lines, UNIT bookkeeping (`discount_quantity`, `initial_quantity`,
+`initial_amount`) only on lines a UNIT effect touched, and no amounts on a
+line without a price. The tier's `discount_amount`/`applied_discount_amount`
+are present when the discount is monetary (always for AMOUNT/PERCENT/FIXED,
+for UNIT when a discounted unit has a price) and equal the order's
+`total_discount_amount`. Details: `wire_order`.
+
+Where things are: the inputs (`catalogue`, `tier_spec`, `context`), the
+order (`normalize`, `item_resolution`, `lines`), the tier (`compiled_tier`:
+`campaign`, `rules` with `item_rules`, `conditions`, `logic_parser` and
+`rule_evaluation`, `scope`, `amount_discounts`, `unit_discounts`), pricing
+(`pricing`, `settle`, `schedule`, `money`), the answer (`outcome`,
+`wire_order`, `tier_wire`) and the refusals (`errors`).
+"""
+
+from .amount_discounts import AmountDiscount
+from .campaign import parse_duration
+from .catalogue import SHIPPING_PRODUCT, Catalogue, Collection, Product, Sku
+from .compiled_tier import EFFECTS, CompiledTier, compile_tier
+from .conditions import OPERATORS, compile_conditions, numeric_value
+from .context import CustomerContext, PricingContext
+from .errors import INT64_MAX, PricingInputError, PricingOverflowError, TierConfigError
+from .lines import Line, NormalizedOrder
+from .money import round_half_up, split_proportionally
+from .normalize import normalize_order
+from .outcome import TierOutcome
+from .pricing import price_normalized, price_running, price_tier, running_entries, tier_entries
+from .rule_evaluation import lookup
+from .rules import AUDIENCE_FAMILIES, RULE_FAMILIES, RuleSet, compile_rules
+from .schedule import RunningTiers
+from .tier_spec import CampaignInfo, TierSpec
+from .tier_wire import promotion_tier_wire
+
+__all__ = [
+    "AUDIENCE_FAMILIES",
+    "EFFECTS",
+    "INT64_MAX",
+    "OPERATORS",
+    "RULE_FAMILIES",
+    "SHIPPING_PRODUCT",
+    "AmountDiscount",
+    "CampaignInfo",
+    "Catalogue",
+    "Collection",
+    "CompiledTier",
+    "CustomerContext",
+    "Line",
+    "NormalizedOrder",
+    "PricingContext",
+    "PricingInputError",
+    "PricingOverflowError",
+    "Product",
+    "RuleSet",
+    "RunningTiers",
+    "Sku",
+    "TierConfigError",
+    "TierOutcome",
+    "TierSpec",
+    "compile_conditions",
+    "compile_rules",
+    "compile_tier",
+    "lookup",
+    "normalize_order",
+    "numeric_value",
+    "parse_duration",
+    "price_normalized",
+    "price_running",
+    "price_tier",
+    "promotion_tier_wire",
+    "round_half_up",
+    "running_entries",
+    "split_proportionally",
+    "tier_entries",
+]
