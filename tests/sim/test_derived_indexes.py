@@ -11,7 +11,7 @@ behind the operations' back.
 - `loyalty.lookups.LoyaltyLookups`: card of a member per card definition,
   memberships of a customer per program, assignment of a reward per program;
 - `referrals._Converted`: who converted which referral campaign;
-- `earning._compiled`: an earning rule's compiled validation rules.
+- `earning.validation.compiled_rules`: an earning rule's compiled validation rules.
 
 None of it is ever part of a snapshot.
 """
@@ -28,7 +28,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from promolab import Simulator
 from promolab.sim.clock import parse_instant
-from promolab.sim.earning import _rule_passes, rules_pass
+from promolab.sim.earning.validation import _rule_passes, rules_pass
 from promolab.sim.loyalty import ledger
 from promolab.sim.loyalty.lookups import assignment_of, card_for, members_of
 from promolab.sim.loyalty.processing import PURCHASES

@@ -26,7 +26,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ... import models
-from ..earning import apply_credits, card_named, plan_credits
+from ..earning.credits import apply_credits, card_named, plan_credits
 from ..fast_validate import validated
 from ..publishing import create_customer, find_customer
 from ..records import EventSchema, MetadataProperty, TrackedEvent
