@@ -6,7 +6,7 @@ behind the operations' back.
 
 - `loyalty.reservations.PendingPurchases`: PENDING purchases, points and
   units they hold, the next due time, processing order;
-- `webhooks.delivery.DueOrder`: the next due sendout, taken in due-time then
+- `webhooks.due_order.DueOrder`: the next due sendout, taken in due-time then
   queue order;
 - `loyalty.lookups.LoyaltyLookups`: card of a member per card definition,
   memberships of a customer per program, assignment of a reward per program;
@@ -43,7 +43,8 @@ from promolab.sim.records import PendingDelivery
 from promolab.sim.referrals import _converted
 from promolab.sim.refusals import SimError
 from promolab.sim.state import State
-from promolab.sim.webhooks.delivery import DeliveryProcessor, DueOrder, due_order
+from promolab.sim.webhooks.delivery import DeliveryProcessor
+from promolab.sim.webhooks.due_order import DueOrder, due_order
 
 DEMO = Path(__file__).parents[2] / "data" / "scenarios" / "demo.yaml"
 

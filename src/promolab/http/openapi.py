@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from .. import models
-from ..sim.webhooks.delivery import MAX_ATTEMPTS
+from ..sim.webhooks.attempts import MAX_ATTEMPTS
 from ..sim.webhooks.signing import SIGNATURE_HEADER
 from ..version import __version__
 from .auth import AuthKind
