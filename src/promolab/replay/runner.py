@@ -141,13 +141,13 @@ def _replay_lines(
                     bar.update(pending_ticks)
                     pending_ticks = 0
             before = sim.clock.now
-            if type(item) is tuple:
+            if not isinstance(item, BadLine):
                 line, op, args, at, note = item
                 # `at` checked against the clock only when it can be wrong
                 late = at is not None and (at < before or op == ADVANCE)
                 bad = _time_problem(item, before) if late else None
             else:
-                bad = item  # type: ignore[assignment]
+                bad = item
             if bad is not None:
                 add(bad.line, before, bad.op, bad.key, None, None, bad.message, bad.note)
                 error = LineError(bad.line, "malformed", bad.key, bad.message, None, bad.op)
