@@ -82,7 +82,7 @@ def publication_fingerprint(customer_id: str | None, voucher_code: str | None, c
     """What makes two requests with one source_id "the same publication":
     `json.dumps({"customer": ..., "voucher" | "campaign": ...}, sort_keys=True,
     separators=(",", ":"))`, written out directly for str/None values (every
-    publish computes one or two; tests/sim/test_publishing_fast_paths.py
+    publish computes one or two; tests/sim/test_sim_fast_paths.py
     checks the two agree)."""
     if voucher_code is not None:
         customer, code = _json_text(customer_id), _json_text(voucher_code)
