@@ -8,7 +8,7 @@ cheaper ones; each must agree with the one it replaces on any input:
   message) for every non-document;
 - `events.instant` (`fromisoformat` for the journal's own `...Z` form)
   against `parse_instant`;
-- `timeline._category` / `_nullable_ints` against `pd.Categorical` /
+- `columns.category` / `nullable_ints` against `pd.Categorical` /
   `pd.array(..., dtype="Int64")`;
 - lines are checked one at a time as the replay reaches them (not all up
   front), yet a source that cannot be read still fails before anything is
@@ -35,8 +35,8 @@ from hypothesis import strategies as st
 from replay_support import line
 
 from promolab.replay import ReplayError, replay
+from promolab.replay.columns import category, nullable_ints
 from promolab.replay.reader import check_item, instant, loads
-from promolab.replay.timeline import _category, _nullable_ints
 from promolab.sim.clock import parse_instant
 from promolab.sim.operations import BY_NAME
 
@@ -179,7 +179,7 @@ CATEGORIES = ["advance", "publish", "track_event", "validate"]
 
 @given(st.lists(st.sampled_from([*CATEGORIES, None]), max_size=40))
 def test_category_is_pd_categorical(values: list[str | None]) -> None:
-    ours = _category(values, CATEGORIES)
+    ours = category(values, CATEGORIES)
     reference = pd.Categorical(values, categories=CATEGORIES)
     pd.testing.assert_extension_array_equal(ours, reference)
     assert ours.dtype == reference.dtype
@@ -190,13 +190,13 @@ ints_or_none = st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1))
 
 @given(st.lists(ints_or_none, max_size=40))
 def test_nullable_ints_is_pd_array(values: list[int | None]) -> None:
-    pd.testing.assert_extension_array_equal(_nullable_ints(values), pd.array(values, dtype="Int64"))
+    pd.testing.assert_extension_array_equal(nullable_ints(values), pd.array(values, dtype="Int64"))
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("values", [[1, 2**63], [1, None, 2.5], [1, True], [np.int64(3), None]])
 def test_nullable_ints_gives_pandas_answer_for_anything_else(values: list[Any]) -> None:
-    ours = _outcome_of(lambda: _nullable_ints(values))
+    ours = _outcome_of(lambda: nullable_ints(values))
     theirs = _outcome_of(lambda: pd.array(values, dtype="Int64"))
     assert ours[0] == theirs[0]
     if ours[0] == "ok":
@@ -265,8 +265,8 @@ def test_replay_pauses_the_collector_only_while_it_runs(fresh: Any) -> None:
 def test_replay_collects_only_young_generations_on_its_own_schedule(fresh: Any) -> None:
     """No automatic pass runs during the lines (none of the full passes that
     walk the grown state); the runner's own collections are of the young
-    generations, one every `_COLLECT_EVERY` lines."""
-    from promolab.replay import runner
+    generations, one every `COLLECT_EVERY` lines."""
+    from promolab.replay import collector
 
     generations: list[int] = []
 
@@ -278,7 +278,7 @@ def test_replay_collects_only_young_generations_on_its_own_schedule(fresh: Any) 
     gc.collect()
     gc.callbacks.append(count)
     try:
-        replay(sim, guests(3 * runner._COLLECT_EVERY))
+        replay(sim, guests(3 * collector.COLLECT_EVERY))
     finally:
         gc.callbacks.remove(count)
     assert generations == [1, 1, 1]
@@ -289,7 +289,7 @@ def test_a_cycle_made_during_a_replay_is_freed_by_the_young_collections(fresh: A
     cycles behind at every delivery has them collected during the replay."""
     import weakref
 
-    from promolab.replay import runner
+    from promolab.replay import collector
 
     class Node:
         other: Node | None = None
@@ -303,7 +303,7 @@ def test_a_cycle_made_during_a_replay_is_freed_by_the_young_collections(fresh: A
 
     sim = fresh()
     sim.register_receiver("crm", receiver)
-    replay(sim, [GIFT, *guests(runner._COLLECT_EVERY + 1)])
+    replay(sim, [GIFT, *guests(collector.COLLECT_EVERY + 1)])
     assert refs and refs[0]() is None  # collected by the runner's young collection
 
 

@@ -6,8 +6,8 @@ Companion of test_replay_fast_paths.py, for the second round of shortcuts:
   takes) against `check_item` (the `Event` / `BadLine`);
 - `events.instant`'s test of the journal's exact form (length and
   separators instead of the pattern) against `parse_instant`;
-- the frame columns built by pyarrow / numpy (`_strings`, `_ints`,
-  `_nullable_ints` on tuples, `_times` without pandas' cache) against
+- the frame columns built by pyarrow / numpy (`columns.strings`, `ints`,
+  `nullable_ints` on tuples, `times` without pandas' cache) against
   `pd.array` / `pd.to_datetime`;
 - the summaries that read a wire model's attributes directly against the
   field-by-field reading of the same answer as a dict, or of an object
@@ -29,8 +29,9 @@ from hypothesis import strategies as st
 from replay_support import line
 
 from promolab.display import format_money, format_points
+from promolab.replay.columns import ints, nullable_ints, strings, times
 from promolab.replay.reader import Event, check_item, item_fields
-from promolab.replay.timeline import _get, _ints, _nullable_ints, _strings, _text, _times, summarize
+from promolab.replay.summaries import _get, _text, summarize
 from promolab.sim.operations import BY_NAME
 
 
@@ -98,7 +99,7 @@ texts_or_none = st.one_of(st.none(), st.text(max_size=8))
 
 @given(st.lists(texts_or_none, max_size=30))
 def test_strings_are_pd_array_string(values: list[str | None]) -> None:
-    ours, theirs = _outcome(lambda: _strings(tuple(values))), _outcome(lambda: pd.array(values, dtype="string"))
+    ours, theirs = _outcome(lambda: strings(tuple(values))), _outcome(lambda: pd.array(values, dtype="string"))
     assert ours[0] == theirs[0]
     if ours[0] == "ok":
         pd.testing.assert_extension_array_equal(ours[1], theirs[1])
@@ -107,7 +108,7 @@ def test_strings_are_pd_array_string(values: list[str | None]) -> None:
 
 @pytest.mark.parametrize("values", [(), ("a", 1), ("a", 2.5, None), ("a", float("nan")), ("\ud800",), (b"x",)])
 def test_strings_give_pandas_answer_for_anything_else(values: tuple[Any, ...]) -> None:
-    ours, theirs = _outcome(lambda: _strings(values)), _outcome(lambda: pd.array(list(values), dtype="string"))
+    ours, theirs = _outcome(lambda: strings(values)), _outcome(lambda: pd.array(list(values), dtype="string"))
     assert ours[0] == theirs[0]
     if ours[0] == "ok":
         pd.testing.assert_extension_array_equal(ours[1], theirs[1])
@@ -115,14 +116,14 @@ def test_strings_give_pandas_answer_for_anything_else(values: tuple[Any, ...]) -
 
 @given(st.lists(st.integers(-(2**63), 2**63 - 1), max_size=30))
 def test_ints_are_pd_array_int64(values: list[int]) -> None:
-    ours = pd.Series(_ints(tuple(values)))
+    ours = pd.Series(ints(tuple(values)))
     theirs = pd.Series(pd.array(values, dtype="int64"))
     pd.testing.assert_series_equal(ours, theirs)
 
 
 @pytest.mark.parametrize("values", [(1, 2**63), (1, None), (1, 2.5), (1, True), (np.int64(3), 4), ("1",)])
 def test_ints_give_pandas_answer_for_anything_else(values: tuple[Any, ...]) -> None:
-    ours = _outcome(lambda: pd.Series(_ints(values)))
+    ours = _outcome(lambda: pd.Series(ints(values)))
     theirs = _outcome(lambda: pd.Series(pd.array(list(values), dtype="int64")))
     assert ours[0] == theirs[0]
     if ours[0] == "ok":
@@ -131,7 +132,7 @@ def test_ints_give_pandas_answer_for_anything_else(values: tuple[Any, ...]) -> N
 
 @given(st.lists(st.one_of(st.none(), st.integers(-(2**63), 2**63 - 1)), max_size=30))
 def test_nullable_ints_of_a_tuple_are_pd_array(values: list[int | None]) -> None:
-    pd.testing.assert_extension_array_equal(_nullable_ints(tuple(values)), pd.array(values, dtype="Int64"))
+    pd.testing.assert_extension_array_equal(nullable_ints(tuple(values)), pd.array(values, dtype="Int64"))
 
 
 def _reference_times(values: list[Any]) -> Any:
@@ -148,7 +149,7 @@ moments = st.datetimes(min_value=datetime(1900, 1, 1), max_value=datetime(2200, 
 @given(st.lists(moments, max_size=30), st.integers(0, 3))
 def test_times_are_pd_to_datetime(values: list[datetime], repeat: int) -> None:
     values = values + values[:repeat]  # repeated instants, as on the balance rows
-    ours, theirs = _times(tuple(values)), _reference_times(values)
+    ours, theirs = times(tuple(values)), _reference_times(values)
     if not values:
         pd.testing.assert_series_equal(ours, theirs)
     else:

@@ -6,12 +6,12 @@ behind the operations' back.
 
 - `loyalty.reservations.PendingPurchases`: PENDING purchases, points and
   units they hold, the next due time, processing order;
-- `webhooks.delivery.DueOrder`: the next due sendout, taken in due-time then
+- `webhooks.due_order.DueOrder`: the next due sendout, taken in due-time then
   queue order;
 - `loyalty.lookups.LoyaltyLookups`: card of a member per card definition,
   memberships of a customer per program, assignment of a reward per program;
 - `referrals._Converted`: who converted which referral campaign;
-- `earning._compiled`: an earning rule's compiled validation rules.
+- `earning.validation.compiled_rules`: an earning rule's compiled validation rules.
 
 None of it is ever part of a snapshot.
 """
@@ -28,7 +28,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from promolab import Simulator
 from promolab.sim.clock import parse_instant
-from promolab.sim.earning import _rule_passes, rules_pass
+from promolab.sim.earning.validation import _rule_passes, rules_pass
 from promolab.sim.loyalty import ledger
 from promolab.sim.loyalty.lookups import assignment_of, card_for, members_of
 from promolab.sim.loyalty.processing import PURCHASES
@@ -50,7 +50,8 @@ from promolab.sim.records import PendingDelivery
 from promolab.sim.referrals import _converted
 from promolab.sim.refusals import SimError
 from promolab.sim.state import State
-from promolab.sim.webhooks.delivery import DeliveryProcessor, DueOrder, due_order
+from promolab.sim.webhooks.delivery import DeliveryProcessor
+from promolab.sim.webhooks.due_order import DueOrder, due_order
 
 DEMO = Path(__file__).parents[2] / "data" / "scenarios" / "demo.yaml"
 

@@ -2,7 +2,7 @@
 
 `Simulator.advance` only sets the clock when `processing.due_by` says that
 nothing can be due on the way; `due_by` answers from per-state watches
-(`loyalty.processing.DueWatch`, `webhooks.delivery.DueOrder`) kept without a
+(`loyalty.processing.DueWatch`, `webhooks.due_order.DueOrder`) kept without a
 full look at the state. Checked here against full scans and against the same
 histories run with the quick path switched off:
 

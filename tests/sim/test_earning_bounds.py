@@ -22,7 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from promolab import Simulator
-from promolab.sim.earning import incentive_points
+from promolab.sim.earning.points import incentive_points
 from promolab.sim.loyalty import ledger
 from promolab.sim.operations.custom_events import TRACK_EVENT
 from promolab.sim.records import EarningRule

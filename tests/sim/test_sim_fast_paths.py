@@ -4,7 +4,7 @@
 - `models.vouchers._relative_list_url` (a pattern for the urls the simulator
   renders) against the full urlsplit/parse_qs check;
 - `publishing.publication_fingerprint` (written out) against `json.dumps`;
-- `earning._proportional` (integer floor division) against the decimal
+- `earning.points._proportional` (integer floor division) against the decimal
   arithmetic it skips;
 - `loyalty.lookups.member_card` (one look at the lookups) against
   `members_of` + `card_for` and a full scan, through random histories that
@@ -31,8 +31,8 @@ from pydantic_core import PydanticCustomError
 
 from promolab.engine import lookup
 from promolab.models.vouchers import _relative_list_url
-from promolab.sim import earning
 from promolab.sim.clock import format_instant
+from promolab.sim.earning import points as earning_points
 from promolab.sim.loyalty.lookups import card_for, member_card, members_of
 from promolab.sim.publishing import publication_fingerprint
 from promolab.sim.render import iso
@@ -131,7 +131,7 @@ def _reference_proportional(every_value: dict[str, Any] | None, x: Any) -> int:
         return 0
     every = int(every_value.get("every") or 0)
     value = int(every_value.get("value") or 0)
-    number = earning._number(x)
+    number = earning_points._number(x)
     if every <= 0 or number is None or number < 0:
         return 0
     return value * math.floor(Fraction(number) / every)
@@ -162,12 +162,12 @@ amounts = st.one_of(
 @example({"every": 1, "value": 1}, 10**18)
 @example({"every": 1, "value": 1}, 10**28)
 def test_proportional_is_the_decimal_definition(spec: dict[str, Any], x: Any) -> None:
-    assert _points_outcome(earning._proportional, spec, x) == _points_outcome(_reference_proportional, spec, x)
+    assert _points_outcome(earning_points._proportional, spec, x) == _points_outcome(_reference_proportional, spec, x)
 
 
 def test_earning_reads_paths_with_the_rules_lookup() -> None:
-    assert earning.lookup is lookup
-    assert not hasattr(earning, "_lookup")
+    assert earning_points.lookup is lookup
+    assert not hasattr(earning_points, "_lookup")
 
 
 # -- the card an event credits ----------------------------------------------------------------------

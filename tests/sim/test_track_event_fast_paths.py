@@ -27,7 +27,8 @@ from pydantic import ValidationError
 
 from promolab import Simulator, models
 from promolab.engine import lookup
-from promolab.sim import earning
+from promolab.sim.earning import credits, points, validation
+from promolab.sim.earning.caches import state_caches
 from promolab.sim.ids import PREFIXES, IdGenerator
 from promolab.sim.loyalty import ledger
 from promolab.sim.operations import custom_events as events_op
@@ -226,15 +227,15 @@ def test_the_program_window_in_utc_says_what_the_bounds_say(
 ) -> None:
     st_ = sim.state
     program = st_.programs["lprg_coffee_club"]
-    caches = earning._caches(sim)
-    earning._open_now(caches, st_, "lprg_coffee_club", at)  # an entry made before the change
+    caches = state_caches(sim)
+    credits._open_now(caches, st_, "lprg_coffee_club", at)  # an entry made before the change
     program.start_date, program.expiration_date, program.status = start, end, status
     for moment in (at, start, end):
         if moment is not None:
-            assert earning._open_now(caches, st_, "lprg_coffee_club", moment) == earning._program_open(
+            assert credits._open_now(caches, st_, "lprg_coffee_club", moment) == credits._program_open(
                 st_, "lprg_coffee_club", moment
             )
-    assert earning._open_now(caches, st_, "lprg_nope", at) is False
+    assert credits._open_now(caches, st_, "lprg_nope", at) is False
 
 
 def _seen(sim: Simulator, customer_id: str) -> dict[str, Any]:
@@ -243,19 +244,19 @@ def _seen(sim: Simulator, customer_id: str) -> dict[str, Any]:
 
 
 def test_a_reused_customer_context_follows_the_customer(sim: Simulator) -> None:
-    caches = earning._caches(sim)
+    caches = state_caches(sim)
     record = sim.state.customers["cust_alice"]
-    first = earning._customer_context(sim, caches, "cust_alice", _seen(sim, "cust_alice"))
-    assert earning._customer_context(sim, caches, "cust_alice", _seen(sim, "cust_alice")) is first
+    first = validation._customer_context(sim, caches, "cust_alice", _seen(sim, "cust_alice"))
+    assert validation._customer_context(sim, caches, "cust_alice", _seen(sim, "cust_alice")) is first
     record.metadata["tier"] = "bronze"  # in place: the context holds the mapping itself
     assert first.metadata["tier"] == "bronze"
     for change in (lambda: setattr(record, "metadata", {"tier": "gold"}), lambda: setattr(record, "name", "A"),
                    lambda: setattr(record, "email", "a@b"), lambda: setattr(record, "source_id", "a2")):
-        before = earning._customer_context(sim, caches, "cust_alice", _seen(sim, "cust_alice"))
+        before = validation._customer_context(sim, caches, "cust_alice", _seen(sim, "cust_alice"))
         change()
-        after = earning._customer_context(sim, caches, "cust_alice", _seen(sim, "cust_alice"))
+        after = validation._customer_context(sim, caches, "cust_alice", _seen(sim, "cust_alice"))
         assert after is not before
-        assert after == earning._new_context(sim, _seen(sim, "cust_alice"), False)
+        assert after == validation._new_context(sim, _seen(sim, "cust_alice"), False)
 
 
 RULE_SETS: list[dict[str, Any]] = [
@@ -274,9 +275,9 @@ RULE_SETS: list[dict[str, Any]] = [
 
 
 def test_families_say_which_inputs_rules_may_read() -> None:
-    assert earning._families(earning._rewrite(RULE_SETS[0])) == {"customer.metadata"}
-    assert earning._families(earning._rewrite(RULE_SETS[5])) == {"redemption.metadata"}
-    assert earning._families({"rules": {"1": {"name": 3}}}) is None
+    assert validation._families(validation._rewrite(RULE_SETS[0])) == {"customer.metadata"}
+    assert validation._families(validation._rewrite(RULE_SETS[5])) == {"redemption.metadata"}
+    assert validation._families({"rules": {"1": {"name": 3}}}) is None
 
 
 @pytest.mark.parametrize("rules", range(len(RULE_SETS)))
@@ -287,13 +288,13 @@ def test_rules_given_only_what_they_read_decide_as_with_everything(sim: Simulato
     for metadata in ({"amount": 1500, "channel": "web"}, {"amount": 2500, "channel": "app"}, {}):
         seen = _seen(sim, customer_id)
         for _ in range(2):  # the second time from the caches
-            assert earning._rule_passes(sim, rule, seen, metadata) == earning.rules_pass(
+            assert validation._rule_passes(sim, rule, seen, metadata) == validation.rules_pass(
                 sim, rule.validation_rules, seen, metadata
             )
-        planned = earning.plan_credits(sim, event="order_placed", customer=seen, event_metadata=metadata)
+        planned = credits.plan_credits(sim, event="order_placed", customer=seen, event_metadata=metadata)
         stars = any(credit.rule.id == "lern_loyal_stars" for credit in planned)
         has_card = customer_id in ("cust_alice", "cust_dave")
-        assert stars == (has_card and earning.rules_pass(sim, rule.validation_rules, seen, metadata))
+        assert stars == (has_card and validation.rules_pass(sim, rule.validation_rules, seen, metadata))
 
 
 def test_rules_of_one_event_reading_more_than_the_first_get_it(sim: Simulator) -> None:
@@ -302,20 +303,20 @@ def test_rules_of_one_event_reading_more_than_the_first_get_it(sim: Simulator) -
     order_rule.validation_rules = copy.deepcopy(RULE_SETS[0])  # customer only: a blank order
     st_.earning_rules["lern_loyal_stars"].validation_rules = copy.deepcopy(RULE_SETS[7])  # segments too
     seen = _seen(sim, "cust_alice")
-    planned = earning.plan_credits(sim, event="order_placed", customer=seen, event_metadata={"amount": 900})
+    planned = credits.plan_credits(sim, event="order_placed", customer=seen, event_metadata={"amount": 900})
     assert [c.rule.id for c in planned] == ["lern_order", "lern_loyal_stars"]  # alice: gold, newsletter
     st_.segments["seg_newsletter"].customers.remove("cust_alice")
-    planned = earning.plan_credits(sim, event="order_placed", customer=seen, event_metadata={"amount": 900})
+    planned = credits.plan_credits(sim, event="order_placed", customer=seen, event_metadata={"amount": 900})
     assert [c.rule.id for c in planned] == ["lern_order"]
 
 
 def test_customers_who_are_members_of_nothing_earn_nothing_until_they_are(sim: Simulator) -> None:
     seen = _seen(sim, "cust_erin")
-    assert earning.plan_credits(sim, event="order_placed", customer=seen, event_metadata={"amount": 900}) == []
+    assert credits.plan_credits(sim, event="order_placed", customer=seen, event_metadata={"amount": 900}) == []
     sim.state.members["lmbr_erin"] = Member(id="lmbr_erin", program_id="lprg_coffee_club", customer_id="cust_erin")
     card = sim.state.cards["lcrd_carol_beans"].model_copy(update={"id": "lcrd_erin", "member_id": "lmbr_erin"})
     sim.state.cards["lcrd_erin"] = card
-    planned = earning.plan_credits(sim, event="order_placed", customer=seen, event_metadata={"amount": 900})
+    planned = credits.plan_credits(sim, event="order_placed", customer=seen, event_metadata={"amount": 900})
     assert [(c.rule.id, c.card.id, c.points) for c in planned] == [("lern_order", "lcrd_erin", 9)]
 
 
@@ -418,4 +419,4 @@ def test_points_of_a_metadata_value_read_flat_keys_and_paths(calculation: str, p
     metadata = {"amount": 95, "deep": {"amount": 41}, "": 30, "7": 70}
     expected = 2 * (lookup(metadata, str(prop)) // 10) if lookup(metadata, str(prop)) is not None else 0
     given = (metadata, {}) if side == "customer" else ({}, metadata)
-    assert earning._points("POINTS_PROPORTIONAL", detail, *given) == expected
+    assert points.points_for("POINTS_PROPORTIONAL", detail, *given) == expected

@@ -26,7 +26,8 @@ from .reader import (
     known_operations,
     read_events,
 )
-from .runner import LineError, ReplayError, ReplayResult, record, replay
+from .results import LineError, ReplayError, ReplayResult
+from .runner import record, replay
 from .timeline import BALANCE_COLUMNS, TIMELINE_COLUMNS
 
 __all__ = [

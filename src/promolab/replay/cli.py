@@ -103,7 +103,8 @@ def register_receivers(sim: Simulator, specs: Sequence[str]) -> list[dict[str, A
 
 def run_replay(args: argparse.Namespace) -> int:
     from ..scenario_file import open_scenario
-    from .runner import ReplayError, ReplayResult, replay, unrouted_receivers
+    from .results import ReplayError, ReplayResult, unrouted_receivers
+    from .runner import replay
 
     out = Path(args.out)
     if out.suffix.lower() not in _FORMATS:

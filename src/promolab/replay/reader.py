@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from pydantic_core import from_json
 
@@ -263,7 +263,10 @@ def _numbered(source: EventSource) -> Iterator[tuple[int, Any]]:
     if isinstance(source, str | Path):
         return _numbered_file(source)
     if isinstance(source, io.IOBase) or hasattr(source, "readline"):
-        return _numbered_text(source)  # type: ignore[arg-type]
+        # A file: of the sources `EventSource` admits, the `IO[str]`, whose
+        # items are lines (mypy folds IO[str] into the union's Iterable, whose
+        # items may also be dicts and events).
+        return _numbered_text(cast(IO[str], source))
     return enumerate(source, start=1)
 
 

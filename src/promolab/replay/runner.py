@@ -20,32 +20,35 @@ Each line goes through three steps, and never half-applies:
 Any other exception from the simulator is a bug (the HTTP face would answer
 500): the replay stops with `ReplayError(kind="internal")` in every mode,
 because the line may have half-applied.
+
+What a replay gives back is `results`; the collector pause is `collector`;
+the timeline is accumulated by `timeline_builder.TimelineBuilder`.
 """
 
 from __future__ import annotations
 
-import gc
 import time as _time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..display import DEFAULT_CURRENCY, format_count, format_money
 from ..sim.clock import format_instant
 from ..sim.operations import BY_NAME
 from ..sim.refusals import SimError
+from .collector import COLLECT_EVERY, collector_paused
 from .reader import ADVANCE, BadLine, EventSource, Fields, item_fields, read_lines
-from .timeline import SUCCESS_STATUS, TimelineBuilder, balance_table, duration, summarize
+from .results import LineError, ReplayError, ReplayResult
+from .summaries import duration, summarize
+from .timeline import SUCCESS_STATUS
+from .timeline_builder import TimelineBuilder
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from ..sim.simulator import Simulator
 
-__all__ = ["LineError", "ReplayError", "ReplayResult", "record", "replay"]
+__all__ = ["record", "replay"]
 
 OnError = Literal["stop", "skip"]
 Refused = Literal["record", "error"]
@@ -55,155 +58,6 @@ Refused = Literal["record", "error"]
 #: the same advance.
 _TOLERANCE = timedelta(milliseconds=1)
 _ZERO = timedelta(0)
-
-
-@dataclass(frozen=True, slots=True)
-class LineError:
-    """A line that did not apply: malformed, refused, or an internal error."""
-
-    line: int
-    kind: Literal["malformed", "refused", "internal"]
-    key: str
-    message: str
-    status: int | None = None
-    op: str | None = None
-
-    def __str__(self) -> str:
-        status = f" {self.status}" if self.status is not None else ""
-        return f"line {self.line}: {self.kind}{status} {self.key}: {self.message}"
-
-
-@dataclass(slots=True)
-class ReplayResult:
-    """What a replay did.
-
-    `timeline`: one row per line (docs/replay.md for columns and dtypes);
-    `balances`: tidy balance changes (line 0 = opening balances);
-    `deliveries`: the webhook delivery attempts made during the replay, with
-    the `line` that made each; `applied` / `refused` / `skipped`: line counts
-    (ok, refused by the simulator, malformed and skipped); `errors`: every
-    line that did not apply, in order.
-    """
-
-    timeline: pd.DataFrame
-    balances: pd.DataFrame
-    deliveries: pd.DataFrame
-    applied: int
-    refused: int
-    skipped: int
-    errors: list[LineError] = field(default_factory=list)
-    started_at: datetime | None = None
-    ended_at: datetime | None = None
-    #: Wall-clock seconds the replay took (not part of any frame: frames are
-    #: deterministic, this is not).
-    elapsed: float = 0.0
-
-    @property
-    def ok(self) -> bool:
-        """True when every line applied (no refusal, no malformed line)."""
-        return not self.errors
-
-    @property
-    def lines(self) -> int:
-        return len(self.timeline)
-
-    def balance_table(self, kind: Literal["card", "gift"] | None = None) -> pd.DataFrame:
-        """Balances wide: index `line` (0 = opening, then every timeline line),
-        one Int64 column per account (card id / gift voucher code), forward filled."""
-        return balance_table(self.balances, self.timeline["line"], kind=kind)
-
-    def summary(self, currency: str = DEFAULT_CURRENCY) -> str:
-        """A few lines for a terminal or a notebook; gift card amounts in `currency`
-        (the scenario's `project.currency`: the simulator does not keep it)."""
-        tl = self.timeline
-        out = [f"{self.lines} lines: {self.applied} applied, {self.refused} refused, {self.skipped} skipped"]
-        if self.started_at is not None and self.ended_at is not None:
-            out.append(f"simulated time: {format_instant(self.started_at)} -> {format_instant(self.ended_at)}")
-        if len(tl):
-            counts = tl.groupby(["op", "outcome"], observed=True).size()
-            per_op = []
-            for op, group in counts.groupby(level=0, observed=True):
-                parts = ", ".join(f"{outcome} {n}" for (_, outcome), n in group.items())
-                per_op.append(f"  {op:<17} {parts}")
-            out.append("operations:")
-            out.extend(per_op)
-            unreadable = int(tl["op"].isna().sum())
-            if unreadable:
-                out.append(f"  {'(unreadable)':<17} {unreadable}")
-        if len(self.deliveries):
-            by = self.deliveries["outcome"].value_counts()
-            attempts = "webhook attempts: " + ", ".join(f"{k} {v}" for k, v in by.items() if v)
-            unheard = unrouted_receivers(self.deliveries)
-            if unheard:  # an error with a cause the reader can fix: say which
-                attempts += f" (no receiver registered under {', '.join(map(repr, unheard))})"
-            out.append(attempts)
-        if len(tl):
-            last = tl.iloc[-1]
-            out.append(
-                f"final: {last['publications']} publications, {last['pending_purchases']} pending purchases, "
-                f"{last['pending_deliveries']} pending deliveries"
-            )
-        bal = self.balances
-        # an account that gets its first owner at a line was issued there (a gift card
-        # from a reward): its balance is where it starts, not a move of money
-        first_owner = bal["owner"].notna() & bal.groupby("account", observed=True)["owner"].shift().isna()
-        issued = bal[(bal["line"] > 0) & first_owner]
-        if len(issued):
-            out.append("issued: " + ", ".join(
-                f"{row.account} to {row.owner} ({_amount(row.kind, row.balance, currency)})"
-                for row in issued.head(5).itertuples()) + (f", ... {len(issued) - 5} more" if len(issued) > 5 else ""))
-        changed = bal[(bal["line"] > 0) & ~first_owner]
-        if len(changed):
-            moved = changed.groupby("account", observed=True)["change"].sum()
-            kinds = changed.groupby("account", observed=True)["kind"].first()
-            top = moved.abs().sort_values(ascending=False, kind="stable").head(5)
-            out.append("largest balance moves: " + ", ".join(
-                f"{a} {_amount(kinds[a], moved[a], currency, signed=True)}" for a in top.index))
-        for err in self.errors[:5]:
-            out.append(f"  ! {err}")
-        if len(self.errors) > 5:
-            out.append(f"  ! ... {len(self.errors) - 5} more")
-        if self.elapsed > 0:
-            out.append(f"wall time: {self.elapsed:.2f} s ({self.lines / self.elapsed:,.0f} lines/s)")
-        return "\n".join(out)
-
-
-def _amount(kind: object, value: object, currency: str, *, signed: bool = False) -> str:
-    """A gift card's balance is money; a loyalty card's, points."""
-    if str(kind) == "gift":
-        return format_money(value, currency, signed=signed)
-    return f"{format_count(value, signed=signed)} points"
-
-
-def unrouted_receivers(deliveries: pd.DataFrame) -> list[str]:
-    """The in-process receivers (`receiver: NAME` webhooks) that got attempts while
-    no receiver was registered under their name (outcome `error`), sorted."""
-    if not len(deliveries):
-        return []
-    lost = deliveries["error"].str.startswith("no receiver registered", na=False).to_numpy(dtype=bool)
-    targets = deliveries["target"][lost].dropna().astype(str)
-    return sorted({t.removeprefix("receiver://") for t in targets if t.startswith("receiver://")})
-
-
-class ReplayError(Exception):
-    """The replay stopped at a line.
-
-    `.line`, `.key` (format key, refusal key or `internal_error`), `.kind`
-    ("malformed" | "refused" | "internal"), `.status` (refusals), `.message`,
-    and `.result`: the partial `ReplayResult`, whose timeline ends with the
-    failing line (every line before it applied; nothing of it did, except an
-    internal error, after which the state is not to be trusted).
-    """
-
-    def __init__(self, error: LineError, result: ReplayResult) -> None:
-        super().__init__(str(error))
-        self.error = error
-        self.line = error.line
-        self.key = error.key
-        self.kind = error.kind
-        self.status = error.status
-        self.message = error.message
-        self.result = result
 
 
 def replay(
@@ -230,10 +84,10 @@ def replay(
         raise ValueError(f"refused must be 'record' or 'error', not {refused!r}")
     wall = _time.perf_counter()
     # The whole replay runs with the automatic collector paused (see
-    # `_collector_paused`): reading the source and building the frames at the
+    # `collector_paused`): reading the source and building the frames at the
     # end allocate by the ten thousand too, and a full pass then would walk
     # everything.
-    with _collector_paused() as collect:
+    with collector_paused() as collect:
         lines = read_lines(events)
         return _replay_lines(sim, lines, on_error, refused, progress, wall, collect)
 
@@ -277,7 +131,7 @@ def _replay_lines(
     add = builder.add
     try:
         for number, raw in lines:
-            if not number % _COLLECT_EVERY:
+            if not number % COLLECT_EVERY:
                 collect()
             item = item_fields(number, raw)
             if item is None:
@@ -288,13 +142,13 @@ def _replay_lines(
                     bar.update(pending_ticks)
                     pending_ticks = 0
             before = sim.clock.now
-            if type(item) is tuple:
+            if not isinstance(item, BadLine):
                 line, op, args, at, note = item
                 # `at` checked against the clock only when it can be wrong
                 late = at is not None and (at < before or op == ADVANCE)
                 bad = _time_problem(item, before) if late else None
             else:
-                bad = item  # type: ignore[assignment]
+                bad = item
             if bad is not None:
                 add(bad.line, before, bad.op, bad.key, None, None, bad.message, bad.note)
                 error = LineError(bad.line, "malformed", bad.key, bad.message, None, bad.op)
@@ -341,55 +195,6 @@ class _Counts:
     applied: int = 0
     refused: int = 0
     skipped: int = 0
-
-
-#: Lines between two collections of the young generations during a replay
-#: (see `_collector_paused`).
-_COLLECT_EVERY = 1024
-
-
-@contextmanager
-def _collector_paused() -> Iterator[Callable[[], None]]:
-    """Pause the automatic cyclic garbage collector while a replay runs; the
-    runner collects the young generations itself every `_COLLECT_EVERY`
-    lines (the yielded `collect`).
-
-    A replay grows the state by tens of thousands of records, and the
-    collector answers growth with full passes that walk every live object:
-    the modules, pandas and the scenario, which the replay cannot have made
-    garbage, and the records already added, which stay in the state. Such a
-    pass costs a hundred milliseconds and more on a grown state, and young
-    collections triggered every 700 allocations find next to nothing (an
-    operation makes almost no reference cycles): together about 40% of a
-    replay's time. With the automatic collector paused, the only passes are
-    the runner's young ones, which walk what the last `_COLLECT_EVERY` lines
-    allocated (about 11,000 containers on a busy mix) and free any cycle
-    among them; what survives waits in the oldest generation, and a cycle
-    that becomes garbage there is collected after the replay.
-
-    The only process-wide state this touches is the collector's on/off
-    switch, put back however the replay ends. It freezes nothing: a
-    `gc.freeze()` cannot be undone selectively, so unfreezing at the end
-    would also thaw what the process froze itself (CPython 3.12 starts with
-    objects frozen). Left alone (and `collect` does nothing) when the
-    collector is already disabled.
-    """
-    if not gc.isenabled():
-        yield _nothing
-        return
-    gc.disable()
-    try:
-        yield _collect_young
-    finally:
-        gc.enable()
-
-
-def _collect_young() -> None:
-    gc.collect(1)
-
-
-def _nothing() -> None:
-    return None
 
 
 def _count_items(lines: list[tuple[int, Any]]) -> int:

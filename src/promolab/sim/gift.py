@@ -29,15 +29,8 @@ from typing import TYPE_CHECKING
 
 from .. import models
 from .fast_validate import validated
-from .publishing import (
-    Selection,
-    apply_publication,
-    campaign_codes,
-    free_code,
-    held_codes,
-    publication_fingerprint,
-    register_voucher,
-)
+from .publishing import Selection, apply_publication, publication_fingerprint
+from .publishing_lookups import campaign_codes, free_code, held_codes, register_voucher
 from .records import GiftState, Voucher, VoucherTransaction
 from .refusals import BadRequest, NotFound
 from .render.customers import customer_body

@@ -39,7 +39,8 @@ from typing import TYPE_CHECKING, Any
 from .gift import check_gift_credit, credit_gift_balance, issue_gift_voucher
 from .loyalty import ledger
 from .loyalty.lookups import members_of
-from .publishing import Selection, apply_publication, held_codes, select_publication
+from .publishing import Selection, apply_publication, select_publication
+from .publishing_lookups import held_codes
 from .records import Campaign, Card, ReferralConversion, Voucher
 from .refusals import BadRequest, InvalidPayload, NotFound
 from .state import State, derived

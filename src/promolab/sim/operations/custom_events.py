@@ -27,10 +27,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ... import models
 from ...models import endpoints
-from ..earning import apply_credits, card_named, plan_credits
+from ..customers import create_customer, find_customer
+from ..earning.credits import apply_credits, card_named, plan_credits
 from ..fast_validate import validated
 from ..operation import bind
-from ..publishing import create_customer, find_customer
 from ..records import EventSchema, MetadataProperty, TrackedEvent
 from ..referrals import apply_conversion, plan_conversion
 from ..refusals import BadRequest, InvalidPayload

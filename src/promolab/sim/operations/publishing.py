@@ -15,14 +15,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ... import models
 from ...models import endpoints
+from ..customers import create_customer, find_customer
 from ..operation import bind
-from ..publishing import (
-    apply_publication,
-    create_customer,
-    find_campaign,
-    find_customer,
-    select_publication,
-)
+from ..publishing import apply_publication, select_publication
+from ..publishing_lookups import find_campaign
 from ..refusals import BadRequest, InvalidPayload
 from ..render import render_publication
 from ..request_parsing import code, parse, text

@@ -32,7 +32,7 @@ import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Self
 
 import yaml
 
@@ -70,7 +70,12 @@ _TOO_LONG_INT = f"integer longer than {MAX_INT_DIGITS} digits"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 #: libyaml's parser when available: the same events, several times faster.
-_CLoaderBase: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: PyYAML built without libyaml has no CSafeLoader: the pure-Python loader
+#: stands in (`_load_yaml` then has no second parser to ask).
+if TYPE_CHECKING:
+    _CLoaderBase = yaml.CSafeLoader
+else:
+    _CLoaderBase = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _Refused(Exception):
@@ -137,21 +142,26 @@ def parse_text(text: str, origin: str, *, json_format: bool) -> Any:
 # -- YAML -------------------------------------------------------------------
 
 
-class _StrictConstructor(yaml.constructor.SafeConstructor):  # type: ignore[misc]  # PyYAML ships no type hints
+class _StrictConstructor(yaml.constructor.SafeConstructor):
     """PyYAML's safe constructor, refusing what it would accept silently or
     fail on with a bare Python error: two equal keys in a mapping (PyYAML
     keeps the last), integers longer than MAX_INT_DIGITS, and values its
-    constructors cannot read (`2026-13-45`, `!!int abc`)."""
+    constructors cannot read (`2026-13-45`, `!!int abc`). A mixin, first
+    among the bases of a loader (`_CLoader`, `_PyLoader`)."""
 
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        #: Mappings whose keys were checked: a merge (`<<: *a`) flattens its
-        #: source in place, so each mapping is checked once, before that.
-        self._keys_checked: set[int] = set()
+    #: Mappings whose keys were checked: a merge (`<<: *a`) flattens its
+    #: source in place, so each mapping is checked once, before that. Made on
+    #: first use, not in an `__init__`: the mixin's `super().__init__(stream)`
+    #: would reach the loader's only through a concrete loader's MRO, which
+    #: the type checker does not follow.
+    _keys_checked: set[int] | None = None
 
     def flatten_mapping(self, node: Any) -> None:
-        if id(node) not in self._keys_checked:
-            self._keys_checked.add(id(node))
+        checked = self._keys_checked
+        if checked is None:
+            checked = self._keys_checked = set()
+        if id(node) not in checked:
+            checked.add(id(node))
             first_line: dict[Any, int] = {}
             for key_node, _ in node.value:
                 if key_node.tag == _MERGE_TAG:  # `<<` may be overridden by later keys
@@ -173,7 +183,9 @@ class _StrictConstructor(yaml.constructor.SafeConstructor):  # type: ignore[misc
             kind = str(node.tag).rsplit(":", 1)[-1]
             raise _Refused.at_mark(node.start_mark, f"not a valid {kind}: {exc}") from None
 
-    def construct_yaml_int(self, node: Any) -> int:
+    # `self: Self`, not the class: PyYAML's stubs type a constructor's first
+    # argument as the loader it runs in (registered below).
+    def construct_yaml_int(self: Self, node: Any) -> int:
         # The written digits bound the conversion's cost; the value bounds
         # what is built (hex and base 60 write big numbers in few digits).
         if len(str(node.value).replace("_", "").lstrip("+-")) > MAX_INT_DIGITS:
@@ -187,11 +199,11 @@ class _StrictConstructor(yaml.constructor.SafeConstructor):  # type: ignore[misc
 _StrictConstructor.add_constructor("tag:yaml.org,2002:int", _StrictConstructor.construct_yaml_int)
 
 
-class _CLoader(_StrictConstructor, _CLoaderBase):  # type: ignore[misc]  # PyYAML ships no type hints
+class _CLoader(_StrictConstructor, _CLoaderBase):
     """libyaml's parser with the strict constructor."""
 
 
-class _PyLoader(_StrictConstructor, yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no type hints
+class _PyLoader(_StrictConstructor, yaml.SafeLoader):
     """The pure-Python parser with the strict constructor: its syntax error
     messages (and marks) are the ones documented and tested."""
 
@@ -203,7 +215,7 @@ def _load_yaml(text: str) -> Any:
     try:
         return _load_yaml_with(text, _CLoader)
     except yaml.YAMLError:
-        if _CLoaderBase is yaml.SafeLoader:
+        if not yaml.__with_libyaml__:  # `_CLoader` was the pure-Python parser
             raise
         _load_yaml_with(text, _PyLoader)  # raises its own error, the documented one
         raise

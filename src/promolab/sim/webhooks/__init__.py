@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel
 
-from .delivery import MAX_ATTEMPTS, RETRY_OFFSETS, deliver_due
+from .attempts import MAX_ATTEMPTS, RETRY_OFFSETS
+from .delivery import deliver_due
 from .envelope import EventBodies, build_envelope, payload_type
 from .signing import SIGNATURE_HEADER, encode_body, sign, verify_signature
 
@@ -59,7 +60,7 @@ def emit(
     Delivery is queued, never done inline: it runs once the calling operation
     has completed (a receiver can neither see nor break a half-applied state).
     """
-    from .delivery import queue
+    from .attempts import queue
 
     configs = subscribers(sim, event_type)
     if not configs:

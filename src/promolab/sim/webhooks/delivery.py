@@ -37,95 +37,43 @@ other client of a served simulator):
 
 Claim order is the order of the writes (a write claims in the same lock hold
 that applied and journaled it), and an outcome changes nothing another write
-reads except the pending queue of its own configuration (see `_record`), so
-the log, the queue and every state dump come out as if each write had been
-delivered before the next one ran: what a replay of the journal produces.
+reads except the pending queue of its own configuration (see
+`attempts.record_attempt`), so the log, the queue and every state dump come
+out as if each write had been delivered before the next one ran: what a
+replay of the journal produces.
 `Simulator.advance`, snapshots and restores wait until no batch is in flight.
+
+Here: the three steps and the processor that runs them on the clock. One
+attempt, claimed and recorded, and the retry schedule are `attempts`; the
+wire (receiver or POST) is `sending`; the queue in due order is `due_order`.
 """
 
 from __future__ import annotations
 
-import bisect
-import heapq
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Literal
+from datetime import datetime
+from typing import TYPE_CHECKING
 
-from ... import models
-from ..records import DeliveryAttempt, PendingDelivery, WebhookConfig
-from ..state import State, derived
-from .envelope import target_of
-from .signing import SIGNATURE_HEADER, sign
+from ..state import derived
+from .attempts import Claimed, claim_attempt, record_attempt
+from .due_order import DUE_ORDER, DueOrder, due_order
+from .sending import send_http
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
 
 __all__ = [
-    "MAX_ATTEMPTS",
-    "RETRY_OFFSETS",
     "Batch",
     "DeliveryProcessor",
-    "DueOrder",
     "Outbox",
     "claim_due",
     "deliver_due",
-    "due_order",
     "finish",
     "outbox",
-    "queue",
 ]
-
-#: When the retries fall due, counted from the first attempt.
-RETRY_OFFSETS: tuple[timedelta, ...] = tuple(
-    timedelta(minutes=m) for m in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 1440)
-)
-#: The first attempt plus one per retry.
-MAX_ATTEMPTS = 1 + len(RETRY_OFFSETS)
 
 _DELIVERING = "_promolab_delivering_webhooks"
 _OUTBOX = "_promolab_webhook_outbox"
-_DUE_ORDER = "webhook_due_order"
-
-Outcome = Literal["delivered", "failed", "timeout", "error"]
-Result = tuple[Outcome, int | None, str | None]
-
-
-def queue(sim: Simulator, config: WebhookConfig, event_type: str, sendout_id: str, body: str) -> PendingDelivery:
-    """Queue the first attempt of a sendout, due now."""
-    pending = PendingDelivery(
-        sendout_id=sendout_id,
-        webhook_id=config.id,
-        event_type=event_type,
-        body=body,
-        first_attempt_at=sim.now,
-        next_attempt_at=sim.now,
-        attempt=1,
-    )
-    sim.state.pending_deliveries.append(pending)
-    return pending
-
-
-# -- claimed attempts ---------------------------------------------------------------------------------
-@dataclass(slots=True)
-class Claimed:
-    """One attempt taken off the queue: what to send, and what the log will say.
-
-    Everything but the result is fixed at claim time, under the lock, from the
-    state and the simulated clock; `result` is filled at claim time for an
-    in-process receiver and by `Batch.send` for a URL.
-    """
-
-    pending: PendingDelivery
-    webhook_id: str
-    attempted_at: datetime
-    signature: str
-    target: str
-    headers: dict[str, str]
-    body: bytes
-    url: str | None
-    timeout: float
-    result: Result | None = None
 
 
 @dataclass(slots=True)
@@ -147,7 +95,7 @@ class Batch:
         run without the simulator's lock: it reads nothing from the state."""
         for claimed in self.attempts:
             if claimed.result is None and claimed.url is not None:
-                claimed.result = _send_http(claimed.url, claimed.headers, claimed.body, claimed.timeout)
+                claimed.result = send_http(claimed.url, claimed.headers, claimed.body, claimed.timeout)
 
 
 class Outbox:
@@ -182,7 +130,7 @@ class Outbox:
         while (turn := self._ready.pop(self._recorded, None)) is not None:
             try:
                 for claimed in turn.attempts:
-                    _record(sim, claimed)
+                    record_attempt(sim, claimed)
             finally:  # a failure to record must not block every later batch
                 self._recorded += 1
 
@@ -212,7 +160,7 @@ def claim_due(sim: Simulator, now: datetime | None = None) -> Batch | None:
     setattr(sim, _DELIVERING, True)
     try:
         while (first := due_order(sim).take_due(moment)) is not None:
-            claimed = _claim(sim, first, sim.now)
+            claimed = claim_attempt(sim, first, sim.now)
             if claimed is not None:
                 batch.attempts.append(claimed)
     finally:
@@ -237,205 +185,6 @@ def deliver_due(sim: Simulator, now: datetime | None = None) -> None:
             finish(sim, batch)
 
 
-class DueOrder:
-    """`state.pending_deliveries` ordered by due time, for the processor's
-    `next_due` (asked after every write and at every clock step) and for
-    `deliver_due`, without a scan of the queue per question.
-
-    Derived, never stored. It follows one list object: sendouts are appended
-    to the queue (`queue`, retries in `_record`, or anyone else: new items
-    are read from the end of the list) and leave it only through `take_due`;
-    when the list is replaced (a configuration disabled or deleted drops its
-    sendouts) or shrank behind its back, it is rebuilt. Each sendout gets a
-    sequence number in queue order: heap entries are (next_attempt_at,
-    sequence, sendout), so ties go to queue order, and the list, sorted by
-    sequence, is searched by bisection to remove the sendout taken.
-    """
-
-    __slots__ = ("heap", "items", "seen", "seq", "seq_of", "state")
-
-    def __init__(self, state: State) -> None:
-        self.state = state
-        self._rebuild()
-
-    def _rebuild(self) -> None:
-        self.items = self.state.pending_deliveries
-        self.seen = 0
-        self.heap: list[tuple[datetime, int, PendingDelivery]] = []
-        self.seq = 0
-        #: id(sendout) -> its sequence number, for as long as it is queued
-        self.seq_of: dict[int, int] = {}
-        self.sync()
-
-    def sync(self) -> DueOrder:
-        items = self.state.pending_deliveries
-        if items is self.items and len(items) == self.seen:
-            return self  # nothing new: the common case, asked after every write
-        if items is not self.items or len(items) < self.seen:
-            self._rebuild()
-            return self
-        for pending in items[self.seen:]:
-            heapq.heappush(self.heap, (pending.next_attempt_at, self.seq, pending))
-            self.seq_of[id(pending)] = self.seq
-            self.seq += 1
-        self.seen = len(items)
-        return self
-
-    def next_due(self) -> datetime | None:
-        return self.heap[0][0] if self.heap else None
-
-    def due_by(self, sim: Simulator, target: datetime) -> bool:
-        """Whether a sendout is due at or before `target`: the processor's
-        `processing.Watch` (exact, once in step with the queue)."""
-        items = self.items
-        if items is not self.state.pending_deliveries or len(items) != self.seen:
-            self.sync()
-        heap = self.heap
-        return bool(heap) and heap[0][0] <= target
-
-    def take_due(self, moment: datetime) -> PendingDelivery | None:
-        """Remove the earliest sendout due at or before `moment` from the queue."""
-        heap = self.heap
-        if not heap or heap[0][0] > moment:
-            return None
-        _, seq, pending = heapq.heappop(heap)
-        items, seq_of = self.items, self.seq_of
-        i = bisect.bisect_left(items, seq, key=lambda p: seq_of.get(id(p), -1))
-        if i == len(items) or items[i] is not pending:  # pragma: no cover - changed behind our back
-            found = next((k for k, item in enumerate(items) if item is pending), None)
-            if found is None:  # no longer queued: start over from the list
-                self._rebuild()
-                return self.take_due(moment)
-            i = found
-        del items[i]
-        seq_of.pop(id(pending), None)
-        self.seen -= 1
-        return pending
-
-
-def due_order(sim: Simulator) -> DueOrder:
-    """The simulator's `DueOrder`, up to date."""
-    return derived(sim, _DUE_ORDER, DueOrder).sync()
-
-
-def _headers(signature: str) -> dict[str, str]:
-    """Headers of every attempt; the version header says which envelope
-    version the body follows (`/openapi.json` documents it under `webhooks`)."""
-    return {
-        "content-type": "application/json",
-        "user-agent": "promolab-webhooks/1",
-        models.WEBHOOK_VERSION_HEADER: models.WEBHOOK_VERSION,
-        SIGNATURE_HEADER: signature,
-    }
-
-
-def _claim(sim: Simulator, pending: PendingDelivery, now: datetime) -> Claimed | None:
-    """Fix one attempt of `pending` at `now`; an in-process receiver is called
-    here. None for a configuration that is not ACTIVE (no attempt, no log)."""
-    config = sim.state.webhooks.get(pending.webhook_id)
-    if config is None or config.status != "ACTIVE":
-        return None
-    body = pending.body.encode("utf-8")
-    signature = sign(body, config.secret.get_secret_value())
-    claimed = Claimed(
-        pending=pending,
-        webhook_id=config.id,
-        attempted_at=now,
-        signature=signature,
-        target=target_of(config),
-        headers=_headers(signature),
-        body=body,
-        url=config.url,
-        timeout=sim.state.settings.webhook_timeout_seconds,
-    )
-    if config.url is None:
-        claimed.result = _send_in_process(sim, config, claimed.headers, body)
-    return claimed
-
-
-def _record(sim: Simulator, claimed: Claimed) -> None:
-    """Log one attempt and plan what follows it (step 3).
-
-    The retry is due `RETRY_OFFSETS[attempt - 1]` after the first attempt
-    whatever the instant of recording, so a late recording changes no time.
-    When the configuration is no longer ACTIVE at recording (deleted by a
-    write that ran while this attempt was on the network), the attempt is
-    logged with its planned retry but the retry is not queued: the deletion
-    would have dropped it had the attempt been recorded first.
-    """
-    pending = claimed.pending
-    outcome, status, error = claimed.result or ("error", None, "not sent: the delivery was interrupted")
-    config = sim.state.webhooks.get(claimed.webhook_id)
-    active = config is not None and config.status == "ACTIVE"
-    next_at: datetime | None = None
-    if outcome != "delivered":
-        if pending.attempt < MAX_ATTEMPTS:
-            next_at = pending.first_attempt_at + RETRY_OFFSETS[pending.attempt - 1]
-            if active:
-                retry = pending.model_copy(update={"attempt": pending.attempt + 1, "next_attempt_at": next_at})
-                sim.state.pending_deliveries.append(retry)
-        elif config is not None:
-            if active:
-                config.status = "DISABLED"
-            sim.state.pending_deliveries = [
-                p for p in sim.state.pending_deliveries if p.webhook_id != config.id
-            ]
-    sim.state.webhook_deliveries.append(
-        DeliveryAttempt(
-            sendout_id=pending.sendout_id,
-            webhook_id=claimed.webhook_id,
-            event_type=pending.event_type,
-            attempt=pending.attempt,
-            attempted_at=claimed.attempted_at,
-            outcome=outcome,
-            status_code=status,
-            error=error,
-            next_attempt_at=next_at,
-            signature=claimed.signature,
-            target=claimed.target,
-        )
-    )
-
-
-def _send_in_process(
-    sim: Simulator, config: WebhookConfig, headers: Mapping[str, str], body: bytes
-) -> Result:
-    """(outcome, status code, error) of one in-process attempt; never raises."""
-    receiver = sim.receiver(config.receiver or "")
-    if receiver is None:
-        return "error", None, f"no receiver registered under {config.receiver!r}"
-    try:
-        answer = receiver(dict(headers), body)
-    except TimeoutError as exc:
-        return "timeout", None, f"receiver timed out: {exc}" if str(exc) else "receiver timed out"
-    except Exception as exc:  # noqa: BLE001 - a receiver's bug is a failed attempt, not ours
-        return "error", None, f"{type(exc).__name__}: {exc}"
-    status = 200 if answer is None else answer
-    if isinstance(status, bool) or not isinstance(status, int):
-        return "error", None, f"receiver returned {answer!r}, not an HTTP status"
-    return _judge(status)
-
-
-def _judge(status: int) -> Result:
-    if 200 <= status < 300:
-        return "delivered", status, None
-    return "failed", status, f"HTTP {status}"
-
-
-def _send_http(url: str, headers: Mapping[str, str], body: bytes, timeout: float) -> Result:
-    """(outcome, status code, error) of one POST; never raises for what the
-    receiver or the network does (a URL httpx refuses is an `error` too)."""
-    import httpx
-
-    try:
-        response = httpx.post(url, content=body, headers=dict(headers), timeout=timeout, follow_redirects=False)
-    except httpx.TimeoutException as exc:
-        return "timeout", None, f"no answer within {timeout:g} s ({type(exc).__name__})"
-    except (httpx.HTTPError, httpx.InvalidURL) as exc:
-        return "error", None, f"{type(exc).__name__}: {exc}"
-    return _judge(response.status_code)
-
-
 class DeliveryProcessor:
     """Retries fall due on the simulated clock; first attempts are due at once."""
 
@@ -448,7 +197,7 @@ class DeliveryProcessor:
 
     def watch(self, sim: Simulator) -> DueOrder:
         """The `DueOrder` of the simulator's state (it follows the queue itself)."""
-        return derived(sim, _DUE_ORDER, DueOrder)
+        return derived(sim, DUE_ORDER, DueOrder)
 
     def run_due(self, sim: Simulator, now: datetime) -> None:
         deliver_due(sim, now)

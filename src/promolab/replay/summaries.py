@@ -1,0 +1,157 @@
+"""The `result` column of a replayed line: a short summary for people.
+
+`summarize(op, args, result)` gives the text of a successful line (and, for
+`validate`, the tiers / best_tier / best_discount columns); an operation
+without a summary of its own (`_SUMMARIES`) shows its result's type name.
+Money goes through `display.format_money`, points with their unit. A
+summary reads the answer as a wire model or as a JSON dict alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+from typing import Any
+
+from ..display import format_money, format_points
+from .reader import ADVANCE
+
+__all__ = ["Summary", "duration", "summarize"]
+
+
+def _get(obj: Any, *path: str) -> Any:
+    """Read `a.b.c` from a wire model or a JSON dict alike (None if absent)."""
+    for name in path:
+        if obj is None:
+            return None
+        obj = obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+    return obj
+
+
+def _field(obj: Any, name: str) -> Any:
+    """`_get(obj, name)` for one name: the summaries of the frequent
+    operations read a few fields a line, and the loop over a path costs more
+    than the read."""
+    if obj is None:
+        return None
+    return obj.get(name) if isinstance(obj, dict) else getattr(obj, name, None)
+
+
+def _text(value: Any) -> str:
+    return str(getattr(value, "value", value))
+
+
+def duration(delta: timedelta | float) -> str:
+    """`1d 2h 3m 4s` (fractions of a second as `0.5s`)."""
+    seconds = delta.total_seconds() if isinstance(delta, timedelta) else float(delta)
+    seconds_int = int(seconds)
+    if seconds_int != seconds:
+        return f"{seconds:g}s"
+    days, rest = divmod(seconds_int, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    parts = [f"{n}{u}" for n, u in ((days, "d"), (hours, "h"), (minutes, "m"), (secs, "s")) if n]
+    return " ".join(parts) or "0s"
+
+
+Summary = tuple[str, int | None, str | None, int | None]
+
+
+def summarize(op: str, args: dict[str, Any], result: Any) -> Summary:
+    """(summary, tiers, best_tier, best_discount) for a successful line.
+
+    The summary is text for people: money through `display.format_money`
+    (`GIFT-ALICE-50 +$25.00 -> balance $75.00`, in the default currency, USD:
+    the simulator does not keep the scenario's), points with their unit
+    (`-300 points`). The numeric columns (`best_discount`) stay in cents."""
+    summary = _SUMMARIES.get(op)
+    if summary is None:
+        return type(result).__name__ if result is not None else "ok", None, None, None
+    return summary(args, result)
+
+
+def _validate_summary(args: dict[str, Any], result: Any) -> Summary:
+    promotions = _field(result, "promotions") or []
+    best_id, best = None, None
+    for tier in promotions:
+        amount = _field(_field(tier, "order"), "total_discount_amount")
+        if amount is None:
+            amount = _field(tier, "discount_amount") or 0
+        if best is None or amount > best:
+            best_id, best = _field(tier, "id"), amount
+    if not promotions:
+        return "no tier applies", 0, None, None
+    count = len(promotions)
+    tiers = f"{count} tier" if count == 1 else f"{count} tiers"
+    return f"{tiers}; best {best_id} {format_money(-(best or 0))}", count, best_id, best
+
+
+# The summaries of the frequent operations read the answer's attributes
+# directly (the answer is a wire model); a dict, or an object missing one of
+# them, raises AttributeError and is read field by field, to the same text.
+
+
+def _publish_summary(args: dict[str, Any], result: Any) -> Summary:
+    try:
+        code, who = result.voucher.code, result.tracking_id or result.customer_id
+    except AttributeError:
+        code = _field(_field(result, "voucher"), "code")
+        who = _field(result, "tracking_id") or _field(result, "customer_id")
+    return f"{code} -> {who}", None, None, None
+
+
+def _track_event_summary(args: dict[str, Any], result: Any) -> Summary:
+    try:
+        customer = result.customer
+        who, kind = customer.source_id or customer.id, result.type
+    except AttributeError:
+        customer = _field(result, "customer")
+        who, kind = _field(customer, "source_id") or _field(customer, "id"), _field(result, "type")
+    return f"{kind or args.get('request', {}).get('event')} by {who}", None, None, None
+
+
+def _purchase_summary(args: dict[str, Any], result: Any) -> Summary:
+    status = _field(result, "status")
+    tx = _field(result, "transaction")
+    if tx is None:
+        return _text(status), None, None, None
+    text = f"{_text(status)} {_field(tx, 'id')} {_text(_field(tx, 'status'))}"
+    cost = _get(tx, "details", "points", "total")  # the reward's price, spent from the card
+    if isinstance(cost, int) and not isinstance(cost, bool):
+        text += f" {format_points(-cost, signed=True)}"
+    return text, None, None, None
+
+
+def _gift_summary(args: dict[str, Any], result: Any) -> Summary:
+    try:
+        amount, balance = result.amount, result.balance
+    except AttributeError:
+        amount, balance = _field(result, "amount"), _field(result, "balance")
+    return (f"{args.get('code')} {format_money(amount, signed=True)} -> balance {format_money(balance)}",
+            None, None, None)
+
+
+def _status_summary(args: dict[str, Any], result: Any) -> Summary:
+    return f"{_get(result, 'id')} {_text(_get(result, 'status'))}", None, None, None
+
+
+def _delete_webhook_summary(args: dict[str, Any], result: Any) -> Summary:
+    return f"{args.get('webhook_id')} deleted", None, None, None
+
+
+def _advance_summary(args: dict[str, Any], result: Any) -> Summary:
+    return f"clock +{duration(float(args.get('seconds', 0)))}", None, None, None
+
+
+#: The summary of each operation's result (any other: the result's type name).
+_SUMMARIES: dict[str, Callable[[dict[str, Any], Any], Summary]] = {
+    "validate": _validate_summary,
+    "publish": _publish_summary,
+    "track_event": _track_event_summary,
+    "purchase_reward": _purchase_summary,
+    "add_gift_balance": _gift_summary,
+    "delete_reward": _status_summary,
+    "delete_webhook": _delete_webhook_summary,
+    ADVANCE: _advance_summary,
+    "get_incentive": _status_summary,
+}
