@@ -9,6 +9,7 @@ against independent expectations.
   new one; rule inputs left out for rules that cannot read them
   (`_families`) against evaluating with everything (`rules_pass`); the early
   answer for customers who are members of nothing;
+- the event metadata schema's verdicts, case by case;
 - `ids.IdGenerator` (prebuilt hashers) against the keyed hash it stands for;
 - `ledger.post` refuses before it takes an id.
 """
@@ -352,63 +353,58 @@ def test_a_refused_posting_takes_no_id(sim: Simulator) -> None:
     assert sim.state.card_transactions[record.id] is record and card.balance == 5
 
 
-# -- the metadata schema's usual values ---------------------------------------------------------------
-_PROPERTIES = [
-    MetadataProperty(type="number", required=True, min=0),
-    MetadataProperty(type="number", min=1, max=5),
-    MetadataProperty(type="number", enum=[1, 2.5]),
-    MetadataProperty(type="string", enum=["web", "app"]),
-    MetadataProperty(type="string"),
-    MetadataProperty(type="string", min_length=2, max_length=3),
-    MetadataProperty(type="boolean"),
-    MetadataProperty(type="array", max_length=1),
-    MetadataProperty(type="date"),
-]
-_VALUES = [0, -1, 1, 5, 6, 2.5, -0.5, float("nan"), float("inf"), True, False, "web", "x", "", "abcd",
-           [1], [1, 2], {"a": 1}, "2026-03-06", "2026-03-06T10:00:00Z"]
+# -- the metadata schema ------------------------------------------------------------------------------
+_NUMBER = MetadataProperty(type="number", min=1, max=5)
+_CHANNEL = MetadataProperty(type="string", enum=["web", "app"])
+_CODE = MetadataProperty(type="string", min_length=2, max_length=3)
+
+#: (property, value, the problem the 400 names; None: the value fits), by hand.
+METADATA_VERDICTS: list[tuple[MetadataProperty, Any, str | None]] = [
+    (_NUMBER, 1, None), (_NUMBER, 5, None), (_NUMBER, 2.5, None),
+    (_NUMBER, 0, "should be >= 1, got 0"), (_NUMBER, 6, "should be <= 5, got 6"),
+    (_NUMBER, 5.5, "should be <= 5, got 5.5"), (_NUMBER, float("inf"), "should be <= 5, got inf"),
+    (_NUMBER, True, "should be of type number, got True"), (_NUMBER, "3", "should be of type number, got '3'"),
+    (MetadataProperty(type="number", enum=[1, 2.5]), 2.5, None),
+    (MetadataProperty(type="number", enum=[1, 2.5]), 2, "should be one of [1, 2.5], got 2"),
+    (MetadataProperty(type="number", min=0), -0.5, "should be >= 0, got -0.5"),
+    (MetadataProperty(type="string"), "", None), (MetadataProperty(type="string"), "x" * 1000, None),
+    (MetadataProperty(type="string"), 1, "should be of type string, got 1"),
+    (_CHANNEL, "web", None), (_CHANNEL, "store", "should be one of ['web', 'app'], got 'store'"),
+    (_CODE, "ab", None), (_CODE, "abc", None),
+    (_CODE, "a", "should have at least 2 characters/items, got 1"),
+    (_CODE, "abcd", "should have at most 3 characters/items, got 4"),
+    (MetadataProperty(type="boolean"), False, None), (MetadataProperty(type="boolean"), 0, "should be of type boolean, got 0"),
+    (MetadataProperty(type="array", max_length=1), [1], None),
+    (MetadataProperty(type="array", max_length=1), [1, 2], "should have at most 1 characters/items, got 2"),
+    (MetadataProperty(type="array"), {"a": 1}, "should be of type array, got {'a': 1}"),
+    (MetadataProperty(type="object"), {"a": 1}, None),
+    (MetadataProperty(type="date"), "2026-03-06", None),
+    (MetadataProperty(type="date"), "2026-03-06T10:00:00Z", "should be of type date, got '2026-03-06T10:00:00Z'"),
+    (MetadataProperty(type="datetime"), "2026-03-06T10:00:00Z", None),
+    (MetadataProperty(type="datetime"), "2026-03-06", "should be of type datetime, got '2026-03-06'"),
+]  # fmt: skip
 
 
-@pytest.mark.parametrize("prop", _PROPERTIES)
-def test_a_value_that_plainly_fits_is_one_the_full_check_accepts(prop: MetadataProperty) -> None:
+@pytest.mark.parametrize(("prop", "value", "problem"), METADATA_VERDICTS)
+def test_metadata_values_against_their_schema(prop: MetadataProperty, value: Any, problem: str | None) -> None:
     schema = EventSchema(name="e", metadata={"p": prop})
-    taken = 0
-    for value in _VALUES:
-        if events_op._plainly_fits(prop.__dict__, value):
-            taken += 1
-            events_op._check_property(schema, "p", prop, value)  # does not raise
-    if prop.type in ("number", "string") and prop.min_length is None and prop.enum != [1, 2.5]:
-        assert taken > 0  # the usual values take the short way
-
-
-@SETTINGS
-@given(
-    prop=st.builds(
-        MetadataProperty,
-        type=st.sampled_from(["number", "string", "boolean", "array"]),
-        enum=st.one_of(st.none(), st.lists(st.one_of(st.integers(-3, 3), st.sampled_from(["a", "b"])), max_size=3)),
-        min=st.one_of(st.none(), st.floats(-5, 5)),
-        max=st.one_of(st.none(), st.floats(-5, 5)),
-        min_length=st.one_of(st.none(), st.integers(0, 3)),
-        max_length=st.one_of(st.none(), st.integers(0, 3)),
-    ),
-    value=st.one_of(st.integers(-6, 6), st.floats(allow_nan=True), st.booleans(), st.text(max_size=4),
-                    st.lists(st.integers(), max_size=4)),
-)
-def test_generated_values_that_plainly_fit_pass_the_full_check(prop: MetadataProperty, value: Any) -> None:
-    schema = EventSchema(name="e", metadata={"p": prop})
-    if events_op._plainly_fits(prop.__dict__, value):
-        events_op._check_property(schema, "p", prop, value)
-    try:
+    if problem is None:
         events_op.check_event_metadata(schema, {"p": value})
-        fast = None
-    except SimError as exc:
-        fast = str(exc)
-    try:
-        events_op._check_property(schema, "p", prop, value)
-        full = None
-    except SimError as exc:
-        full = str(exc)
-    assert fast == full  # the same verdict, the same message
+        return
+    with pytest.raises(SimError) as caught:
+        events_op.check_event_metadata(schema, {"p": value})
+    assert (caught.value.status, caught.value.key) == (400, "metadata_validation_failed")
+    assert caught.value.details == f"Property metadata.p of event 'e' {problem}"
+
+
+def test_metadata_required_and_extra_keys() -> None:
+    schema = EventSchema(name="e", metadata={"p": MetadataProperty(type="number", required=True)}, allow_extra=False)
+    events_op.check_event_metadata(schema, {"p": 1})
+    for metadata, name, problem in (({}, "p", "is required"), ({"p": None}, "p", "is required"),
+                                    ({"p": 1, "q": 2}, "q", "is not defined in the event schema")):
+        with pytest.raises(SimError) as caught:
+            events_op.check_event_metadata(schema, metadata)
+        assert caught.value.details == f"Property metadata.{name} of event 'e' {problem}"
 
 
 # -- points, read once per rule -----------------------------------------------------------------------

@@ -29,7 +29,7 @@ from ... import models
 from ..earning import apply_credits, card_named, plan_credits
 from ..fast_validate import validated
 from ..publishing import create_customer, find_customer
-from ..records import EventSchema, MetadataProperty, TrackedEvent
+from ..records import EventSchema, TrackedEvent
 from ..referrals import apply_conversion, plan_conversion
 from ..refusals import BadRequest, InvalidPayload
 from ..render import render_event_result
@@ -156,51 +156,36 @@ _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
 }
 
 
-def _check_property(schema: EventSchema, name: str, prop: MetadataProperty, value: Any) -> None:
-    kind = prop.type
+def _check_property(schema: EventSchema, name: str, prop: Mapping[str, Any], value: Any) -> None:
+    """Raise the 400 for `value` of the property whose fields `prop` holds
+    (the record's `__dict__`, read once: this runs for every property of
+    every event), or return when it fits. The usual values (a number in
+    range, a string) are decided by plain type tests before any other rule."""
+    kind = prop["type"]
     if kind == "number":
-        if not _is_number(value):
+        if type(value) is not int and type(value) is not float and not _is_number(value):
             raise _fail(schema.name, name, f"should be of type {kind}, got {value!r}")
     elif kind == "string":
-        if not isinstance(value, str):
+        if type(value) is not str and not isinstance(value, str):
             raise _fail(schema.name, name, f"should be of type {kind}, got {value!r}")
     elif not _TYPE_CHECKS[kind](value):
         raise _fail(schema.name, name, f"should be of type {kind}, got {value!r}")
-    enum = prop.enum
+    enum = prop["enum"]
     if enum is not None and value not in enum:
         raise _fail(schema.name, name, f"should be one of {enum}, got {value!r}")
     if kind == "number":
-        low, high = prop.min, prop.max
+        low, high = prop["min"], prop["max"]
         if low is not None and value < low:
             raise _fail(schema.name, name, f"should be >= {low:g}, got {value!r}")
         if high is not None and value > high:
             raise _fail(schema.name, name, f"should be <= {high:g}, got {value!r}")
         return  # a number is neither a str nor a list: no length
     if isinstance(value, str | list):
-        shortest, longest = prop.min_length, prop.max_length
+        shortest, longest = prop["min_length"], prop["max_length"]
         if shortest is not None and len(value) < shortest:
             raise _fail(schema.name, name, f"should have at least {shortest} characters/items, got {len(value)}")
         if longest is not None and len(value) > longest:
             raise _fail(schema.name, name, f"should have at most {longest} characters/items, got {len(value)}")
-
-
-def _plainly_fits(prop: Mapping[str, Any], value: Any) -> bool:
-    """True only if `_check_property` accepts `value` for the property whose
-    fields `prop` holds (the record's `__dict__`, read once): the usual
-    values, a number in range or a string of the enum, without its reads of
-    every constraint; anything else is left to `_check_property`."""
-    kind = prop["type"]
-    if kind == "number":
-        if type(value) is not int and type(value) is not float:
-            return False
-        low, high = prop["min"], prop["max"]
-        return prop["enum"] is None and (low is None or value >= low) and (high is None or value <= high)
-    if kind == "string":
-        if type(value) is not str or prop["min_length"] is not None or prop["max_length"] is not None:
-            return False
-        enum = prop["enum"]
-        return enum is None or value in enum
-    return False
 
 
 def check_event_metadata(schema: EventSchema, metadata: Mapping[str, Any]) -> None:
@@ -213,8 +198,7 @@ def check_event_metadata(schema: EventSchema, metadata: Mapping[str, Any]) -> No
             if prop.required:
                 raise _fail(schema.name, name, "is required")
             continue
-        if not _plainly_fits(prop.__dict__, value):
-            _check_property(schema, name, prop, value)  # raises the exact 400, or finds it fits
+        _check_property(schema, name, prop.__dict__, value)
     if not schema.allow_extra:
         for name in metadata:
             if name not in properties:
