@@ -39,12 +39,12 @@ from promolab.sim import records
 from promolab.sim.clock import format_instant
 from promolab.sim.gift import gift_balance_added_data
 from promolab.sim.loyalty.purchases import _outside_window
-from promolab.sim.refusals import InvalidPayload, SimError
+from promolab.sim.refusals import SimError
 from promolab.sim.render import iso, render_customer
 from promolab.sim.render.vouchers import render_voucher, wire_instant
-from promolab.sim.request_parsing import describe_validation_error
 from promolab.sim.webhooks import build_envelope, encode_body
 from promolab.sim.webhooks.envelope import EventBodies
+from wire_asserts import model_refusal, payload_refusal
 
 DEMO = Path(__file__).parents[2] / "data" / "scenarios" / "demo.yaml"
 SHARED = [HealthCheck.function_scoped_fixture]
@@ -383,26 +383,6 @@ def test_a_publication_shows_its_record_and_its_voucher(sim: Simulator) -> None:
 
 
 # -- request bodies ------------------------------------------------------------------------------------
-def _payload_refusal(call: Callable[[], Any]) -> str | None:
-    """The 400 `invalid_payload` a call refuses with, None when it refuses otherwise or not at all."""
-    try:
-        call()
-    except InvalidPayload as exc:
-        return exc.details
-    except SimError:
-        pass
-    return None
-
-
-def _model_refusal(model: type[BaseModel], request: Any) -> str | None:
-    """The 400 the public model's first error gives, None when it accepts the body."""
-    try:
-        model.model_validate(copy.deepcopy(request))
-    except ValidationError as exc:
-        return describe_validation_error(exc)
-    return None
-
-
 texts = st.sampled_from(["", "a", "alice", "camp_newsletter", "NEWS-1", "é", "\ud800"])
 scalars = st.one_of(st.none(), texts, st.integers(-3, 3), st.booleans(), st.floats(allow_nan=False))
 refs = st.dictionaries(st.sampled_from(["id", "source_id", "name", "email", "metadata", "Name"]),
@@ -420,11 +400,11 @@ publish_bodies = st.dictionaries(
 @example({"campaign": {"name": "n", "id": None}, "customer": {"source_id": "s", "id": None}, "source_id": "p"})
 def test_publish_refuses_a_body_as_its_model_does(demo_snapshot: dict[str, Any], request: dict[str, Any]) -> None:
     sim = Simulator.restore(demo_snapshot)
-    got = _payload_refusal(lambda: sim.publish(copy.deepcopy(request)))
+    got = payload_refusal(lambda: sim.publish(copy.deepcopy(request)))
     if request.get("voucher") is None and request.get("campaign") is None:
         assert got is None  # 400 missing_vouchers, the real service's answer, comes first
     else:
-        assert got == _model_refusal(models.PublishRequest, request)
+        assert got == model_refusal(models.PublishRequest, request)
 
 
 @pytest.mark.parametrize(("request_body", "refusal"), [
@@ -438,7 +418,7 @@ def test_publish_refuses_a_body_as_its_model_does(demo_snapshot: dict[str, Any],
      "Property .metadata: Input should be a valid dictionary"),
 ])  # fmt: skip
 def test_publish_refusals_written_out(sim: Simulator, request_body: dict[str, Any], refusal: str) -> None:
-    assert _payload_refusal(lambda: sim.publish(request_body)) == refusal
+    assert payload_refusal(lambda: sim.publish(request_body)) == refusal
 
 
 balance_bodies = st.dictionaries(
@@ -455,8 +435,8 @@ balance_bodies = st.dictionaries(
 @example({"amount": True})
 def test_gift_top_ups_refuse_a_body_as_their_model_does(demo_snapshot: dict[str, Any], request: dict[str, Any]) -> None:
     sim = Simulator.restore(demo_snapshot)
-    got = _payload_refusal(lambda: sim.add_gift_balance("GIFT-BOB-25", copy.deepcopy(request)))
-    assert got == _model_refusal(models.AddBalanceRequest, request)
+    got = payload_refusal(lambda: sim.add_gift_balance("GIFT-BOB-25", copy.deepcopy(request)))
+    assert got == model_refusal(models.AddBalanceRequest, request)
 
 
 @pytest.mark.parametrize(("request_body", "refusal"), [
@@ -466,7 +446,7 @@ def test_gift_top_ups_refuse_a_body_as_their_model_does(demo_snapshot: dict[str,
     ({"amount": 500, "note": "x"}, "Property .note is not allowed"),
 ])  # fmt: skip
 def test_gift_top_up_refusals_written_out(sim: Simulator, request_body: dict[str, Any], refusal: str) -> None:
-    assert _payload_refusal(lambda: sim.add_gift_balance("GIFT-BOB-25", request_body)) == refusal
+    assert payload_refusal(lambda: sim.add_gift_balance("GIFT-BOB-25", request_body)) == refusal
 
 
 def test_a_gift_top_up_reads_its_body(sim: Simulator) -> None:
@@ -482,16 +462,16 @@ def test_a_gift_top_up_reads_its_body(sim: Simulator) -> None:
 @example({"reward_id": ""})
 def test_reward_purchases_refuse_a_body_as_their_model_does(demo_snapshot: dict[str, Any], request: Any) -> None:
     sim = Simulator.restore(demo_snapshot)
-    got = _payload_refusal(lambda: sim.apply("purchase_reward", program_id="lprg_coffee_club",
+    got = payload_refusal(lambda: sim.apply("purchase_reward", program_id="lprg_coffee_club",
                                              member_id="lmbr_alice", request=copy.deepcopy(request)))
-    assert got == _model_refusal(models.RewardPurchaseRequest, request)
+    assert got == model_refusal(models.RewardPurchaseRequest, request)
 
 
 def test_a_reward_purchase_reads_its_body(sim: Simulator) -> None:
     result = sim.apply("purchase_reward", program_id="lprg_coffee_club", member_id="lmbr_alice",
                        request={"reward_id": "lrew_mug"})
     assert result.transaction is not None and result.transaction.details.reward_id == "lrew_mug"
-    assert _payload_refusal(lambda: sim.apply("purchase_reward", program_id="lprg_coffee_club",
+    assert payload_refusal(lambda: sim.apply("purchase_reward", program_id="lprg_coffee_club",
                                               member_id="lmbr_alice", request={"reward_id": ""})) == (
         "Property .reward_id: String should have at least 1 character"
     )

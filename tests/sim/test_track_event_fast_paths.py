@@ -25,7 +25,6 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import ValidationError
 
 from promolab import Simulator, models
 from promolab.sim import earning
@@ -34,8 +33,8 @@ from promolab.sim.loyalty import ledger
 from promolab.sim.operations import custom_events as events_op
 from promolab.sim.pricing.rule_env import lookup
 from promolab.sim.records import EventSchema, Member, MetadataProperty
-from promolab.sim.refusals import InvalidPayload, SimError
-from promolab.sim.request_parsing import describe_validation_error
+from promolab.sim.refusals import SimError
+from wire_asserts import model_refusal, payload_refusal
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -47,23 +46,7 @@ def demo_snapshot() -> dict[str, Any]:
 
 # -- the request body: `models.CustomEventRequest` alone decides --------------------------------
 def _refusal(sim: Simulator, request: Any) -> str | None:
-    """The operation's 400 `invalid_payload` for `request` (None: it refused
-    otherwise, e.g. 404 for an unknown customer id, or not at all)."""
-    try:
-        sim.apply("track_event", request=copy.deepcopy(request))
-    except InvalidPayload as exc:
-        return exc.details
-    except SimError:
-        pass
-    return None
-
-
-def _model_refusal(request: Any) -> str | None:
-    try:
-        models.CustomEventRequest.model_validate(copy.deepcopy(request))
-    except ValidationError as exc:
-        return describe_validation_error(exc)
-    return None
+    return payload_refusal(lambda: sim.apply("track_event", request=copy.deepcopy(request)))
 
 
 def _agrees(sim: Simulator, request: Any) -> None:
@@ -77,7 +60,7 @@ def _agrees(sim: Simulator, request: Any) -> None:
     if type(request) is not dict:
         assert got == "Payload should be an object"
         return
-    assert got == _model_refusal(request)
+    assert got == model_refusal(models.CustomEventRequest, request)
     if got is not None or len(sim.state.events) == before:
         return  # refused (an unknown customer id is 404)
     body = models.CustomEventRequest.model_validate(request)

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 
 from promolab import Simulator, models
 from promolab.sim.refusals import InvalidPayload, InvalidQueryParams
-from wire_asserts import assert_same_json
+from wire_asserts import assert_same_json, model_refusal, payload_refusal
 
 EXAMPLES = json.loads(
     (Path(__file__).parent / "pricing" / "data" / "promotions_validation_examples.json").read_text()
@@ -763,32 +763,18 @@ def _nearly_valid_bodies(draw: st.DrawFn) -> Any:
 
 
 def _model_refusal(request: Any) -> str | None:
-    """The 400 the model's first error gives for `request`, None when it accepts it."""
-    from pydantic import ValidationError
-
-    from promolab.sim.request_parsing import describe_validation_error
-
-    try:
-        models.ValidationRequest.model_validate(copy.deepcopy(request))
-    except ValidationError as exc:
-        return describe_validation_error(exc)
-    return None
+    return model_refusal(models.ValidationRequest, request)
 
 
 def _operation_refusal(sim: Simulator, request: Any) -> str | None:
-    """The operation's 400 `invalid_payload` for `request`, None when it answers."""
-    try:
-        sim.apply("validate", request=request)
-    except InvalidPayload as exc:
-        assert (exc.status, exc.key) == (400, "invalid_payload")
-        return exc.details
-    return None
+    return payload_refusal(lambda: sim.apply("validate", request=request))
 
 
 def _engine_wording(refusal: str) -> bool:
     """Whether a 400 is the pricing engine's (an item without a price, an
     amount out of range), which the model's messages never say."""
-    return any(words in refusal for words in ("is not in the catalogue", ": must be", ": must not be", "the largest amount"))
+    engine = ("is not in the catalogue", ": must be", ": must not be", ", the largest amount", ", the largest order amount")
+    return any(words in refusal for words in engine)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
