@@ -39,8 +39,6 @@ INT32_MAX = 2**31 - 1
 
 def _integer_only(what: str) -> Any:
     def check(value: Any) -> Any:
-        if type(value) is int:  # the usual value, asked first: this runs for every amount of every body
-            return value
         # bool is an int subclass and 1.0 == 1; both are wrong types on the wire.
         if isinstance(value, bool):
             raise PydanticCustomError("int_type", "Input should be an integer, not a boolean")
