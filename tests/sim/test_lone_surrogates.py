@@ -1,9 +1,8 @@
 """A string holding a lone surrogate (JSON allows `"\\ud800"`) is refused by
-the models' length-checked fields with `string_unicode`. The hot operations
-read their usual bodies with hand-written checks instead of the models; those
-checks must send such a body to the model, so that it gets the model's 400
-and changes nothing, instead of being stored (and crashing every later dump)
-or reaching an encoder (a 500)."""
+the models' length-checked fields with `string_unicode`. Every operation's
+body goes through its request model, so such a body gets the model's 400 and
+changes nothing, instead of being stored (and crashing every later dump) or
+reaching an encoder (a 500)."""
 
 from __future__ import annotations
 

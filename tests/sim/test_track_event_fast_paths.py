@@ -1,14 +1,15 @@
-"""The shortcuts of track_event (custom events) say what the plain definitions say.
+"""track_event (custom events): its body, and the shortcuts of what it does,
+against independent expectations.
 
-- `operations.custom_events.plainly_valid` / `read_body`: a body the hand-written
-  check accepts is one `models.CustomEventRequest` accepts, and is read as the
-  model reads it (`new_customer_ref` too); whole event sequences give the same
-  results and state either way;
+- the body: the operation refuses one exactly when `models.CustomEventRequest`
+  does, with the model's first error as its 400 (written out for some), and
+  records what the model reads (a new customer from a copy of the body's);
 - `earning`: `_open_now` (UTC copies of a program's bounds) against
   `_program_open`; `_customer_context` (a customer context reused) against a
   new one; rule inputs left out for rules that cannot read them
   (`_families`) against evaluating with everything (`rules_pass`); the early
   answer for customers who are members of nothing;
+- the event metadata schema's verdicts, case by case;
 - `ids.IdGenerator` (prebuilt hashers) against the keyed hash it stands for;
 - `ledger.post` refuses before it takes an id.
 """
@@ -18,12 +19,12 @@ from __future__ import annotations
 import copy
 import hashlib
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import ValidationError
 
 from promolab import Simulator, models
 from promolab.engine import lookup
@@ -35,43 +36,44 @@ from promolab.sim.operations import custom_events as events_op
 from promolab.sim.operations.custom_events import TRACK_EVENT
 from promolab.sim.records import EventSchema, Member, MetadataProperty
 from promolab.sim.refusals import SimError
+from wire_asserts import model_refusal, payload_refusal
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
-# -- the request body ---------------------------------------------------------------------------
-def _model_body(request: Any) -> events_op.EventBody | None:
-    """What the model reads of `request`, as `read_body` lays it out (None: refused)."""
-    try:
-        body = models.CustomEventRequest.model_validate(request)
-    except ValidationError:
-        return None
-    return events_op.EventBody(
-        event=body.event,
-        customer={"id": body.customer.id, "source_id": body.customer.source_id},
-        metadata=dict(body.metadata or {}),
-        referral=body.referral.model_dump(exclude_none=True) if body.referral is not None else None,
-        loyalty=body.loyalty.model_dump(exclude_none=True) if body.loyalty is not None else None,
-        parsed=body,
-    )
+@pytest.fixture(scope="module")
+def demo_snapshot() -> dict[str, Any]:
+    return Simulator.from_scenario(Path(__file__).parents[2] / "data" / "scenarios" / "demo.yaml").snapshot()
 
 
-def _agrees(request: Any) -> None:
-    expected = _model_body(request)
-    if not events_op.plainly_valid(request):
-        return  # the model decides
-    assert expected is not None, f"plainly valid but refused by the model: {request!r}"
-    fast = events_op.read_body(request)
-    assert fast.event == expected.event
-    assert fast.customer.get("id") == expected.customer["id"]
-    assert fast.customer.get("source_id") == expected.customer["source_id"]
-    assert fast.metadata == expected.metadata
-    assert fast.referral == expected.referral
-    assert fast.loyalty == expected.loyalty
-    assert list(fast.referral or ()) == list(expected.referral or ())  # key order
-    ref = events_op.new_customer_ref(fast)
-    model_ref = expected.parsed.customer.model_dump(exclude_none=True) if expected.parsed else None
-    assert ref == model_ref and list(ref) == list(model_ref or ())
+# -- the request body: `models.CustomEventRequest` alone decides --------------------------------
+def _refusal(sim: Simulator, request: Any) -> str | None:
+    return payload_refusal(lambda: sim.apply(TRACK_EVENT, request=copy.deepcopy(request)))
+
+
+def _agrees(sim: Simulator, request: Any) -> None:
+    """Differential, against the public model path: the operation refuses the
+    body exactly when the model does, with the model's first error; a body it
+    takes is recorded as the model reads it. (Undefined events are accepted,
+    without effects, so that every name reaches the record.)"""
+    sim.state.settings.undefined_events = "accept"
+    before = len(sim.state.events)
+    got = _refusal(sim, request)
+    if type(request) is not dict:
+        assert got == "Payload should be an object"
+        return
+    assert got == model_refusal(models.CustomEventRequest, request)
+    if got is not None or len(sim.state.events) == before:
+        return  # refused (an unknown customer id is 404)
+    body = models.CustomEventRequest.model_validate(request)
+    record = next(reversed(sim.state.events.values()))
+    assert record.name == body.event
+    assert record.metadata == (body.metadata or {})
+    assert record.referral == (body.referral.model_dump(exclude_none=True) if body.referral else None)
+    assert record.loyalty == (body.loyalty.model_dump() if body.loyalty else None)
+    customer = sim.state.customers[record.customer_id]
+    given = body.customer
+    assert given.id in (None, customer.id) and given.source_id in (None, customer.source_id)
 
 
 ODD_TEXT = ["", "x", "\ud800", "é", "a\ud800b", "🎉" * 300, "x" * 300, "x" * 301]
@@ -118,15 +120,44 @@ TABLE: list[Any] = [
 
 
 @pytest.mark.parametrize("request_body", TABLE)
-def test_the_cheap_check_accepts_only_what_the_model_accepts(request_body: Any) -> None:
-    _agrees(request_body)
+def test_the_operation_refuses_a_body_as_the_model_does(sim: Simulator, request_body: Any) -> None:
+    _agrees(sim, request_body)
 
 
-def test_the_usual_bodies_take_the_cheap_way() -> None:
-    assert events_op.plainly_valid({"event": "order_placed", "customer": {"source_id": "alice"},
-                                    "metadata": {"amount": 3400, "channel": "web"}})
-    assert events_op.plainly_valid({"event": "first_order_placed", "customer": {"source_id": "g"},
-                                    "referral": {"code": "REF-ALICE"}, "metadata": {"amount": 1}})
+@pytest.mark.parametrize(("request_body", "refusal"), [
+    ({"event": "order_placed", "customer": {}}, "Property .customer.id: at least one of id, source_id is required"),
+    ({"event": "order_placed"}, "Payload should have required property 'customer'"),
+    ({"event": "", "customer": {"source_id": "a"}}, "Property .event: String should have at least 1 character"),
+    ({"event": "x" * 301, "customer": {"source_id": "a"}},
+     "Property .event: String should have at most 300 characters"),
+    ({"event": "e", "customer": {"source_id": "a", "Name": "x"}}, "Property .customer.Name is not allowed"),
+    ({"event": "e", "customer": {"source_id": "a"}, "referral": {"referrer_id": "c"}},
+     "Property .referral should have required property 'code'"),
+    ({"event": "e", "customer": {"source_id": "a"}, "loyalty": "lcrd_x"},
+     "Property .loyalty: Input should be a valid dictionary or instance of LoyaltyInput"),
+    ([("event", "e")], "Payload should be an object"),
+])  # fmt: skip
+def test_refusals_written_out(sim: Simulator, request_body: Any, refusal: str) -> None:
+    sim.state.settings.undefined_events = "accept"
+    assert _refusal(sim, request_body) == refusal
+
+
+def test_a_body_is_recorded_as_sent(sim: Simulator) -> None:
+    metadata = {"amount": 3400, "channel": "web", "basket": {"items": [1, 2]}}
+    request = {"event": "order_placed", "customer": {"source_id": "newbie", "name": "N", "email": "n@x",
+                                                     "metadata": {"tier": {"level": 1}}},
+               "referral": {"code": "REF-ALICE", "referrer_id": None}, "metadata": metadata}
+    result = sim.apply(TRACK_EVENT, request=request)
+    record = next(reversed(sim.state.events.values()))
+    assert (record.name, record.metadata, record.referral, record.loyalty) == (
+        "order_placed", metadata, {"code": "REF-ALICE"}, None)
+    customer = sim.state.customers[record.customer_id]
+    assert (customer.source_id, customer.name, customer.email, customer.metadata) == (
+        "newbie", "N", "n@x", {"tier": {"level": 1}})
+    assert result.customer.id == customer.id and result.metadata == metadata
+    request["customer"]["metadata"]["tier"]["level"] = 2  # the caller's body, changed afterwards
+    metadata["channel"] = "app"
+    assert customer.metadata == {"tier": {"level": 1}} and record.metadata["channel"] == "web"
 
 
 _text = st.one_of(st.sampled_from(ODD_TEXT[:5]), st.text(max_size=4))
@@ -151,54 +182,10 @@ _body = st.dictionaries(
 
 @SETTINGS
 @given(_body)
-def test_generated_bodies_are_read_as_the_model_reads_them(request_body: dict[str, Any]) -> None:
-    _agrees(request_body)
-
-
-def _sequence() -> list[dict[str, Any]]:
-    """Events of every kind the demo knows, some refused."""
-    out: list[dict[str, Any]] = []
-    for i in range(40):
-        who = ["alice", "bob", "carol", "dave", "erin", "frank", f"guest-{i % 7}"][i % 7]
-        out.append({"event": "order_placed", "customer": {"source_id": who},
-                    "metadata": {"amount": 1000 + 37 * i, "channel": ["web", "app", "store"][i % 3]}})
-        out.append({"event": "review_written", "customer": {"source_id": who}, "metadata": {"rating": 1 + i % 5}})
-        if i % 5 == 0:
-            out.append({"event": "first_order_placed", "customer": {"source_id": f"new-{i}", "name": "N"},
-                        "referral": {"code": "REF-ALICE"}, "metadata": {"amount": 5000}})
-        if i % 6 == 0:
-            out.append({"event": "order_placed", "customer": {"id": "cust_alice"},
-                        "loyalty": {"code": "lcrd_alice_beans"}, "metadata": {"amount": 700}})
-        if i % 9 == 0:
-            out.append({"event": "order_placed", "customer": {"source_id": "bob"},
-                        "loyalty": {"code": "lcrd_alice_beans"}, "metadata": {"amount": 700}})
-            out.append({"event": "order_placed", "customer": {"source_id": "bob"}, "metadata": {"amount": -1}})
-            out.append({"event": "nope", "customer": {"source_id": "bob"}})
-            out.append({"event": "order_placed", "customer": {"id": "cust_nope"}, "metadata": {"amount": 1}})
-    return out
-
-
-def _run(sim: Simulator) -> list[Any]:
-    outcomes: list[Any] = []
-    for request in _sequence():
-        sim.advance(timedelta(seconds=30))
-        try:
-            outcomes.append(sim.apply(TRACK_EVENT, request=copy.deepcopy(request)).model_dump(mode="json"))
-        except SimError as exc:
-            outcomes.append((type(exc).__name__, str(exc)))
-    return outcomes
-
-
-def test_the_cheap_way_and_the_model_give_the_same_results_and_state(
-    sim: Simulator, monkeypatch: pytest.MonkeyPatch
+def test_generated_bodies_are_refused_as_the_model_refuses_them(
+    demo_snapshot: dict[str, Any], request_body: dict[str, Any]
 ) -> None:
-    other = Simulator.restore(sim.snapshot())
-    fast = _run(sim)
-    monkeypatch.setattr(events_op, "plainly_valid", lambda request: False)
-    slow = _run(other)
-    assert fast == slow
-    assert sim.state.dump() == other.state.dump()
-    assert sim.ids.state() == other.ids.state()
+    _agrees(Simulator.restore(demo_snapshot), request_body)
 
 
 # -- the answer's customer ----------------------------------------------------------------------
@@ -351,63 +338,58 @@ def test_a_refused_posting_takes_no_id(sim: Simulator) -> None:
     assert sim.state.card_transactions[record.id] is record and card.balance == 5
 
 
-# -- the metadata schema's usual values ---------------------------------------------------------------
-_PROPERTIES = [
-    MetadataProperty(type="number", required=True, min=0),
-    MetadataProperty(type="number", min=1, max=5),
-    MetadataProperty(type="number", enum=[1, 2.5]),
-    MetadataProperty(type="string", enum=["web", "app"]),
-    MetadataProperty(type="string"),
-    MetadataProperty(type="string", min_length=2, max_length=3),
-    MetadataProperty(type="boolean"),
-    MetadataProperty(type="array", max_length=1),
-    MetadataProperty(type="date"),
-]
-_VALUES = [0, -1, 1, 5, 6, 2.5, -0.5, float("nan"), float("inf"), True, False, "web", "x", "", "abcd",
-           [1], [1, 2], {"a": 1}, "2026-03-06", "2026-03-06T10:00:00Z"]
+# -- the metadata schema ------------------------------------------------------------------------------
+_NUMBER = MetadataProperty(type="number", min=1, max=5)
+_CHANNEL = MetadataProperty(type="string", enum=["web", "app"])
+_CODE = MetadataProperty(type="string", min_length=2, max_length=3)
+
+#: (property, value, the problem the 400 names; None: the value fits), by hand.
+METADATA_VERDICTS: list[tuple[MetadataProperty, Any, str | None]] = [
+    (_NUMBER, 1, None), (_NUMBER, 5, None), (_NUMBER, 2.5, None),
+    (_NUMBER, 0, "should be >= 1, got 0"), (_NUMBER, 6, "should be <= 5, got 6"),
+    (_NUMBER, 5.5, "should be <= 5, got 5.5"), (_NUMBER, float("inf"), "should be <= 5, got inf"),
+    (_NUMBER, True, "should be of type number, got True"), (_NUMBER, "3", "should be of type number, got '3'"),
+    (MetadataProperty(type="number", enum=[1, 2.5]), 2.5, None),
+    (MetadataProperty(type="number", enum=[1, 2.5]), 2, "should be one of [1, 2.5], got 2"),
+    (MetadataProperty(type="number", min=0), -0.5, "should be >= 0, got -0.5"),
+    (MetadataProperty(type="string"), "", None), (MetadataProperty(type="string"), "x" * 1000, None),
+    (MetadataProperty(type="string"), 1, "should be of type string, got 1"),
+    (_CHANNEL, "web", None), (_CHANNEL, "store", "should be one of ['web', 'app'], got 'store'"),
+    (_CODE, "ab", None), (_CODE, "abc", None),
+    (_CODE, "a", "should have at least 2 characters/items, got 1"),
+    (_CODE, "abcd", "should have at most 3 characters/items, got 4"),
+    (MetadataProperty(type="boolean"), False, None), (MetadataProperty(type="boolean"), 0, "should be of type boolean, got 0"),
+    (MetadataProperty(type="array", max_length=1), [1], None),
+    (MetadataProperty(type="array", max_length=1), [1, 2], "should have at most 1 characters/items, got 2"),
+    (MetadataProperty(type="array"), {"a": 1}, "should be of type array, got {'a': 1}"),
+    (MetadataProperty(type="object"), {"a": 1}, None),
+    (MetadataProperty(type="date"), "2026-03-06", None),
+    (MetadataProperty(type="date"), "2026-03-06T10:00:00Z", "should be of type date, got '2026-03-06T10:00:00Z'"),
+    (MetadataProperty(type="datetime"), "2026-03-06T10:00:00Z", None),
+    (MetadataProperty(type="datetime"), "2026-03-06", "should be of type datetime, got '2026-03-06'"),
+]  # fmt: skip
 
 
-@pytest.mark.parametrize("prop", _PROPERTIES)
-def test_a_value_that_plainly_fits_is_one_the_full_check_accepts(prop: MetadataProperty) -> None:
+@pytest.mark.parametrize(("prop", "value", "problem"), METADATA_VERDICTS)
+def test_metadata_values_against_their_schema(prop: MetadataProperty, value: Any, problem: str | None) -> None:
     schema = EventSchema(name="e", metadata={"p": prop})
-    taken = 0
-    for value in _VALUES:
-        if events_op._plainly_fits(prop.__dict__, value):
-            taken += 1
-            events_op._check_property(schema, "p", prop, value)  # does not raise
-    if prop.type in ("number", "string") and prop.min_length is None and prop.enum != [1, 2.5]:
-        assert taken > 0  # the usual values take the short way
-
-
-@SETTINGS
-@given(
-    prop=st.builds(
-        MetadataProperty,
-        type=st.sampled_from(["number", "string", "boolean", "array"]),
-        enum=st.one_of(st.none(), st.lists(st.one_of(st.integers(-3, 3), st.sampled_from(["a", "b"])), max_size=3)),
-        min=st.one_of(st.none(), st.floats(-5, 5)),
-        max=st.one_of(st.none(), st.floats(-5, 5)),
-        min_length=st.one_of(st.none(), st.integers(0, 3)),
-        max_length=st.one_of(st.none(), st.integers(0, 3)),
-    ),
-    value=st.one_of(st.integers(-6, 6), st.floats(allow_nan=True), st.booleans(), st.text(max_size=4),
-                    st.lists(st.integers(), max_size=4)),
-)
-def test_generated_values_that_plainly_fit_pass_the_full_check(prop: MetadataProperty, value: Any) -> None:
-    schema = EventSchema(name="e", metadata={"p": prop})
-    if events_op._plainly_fits(prop.__dict__, value):
-        events_op._check_property(schema, "p", prop, value)
-    try:
+    if problem is None:
         events_op.check_event_metadata(schema, {"p": value})
-        fast = None
-    except SimError as exc:
-        fast = str(exc)
-    try:
-        events_op._check_property(schema, "p", prop, value)
-        full = None
-    except SimError as exc:
-        full = str(exc)
-    assert fast == full  # the same verdict, the same message
+        return
+    with pytest.raises(SimError) as caught:
+        events_op.check_event_metadata(schema, {"p": value})
+    assert (caught.value.status, caught.value.key) == (400, "metadata_validation_failed")
+    assert caught.value.details == f"Property metadata.p of event 'e' {problem}"
+
+
+def test_metadata_required_and_extra_keys() -> None:
+    schema = EventSchema(name="e", metadata={"p": MetadataProperty(type="number", required=True)}, allow_extra=False)
+    events_op.check_event_metadata(schema, {"p": 1})
+    for metadata, name, problem in (({}, "p", "is required"), ({"p": None}, "p", "is required"),
+                                    ({"p": 1, "q": 2}, "q", "is not defined in the event schema")):
+        with pytest.raises(SimError) as caught:
+            events_op.check_event_metadata(schema, metadata)
+        assert caught.value.details == f"Property metadata.{name} of event 'e' {problem}"
 
 
 # -- points, read once per rule -----------------------------------------------------------------------

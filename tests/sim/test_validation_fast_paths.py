@@ -1,10 +1,11 @@
-"""The validate operation's shortcuts give exactly what their plain definitions give.
+"""The validate operation's shortcuts, against independent expectations.
 
-- `validation._usual_items`: a one-loop check of the usual cart items, which
-  must accept only what `models.ValidationRequest` accepts;
+(Its request body is `models.ValidationRequest`'s alone:
+tests/sim/test_validation_endpoint.py checks the operation's 400s against it.)
+
 - `promotions.customer_context`: the customer the rules see, built positionally
-  (checked against the keyword construction it replaced, on stored, unknown and
-  metadata-carrying customers);
+  (the contexts of stored, unknown and metadata-carrying customers written out
+  by hand from the demo scenario);
 - `logic._all` / `logic._any` with three or more parts: loops instead of
   `all()` / `any()` over a generator;
 - `schedule.RunningTiers`: bounds kept in the instant's own fixed-offset zone
@@ -18,95 +19,62 @@ from datetime import UTC, timedelta
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from pydantic import ValidationError
 
-from promolab import Simulator, models
+from promolab import Simulator
 from promolab.engine import CustomerContext
 from promolab.engine.logic_parser import compile_logic
-from promolab.sim.operations.validation import _usual_items, plainly_valid
 from promolab.sim.promotions import customer_context, pricing_view
 
+ALICE = {"tier": "gold", "region": "EU", "newsletter": True, "orders": 14}
 
-def _model_accepts(items: list[Any]) -> bool:
-    try:
-        models.ValidationRequest.model_validate({"order": {"items": items}})
-    except ValidationError:
-        return False
-    return True
-
-
-_ODD_VALUES = [0, -1, 1, 2, 2**63 - 1, 2**63, True, False, 1.0, "1", "", "p", "prod_é", "\ud800", None, [], {}]
-
-
-@pytest.mark.parametrize("quantity", _ODD_VALUES)
-@pytest.mark.parametrize("product_id", _ODD_VALUES)
-def test_the_usual_items_check_accepts_only_what_the_model_accepts(product_id: Any, quantity: Any) -> None:
-    items = [{"product_id": "prod_a", "quantity": 1}, {"product_id": product_id, "quantity": quantity}]
-    if _usual_items(items):
-        assert _model_accepts(items), items
-        assert plainly_valid({"order": {"items": items}})
-
-
-@settings(max_examples=300, deadline=None)
-@given(
-    st.lists(
-        st.dictionaries(
-            st.sampled_from(["product_id", "quantity", "sku_id", "price", "metadata"]),
-            st.sampled_from(_ODD_VALUES),
-            max_size=3,
-        ),
-        max_size=4,
-    )
-)
-def test_the_usual_items_check_is_sound_on_any_items(items: list[dict[str, Any]]) -> None:
-    if _usual_items(items):
-        assert _model_accepts(items), items
+#: What the rules see of a request's customer, from the demo scenario's
+#: customers and segments (written out by hand): a stored customer (by id,
+#: else by source_id) with the request's metadata laid over its own; an
+#: unknown one as sent, in no segment.
+CONTEXTS: list[tuple[dict[str, Any], CustomerContext, str | None]] = [
+    ({"source_id": "alice"},
+     CustomerContext("cust_alice", "alice", "Alice Moreau", "alice@example.com", ALICE,
+                     frozenset({"seg_vip", "seg_newsletter"})), "alice"),
+    ({"source_id": "alice", "metadata": {"tier": "silver", "extra": [1]}},
+     CustomerContext("cust_alice", "alice", "Alice Moreau", "alice@example.com",
+                     {**ALICE, "tier": "silver", "extra": [1]}, frozenset({"seg_vip", "seg_newsletter"})), "alice"),
+    ({"id": "cust_bob"},
+     CustomerContext("cust_bob", "bob", "Bob Okafor", "bob@example.com",
+                     {"tier": "silver", "region": "EU", "newsletter": False, "orders": 5}, frozenset()), "bob"),
+    ({"id": "cust_nobody", "source_id": "dave"},
+     CustomerContext("cust_dave", "dave", "Dave Tanaka", "dave@example.com",
+                     {"tier": "gold", "region": "US", "newsletter": False, "orders": 22}, frozenset({"seg_vip"})),
+     "dave"),
+    ({"source_id": "guest-9"}, CustomerContext(None, "guest-9", None, None, {}), "guest-9"),
+    ({"source_id": "guest-9", "id": "cust_x", "name": "N", "email": "e@x", "metadata": {"k": 1}},
+     CustomerContext("cust_x", "guest-9", "N", "e@x", {"k": 1}), "guest-9"),
+    ({"name": "only a name"}, CustomerContext(None, None, "only a name", None, {}), None),
+    ({"source_id": "frank", "metadata": {}},
+     CustomerContext("cust_frank", "frank", "Frank Osei", "frank@example.com",
+                     {"tier": "silver", "region": "US", "newsletter": True, "orders": 3}, frozenset({"seg_newsletter"})),
+     "frank"),
+]  # fmt: skip
 
 
-def test_the_usual_items_check_takes_a_shop_cart() -> None:
-    items = [{"product_id": "prod_mug", "quantity": 2}, {"quantity": 1, "product_id": "prod_tote"}]
-    assert _usual_items(items) and _usual_items([])
-    assert not _usual_items([{"product_id": "prod_mug", "quantity": 1, "price": 100}])  # left to the table check
-    assert plainly_valid({"order": {"items": [{"product_id": "prod_mug", "quantity": 1, "price": 100}]}})
-
-
-# --- the customer the rules see ------------------------------------------------------------------
-def _plain_context(sim: Simulator, given: dict[str, Any]) -> CustomerContext:
-    """The keyword construction `customer_context` used before."""
-    record = None
-    if given.get("id") is not None:
-        record = sim.state.customers.get(given["id"])
-    if record is None and given.get("source_id") is not None:
-        found = sim.indexes.customer_by_source.get(given["source_id"])
-        record = sim.state.customers.get(found) if found else None
-    metadata = dict(record.metadata) if record is not None else {}
-    metadata.update(given.get("metadata") or {})
-    if record is None:
-        return CustomerContext(id=given.get("id"), source_id=given.get("source_id"), name=given.get("name"),
-                               email=given.get("email"), metadata=metadata)
-    segments = pricing_view(sim).segments_of.get(record.id, frozenset())
-    return CustomerContext(id=record.id, source_id=record.source_id, name=record.name, email=record.email,
-                           metadata=metadata, segment_ids=segments)
-
-
-@pytest.mark.parametrize("given", [
-    {"source_id": "alice"}, {"source_id": "alice", "metadata": {"tier": "gold", "extra": [1]}},
-    {"id": "cust_bob"}, {"id": "cust_nobody", "source_id": "dave"}, {"source_id": "guest-9"},
-    {"source_id": "guest-9", "id": "cust_x", "name": "N", "email": "e@x", "metadata": {"k": 1}},
-    {"name": "only a name"}, {"source_id": "frank", "metadata": {}},
-])  # fmt: skip
-def test_customer_context_equals_the_plain_construction(sim: Simulator, given: dict[str, Any]) -> None:
+@pytest.mark.parametrize(("given", "expected", "source"), CONTEXTS)
+def test_customer_context_is_the_stored_customer_under_the_request(
+    sim: Simulator, given: dict[str, Any], expected: CustomerContext, source: str | None
+) -> None:
     view = pricing_view(sim)
-    context, source = customer_context(sim, view, given)
-    expected = _plain_context(sim, given)
+    context, tracked = customer_context(sim, view, given)
     assert context == expected
-    assert source == (expected.source_id or expected.id)
+    assert tracked == source
     assert context is not None
     context.metadata["scribbled"] = True  # type: ignore[index]  # a copy: neither record nor body changes
-    assert "scribbled" not in _plain_context(sim, given).metadata
+    assert "scribbled" not in customer_context(sim, view, given)[0].metadata  # type: ignore[union-attr]
     assert "scribbled" not in (given.get("metadata") or {})
+    if context.id is not None and context.id in sim.state.customers:
+        assert "scribbled" not in sim.state.customers[context.id].metadata
+
+
+def test_no_customer_is_none(sim: Simulator) -> None:
+    assert customer_context(sim, pricing_view(sim), None) == (None, None)
+    assert customer_context(sim, pricing_view(sim), {}) == (None, None)
 
 
 # --- rule logic with many parts ------------------------------------------------------------------

@@ -38,6 +38,8 @@ _DIGITS = re.compile(r"[0-9]+")
 
 
 def _quantity(value: Any) -> Any:
+    if type(value) is int:  # the usual quantity, asked first: this runs for every line of every request
+        return value
     if isinstance(value, bool | float):
         raise PydanticCustomError("int_type", "quantity should be a whole number")
     if isinstance(value, str):

@@ -11,19 +11,20 @@ their rules run and create it only once every rule passed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+import copy
+from typing import TYPE_CHECKING
 
 from .records import Customer
 from .refusals import BadRequest, NotFound
 
 if TYPE_CHECKING:
+    from ..models import CustomerInput
     from .simulator import Simulator
 
 __all__ = ["create_customer", "find_customer", "resolve_customer"]
 
 
-def find_customer(sim: Simulator, ref: Mapping[str, Any]) -> Customer | None:
+def find_customer(sim: Simulator, ref: CustomerInput) -> Customer | None:
     """The customer a request names by `id` and/or `source_id`, or None when
     only a `source_id` is given and nobody has it yet (the caller creates it).
 
@@ -32,8 +33,8 @@ def find_customer(sim: Simulator, ref: Mapping[str, Any]) -> Customer | None:
     `invalid_customer`.
     """
     st = sim.state
-    cid = ref.get("id")
-    source_id = ref.get("source_id")
+    cid = ref.id
+    source_id = ref.source_id
     if cid is not None:
         customer = st.customers.get(cid)
         if customer is None:
@@ -59,17 +60,19 @@ def find_customer(sim: Simulator, ref: Mapping[str, Any]) -> Customer | None:
     return None if existing is None else st.customers[existing]
 
 
-def create_customer(sim: Simulator, ref: Mapping[str, Any]) -> Customer:
-    """A new customer from a request's customer object (source_id required)."""
-    source_id = ref.get("source_id")
+def create_customer(sim: Simulator, ref: CustomerInput) -> Customer:
+    """A new customer from a request's customer object (source_id required),
+    with its name, email and a copy of its metadata (the stored customer
+    shares nothing with the request body)."""
+    source_id = ref.source_id
     if source_id is None:  # find_customer lets only a source_id through to creation
         raise ValueError("a customer is created from its source_id")
     customer = Customer(
         id=sim.ids.next("customer"),
         source_id=source_id,
-        name=ref.get("name"),
-        email=ref.get("email"),
-        metadata=dict(ref.get("metadata") or {}),
+        name=ref.name,
+        email=ref.email,
+        metadata=copy.deepcopy(ref.metadata) if ref.metadata else {},
         created_at=sim.now,
     )
     sim.state.customers[customer.id] = customer
@@ -77,6 +80,6 @@ def create_customer(sim: Simulator, ref: Mapping[str, Any]) -> Customer:
     return customer
 
 
-def resolve_customer(sim: Simulator, ref: Mapping[str, Any]) -> Customer:
+def resolve_customer(sim: Simulator, ref: CustomerInput) -> Customer:
     """`find_customer`, creating the customer when it is unknown."""
     return find_customer(sim, ref) or create_customer(sim, ref)

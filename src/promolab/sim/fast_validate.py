@@ -1,4 +1,5 @@
-"""`validated(Model, data)`: a model validated from a dict, on hot paths.
+"""`validated(Model, data)`: a model validated from a dict, on hot paths
+(records, answers, and request bodies through `request_parsing.parse`).
 
 `Model.model_validate(data)` is `Model.__pydantic_validator__.validate_python`
 called with every option left at its default, behind a Python wrapper that
@@ -21,7 +22,7 @@ __all__ = ["validated"]
 M = TypeVar("M", bound=BaseModel)
 
 
-def validated(model: type[M], data: dict[str, Any]) -> M:
+def validated(model: type[M], data: Any) -> M:
     """What `model.model_validate(data)` returns (or raises)."""
     # pydantic-core's validator is typed as returning Any; for a model class
     # it returns an instance of that class.

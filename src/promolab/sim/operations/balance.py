@@ -11,7 +11,7 @@ EVENTS.CUSTOMER.VOUCHER.GIFT.BALANCE_ADDED (see `promolab.sim.gift`).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from ... import models
 from ...models import endpoints
@@ -19,24 +19,16 @@ from ..fast_validate import validated
 from ..gift import credit_gift_balance
 from ..operation import bind
 from ..refusals import InvalidPayload, NotFound
-from ..request_parsing import code, parse, text
+from ..request_parsing import parse
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
 
 
-class BalanceBody(NamedTuple):
-    """What `add_gift_balance` reads from its body (a parsed `AddBalanceRequest`)."""
-
-    amount: int
-    source_id: str | None
-    reason: str | None
-
-
 def add_gift_balance(sim: Simulator, *, code: str, request: Any) -> models.BalanceResult:
     if type(request) is not dict and not isinstance(request, Mapping):
         raise InvalidPayload("Payload should be an object")
-    body = read_body(request)
+    body = parse(models.AddBalanceRequest, request)
     vid = sim.indexes.voucher_by_code.get(code)
     if vid is None:
         raise NotFound("voucher", code)
@@ -57,31 +49,6 @@ def add_gift_balance(sim: Simulator, *, code: str, request: Any) -> models.Balan
             "related_object": {"type": "voucher", "id": voucher.id},
         }
     )
-
-
-_BALANCE_KEYS = frozenset({"amount", "source_id", "reason"})
-
-
-def read_body(request: Mapping[str, Any]) -> BalanceBody:
-    """The body as `AddBalanceRequest` parses it (400 `invalid_payload`
-    naming the field when it does not).
-
-    The common body (an int amount in the 64-bit range, with an optional
-    non-empty source_id and an optional reason, as strings) is read as it is:
-    the model gives these very values for it
-    (tests/sim/test_publish_fast_paths.py checks both on generated bodies),
-    and parsing costs more than the rest of the request."""
-    if type(request) is dict and _BALANCE_KEYS.issuperset(request):
-        amount, source_id, reason = request.get("amount"), request.get("source_id"), request.get("reason")
-        if (
-            type(amount) is int
-            and models.INT64_MIN <= amount <= models.INT64_MAX
-            and code(source_id)
-            and text(reason)
-        ):
-            return BalanceBody(amount, source_id, reason)
-    parsed = parse(models.AddBalanceRequest, request)
-    return BalanceBody(parsed.amount, parsed.source_id, parsed.reason)
 
 
 ADD_GIFT_BALANCE = bind(endpoints.ADD_GIFT_BALANCE, add_gift_balance, write=True)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from datetime import date, datetime
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from ... import models
 from ...models import endpoints
@@ -31,23 +31,26 @@ from ..customers import create_customer, find_customer
 from ..earning.credits import apply_credits, card_named, plan_credits
 from ..fast_validate import validated
 from ..operation import bind
-from ..records import EventSchema, MetadataProperty, TrackedEvent
+from ..records import EventSchema, TrackedEvent
 from ..referrals import apply_conversion, plan_conversion
 from ..refusals import BadRequest, InvalidPayload
 from ..render import render_event_result
-from ..request_parsing import CUSTOMER_CHECKS, code, fields_ok, parse, readable
+from ..request_parsing import parse
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
 
-__all__ = ["EventBody", "check_event_metadata", "plainly_valid", "read_body", "track_event"]
+__all__ = ["check_event_metadata", "track_event"]
 
 
 def track_event(sim: Simulator, *, request: Any) -> models.CustomEventResult:
     if type(request) is not dict and not isinstance(request, Mapping):
         raise InvalidPayload("Payload should be an object")
-    body = read_body(request)
-    event, given, metadata, referral, loyalty, _ = body
+    body = parse(models.CustomEventRequest, request)
+    event = body.event
+    # The model's own copy of the body's metadata (the event record keeps another).
+    metadata = body.metadata if body.metadata is not None else {}
+    loyalty = body.loyalty
     st = sim.state
     schema = st.event_schemas.get(event)
     if schema is None and st.settings.undefined_events != "accept":
@@ -57,37 +60,32 @@ def track_event(sim: Simulator, *, request: Any) -> models.CustomEventResult:
     if schema is not None:
         check_event_metadata(schema, metadata)
 
+    given = body.customer
     customer = find_customer(sim, given)
-    # What the rules see of the customer (read only): the stored one, or the
-    # one about to be created (the request's customer, dumped only then).
-    customer_ref: dict[str, Any] | None = None
-    if customer is not None:
-        # The stored customer's fields as they are (read only: its id,
-        # source_id, name, email and metadata are what the rules read).
-        seen: Mapping[str, Any] = customer.__dict__
-        customer_id: str | None = seen["id"]
-    else:
-        customer_id = None
-        customer_ref = new_customer_ref(body)
-        seen = customer_ref if "id" not in customer_ref else {k: v for k, v in customer_ref.items() if k != "id"}
+    # What the rules see of the customer (read only; earning reads its id,
+    # source_id, name, email and metadata): the stored customer's fields as
+    # they are, or, for one about to be created, the request's customer as
+    # parsed (no id: `find_customer` answers None only for a bare source_id).
+    seen: Mapping[str, Any] = customer.__dict__ if customer is not None else given.__dict__
+    customer_id: str | None = seen["id"]
 
     credits = []
     conversion = None
+    referral = body.referral.model_dump(exclude_none=True) if body.referral is not None else None
     if schema is not None:
-        card = card_named(sim, loyalty["code"], customer_id) if loyalty is not None else None
+        card = card_named(sim, loyalty.code, customer_id) if loyalty is not None else None
         credits = plan_credits(sim, event=event, customer=seen, event_metadata=metadata, card=card)
         if referral is not None:
             credited: dict[str, int] = {}
             for credit in credits:
                 credited[credit.card.id] = credited.get(credit.card.id, 0) + credit.points
             conversion = plan_conversion(
-                sim, event=event, referral=dict(referral), referee_id=customer_id, credited=credited
+                sim, event=event, referral=referral, referee_id=customer_id, credited=credited
             )
 
     # -- nothing refused: apply -------------------------------------------------------------
     if customer is None:
-        assert customer_ref is not None
-        customer = create_customer(sim, customer_ref)
+        customer = create_customer(sim, given)
         customer_id = customer.id
     event_id = sim.ids.next("event")
     if credits:
@@ -102,121 +100,12 @@ def track_event(sim: Simulator, *, request: Any) -> models.CustomEventResult:
             "customer_id": customer_id,
             "metadata": metadata,
             "referral": referral,
-            "loyalty": loyalty,
+            "loyalty": None if loyalty is None else {"code": loyalty.code},
             "created_at": sim.now,
         },
     )
     st.events[event_id] = record
     return render_event_result(record, customer)
-
-
-# -- the request body ------------------------------------------------------------------------------
-class EventBody(NamedTuple):
-    """What `track_event` reads of a request body, the same whether the body
-    went through `models.CustomEventRequest` or passed `plainly_valid`."""
-
-    event: str
-    #: The request's customer reference: `find_customer` reads its id and source_id.
-    customer: Mapping[str, Any]
-    #: A fresh dict of the event metadata (the event record keeps its own copy).
-    metadata: dict[str, Any]
-    #: `referral` / `loyalty` as the model dumps them (None values left out), or None.
-    referral: dict[str, Any] | None
-    loyalty: dict[str, Any] | None
-    #: The parsed model, when the body needed one.
-    parsed: models.CustomEventRequest | None
-
-
-def read_body(request: Mapping[str, Any]) -> EventBody:
-    """The request body, checked: the usual body (plain JSON types, known
-    keys) by `plainly_valid`, any other through the model (its exact 400)."""
-    if plainly_valid(request):
-        referral = request.get("referral")
-        loyalty = request.get("loyalty")
-        metadata = request.get("metadata")
-        return EventBody(
-            request["event"],
-            request["customer"],
-            {} if metadata is None else dict(metadata),
-            None if referral is None else _dumped_referral(referral),
-            None if loyalty is None else {"code": loyalty["code"]},
-            None,
-        )
-    body = parse(models.CustomEventRequest, request)
-    named = body.customer
-    return EventBody(
-        event=body.event,
-        customer={"id": named.id, "source_id": named.source_id},
-        metadata=dict(body.metadata or {}),
-        referral=body.referral.model_dump(exclude_none=True) if body.referral is not None else None,
-        loyalty=body.loyalty.model_dump(exclude_none=True) if body.loyalty is not None else None,
-        parsed=body,
-    )
-
-
-def _dumped_referral(referral: Mapping[str, Any]) -> dict[str, Any]:
-    """`ReferralInput.model_dump(exclude_none=True)` of a plainly valid referral (field order)."""
-    referrer_id = referral.get("referrer_id")
-    if referrer_id is None:
-        return {"code": referral["code"]}
-    return {"code": referral["code"], "referrer_id": referrer_id}
-
-
-def new_customer_ref(body: EventBody) -> dict[str, Any]:
-    """`EventCustomer.model_dump(exclude_none=True)` of the body's customer:
-    what `create_customer` makes the new customer from. A plainly valid
-    customer of plain strings is laid out directly (field order); objects
-    (metadata, address) go through the model, whose dump copies them."""
-    if body.parsed is not None:
-        return body.parsed.customer.model_dump(exclude_none=True)
-    given = body.customer
-    if len(given) == 1 and type(source_id := given.get("source_id")) is str:
-        return {"source_id": source_id}  # the usual reference (plainly valid: a non-empty text)
-    if given.get("metadata") is None and given.get("address") is None:
-        return {name: given[name] for name in _CUSTOMER_FIELDS if given.get(name) is not None}
-    return models.EventCustomer.model_validate(given).model_dump(exclude_none=True)
-
-
-# -- the cheap request check (see `request_parsing`; tests/sim/test_track_event_fast_paths.py
-# checks it against the model) ---------------------------------------------------------------------
-_BODY_KEYS = frozenset({"event", "customer", "referral", "loyalty", "metadata"})
-_EVENT_MAX_LENGTH = 300
-#: `models.EventCustomer`'s fields, in its field order (what its dump lists).
-_CUSTOMER_FIELDS = tuple(models.EventCustomer.model_fields)
-_REFERRAL_CHECKS = {"code": code, "referrer_id": code}
-_LOYALTY_CHECKS = {"code": code}
-
-
-def plainly_valid(request: Any) -> bool:
-    """True only if `models.CustomEventRequest` certainly accepts `request`."""
-    if type(request) is not dict or not _BODY_KEYS.issuperset(request):
-        return False
-    event = request.get("event")
-    # (`text.isascii() or readable(text)`: an ASCII text is readable, asked without a call)
-    if type(event) is not str or not 0 < len(event) <= _EVENT_MAX_LENGTH or not (event.isascii() or readable(event)):
-        return False
-    customer: Any = request.get("customer")
-    if type(customer) is dict and len(customer) == 1 and type(source_id := customer.get("source_id")) is str:
-        if not (source_id and (source_id.isascii() or readable(source_id))):  # the usual reference
-            return False
-    elif not fields_ok(customer, CUSTOMER_CHECKS):
-        return False
-    elif customer.get("source_id") is None and customer.get("id") is None:
-        return False  # the model's "id or source_id"
-    metadata = request.get("metadata")
-    if metadata is not None:  # `json_object(metadata)`, written out: it runs on every event
-        if type(metadata) is not dict:
-            return False
-        for key in metadata:
-            if type(key) is not str:
-                return False
-    if len(request) == 2 or (len(request) == 3 and metadata is not None):
-        return True  # no referral, no loyalty
-    referral = request.get("referral")
-    if referral is not None and not (fields_ok(referral, _REFERRAL_CHECKS) and referral.get("code") is not None):
-        return False
-    loyalty = request.get("loyalty")
-    return loyalty is None or (fields_ok(loyalty, _LOYALTY_CHECKS) and loyalty.get("code") is not None)
 
 
 # -- metadata schema -------------------------------------------------------------------------------
@@ -267,51 +156,36 @@ _TYPE_CHECKS: dict[str, Callable[[Any], bool]] = {
 }
 
 
-def _check_property(schema: EventSchema, name: str, prop: MetadataProperty, value: Any) -> None:
-    kind = prop.type
+def _check_property(schema: EventSchema, name: str, prop: Mapping[str, Any], value: Any) -> None:
+    """Raise the 400 for `value` of the property whose fields `prop` holds
+    (the record's `__dict__`, read once: this runs for every property of
+    every event), or return when it fits. The usual values (a number in
+    range, a string) are decided by plain type tests before any other rule."""
+    kind = prop["type"]
     if kind == "number":
-        if not _is_number(value):
+        if type(value) is not int and type(value) is not float and not _is_number(value):
             raise _fail(schema.name, name, f"should be of type {kind}, got {value!r}")
     elif kind == "string":
-        if not isinstance(value, str):
+        if type(value) is not str and not isinstance(value, str):
             raise _fail(schema.name, name, f"should be of type {kind}, got {value!r}")
     elif not _TYPE_CHECKS[kind](value):
         raise _fail(schema.name, name, f"should be of type {kind}, got {value!r}")
-    enum = prop.enum
+    enum = prop["enum"]
     if enum is not None and value not in enum:
         raise _fail(schema.name, name, f"should be one of {enum}, got {value!r}")
     if kind == "number":
-        low, high = prop.min, prop.max
+        low, high = prop["min"], prop["max"]
         if low is not None and value < low:
             raise _fail(schema.name, name, f"should be >= {low:g}, got {value!r}")
         if high is not None and value > high:
             raise _fail(schema.name, name, f"should be <= {high:g}, got {value!r}")
         return  # a number is neither a str nor a list: no length
     if isinstance(value, str | list):
-        shortest, longest = prop.min_length, prop.max_length
+        shortest, longest = prop["min_length"], prop["max_length"]
         if shortest is not None and len(value) < shortest:
             raise _fail(schema.name, name, f"should have at least {shortest} characters/items, got {len(value)}")
         if longest is not None and len(value) > longest:
             raise _fail(schema.name, name, f"should have at most {longest} characters/items, got {len(value)}")
-
-
-def _plainly_fits(prop: Mapping[str, Any], value: Any) -> bool:
-    """True only if `_check_property` accepts `value` for the property whose
-    fields `prop` holds (the record's `__dict__`, read once): the usual
-    values, a number in range or a string of the enum, without its reads of
-    every constraint; anything else is left to `_check_property`."""
-    kind = prop["type"]
-    if kind == "number":
-        if type(value) is not int and type(value) is not float:
-            return False
-        low, high = prop["min"], prop["max"]
-        return prop["enum"] is None and (low is None or value >= low) and (high is None or value <= high)
-    if kind == "string":
-        if type(value) is not str or prop["min_length"] is not None or prop["max_length"] is not None:
-            return False
-        enum = prop["enum"]
-        return enum is None or value in enum
-    return False
 
 
 def check_event_metadata(schema: EventSchema, metadata: Mapping[str, Any]) -> None:
@@ -324,8 +198,7 @@ def check_event_metadata(schema: EventSchema, metadata: Mapping[str, Any]) -> No
             if prop.required:
                 raise _fail(schema.name, name, "is required")
             continue
-        if not _plainly_fits(prop.__dict__, value):
-            _check_property(schema, name, prop, value)  # raises the exact 400, or finds it fits
+        _check_property(schema, name, prop.__dict__, value)
     if not schema.allow_extra:
         for name in metadata:
             if name not in properties:

@@ -23,7 +23,7 @@ from ..loyalty.purchases import check_request
 from ..loyalty.reservations import PURCHASE_TYPE
 from ..operation import bind
 from ..render.loyalty import render_card_transaction
-from ..request_parsing import code, parse
+from ..request_parsing import parse
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -35,7 +35,7 @@ FREE_MESSAGE = "The reward costs no points and has been granted"
 def purchase_reward(
     sim: Simulator, *, program_id: str, member_id: str, request: Any
 ) -> models.RewardPurchaseResult:
-    target, price = check_request(sim, program_id, member_id, read_reward_id(request))
+    target, price = check_request(sim, program_id, member_id, parse(models.RewardPurchaseRequest, request).reward_id)
     assignment = target.assignment
     if price.card is None:
         grant(sim, target.member, target.reward, transaction_id=None)
@@ -70,18 +70,6 @@ def purchase_reward(
             "transaction": render_card_transaction(record),
         },
     )
-
-
-def read_reward_id(request: Any) -> str:
-    """`reward_id` of the body as `RewardPurchaseRequest` parses it (400
-    `invalid_payload` naming the field when it does not). The common body,
-    `{"reward_id": <non-empty string>}`, is read as it is: the model gives
-    that very string for it (tests/sim/test_publish_fast_paths.py)."""
-    if type(request) is dict and len(request) == 1:
-        reward_id = request.get("reward_id")
-        if type(reward_id) is str and code(reward_id):  # a str: `code` also passes None
-            return reward_id
-    return parse(models.RewardPurchaseRequest, request).reward_id
 
 
 PURCHASE_REWARD = bind(endpoints.PURCHASE_REWARD, purchase_reward, write=True)

@@ -9,17 +9,14 @@ request without one (or with `null`) is validated as `{}`, and
 The operation returns the response as wire JSON (a dict): the HTTP face sends
 it as is, and `Simulator.validate_promotions` parses it into the model.
 
-The request body is still checked against `models.ValidationRequest`, but a
-pydantic validation costs about as much as pricing a few tiers, so the usual
-body (the fields an order validation sends, with plain JSON types) is
-recognised by `plainly_valid`, a hand-written check that accepts only what the
-model accepts; any other body, valid or not, goes through the model, which
-gives the exact 400 message.
+The request body is checked by `models.ValidationRequest` alone (its 400
+names the field). The engine then reads the body's own `customer` and
+`order`: it takes JSON-shaped input (`normalize_order` resolves each line
+against the catalogue), and the model has just said those parts are valid.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ... import models
@@ -28,12 +25,12 @@ from ...models import endpoints
 from ..operation import bind
 from ..promotions import customer_context, invalid_payload, pricing_view, tracking_id
 from ..refusals import InvalidQueryParams
-from ..request_parsing import CUSTOMER_CHECKS, code, fields_ok, json_object, money, parse, text
+from ..request_parsing import parse
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
 
-__all__ = ["plainly_valid", "tier_filter", "validate"]
+__all__ = ["tier_filter", "validate"]
 
 _FILTER_OPERATORS = ("$is", "$is_not", "$in", "$not_in")
 
@@ -45,12 +42,8 @@ def validate(
     audience_rules_only: bool = False,
     filters: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    if plainly_valid(request):
-        options = request.get("options")
-        expand_list = options.get("expand") if options else None
-    else:
-        parsed = parse(models.ValidationRequest, request)  # raises the model's 400
-        expand_list = parsed.options.expand if parsed.options else None
+    options = parse(models.ValidationRequest, request).options  # raises the model's 400
+    expand_list = options.expand if options is not None else None
     view = pricing_view(sim)
     keep = tier_filter(filters, view.tier_meta) if filters else None
     customer, source = customer_context(sim, view, request.get("customer"))
@@ -134,99 +127,6 @@ def _holds(actual: str | None, op: str, values: list[str]) -> bool:
     if op in ("$is", "$in"):
         return actual in lowered
     return actual not in lowered
-
-
-# -- the cheap request check (the shared checks are in `request_parsing`) ---------------------
-# An object is checked key by key against a table of its known fields (an
-# unknown key fails), so only the fields present cost anything: a usual body
-# has a customer with one id and items with an id and a quantity.
-def _quantity(value: Any) -> bool:
-    """An int from 1 to 2**63-1, or its ASCII digit string (the model's Quantity)."""
-    if type(value) is str and value.isascii() and value.isdigit():
-        value = int(value)
-    return type(value) is int and 1 <= value <= models.INT64_MAX
-
-
-def _related(value: Any) -> bool:
-    return value is None or (type(value) is str and value in ("product", "sku"))
-
-
-#: `product` / `sku` objects are left to the model (rare in requests).
-_ITEM_FIELDS: dict[str, Callable[[Any], bool]] = {
-    "product_id": code, "sku_id": code, "source_id": code, "related_object": _related,
-    "quantity": _quantity, "price": money, "amount": money, "metadata": json_object,
-}  # fmt: skip
-
-
-def _item_ok(item: Any) -> bool:
-    if not fields_ok(item, _ITEM_FIELDS) or "quantity" not in item:
-        return False
-    # the model's rule: product_id or sku_id, or source_id with related_object
-    return (
-        item.get("product_id") is not None
-        or item.get("sku_id") is not None
-        or (item.get("source_id") is not None and item.get("related_object") is not None)
-    )
-
-
-def _items_ok(items: Any) -> bool:
-    if items is None:
-        return True
-    if type(items) is not list:
-        return False
-    return _usual_items(items) or all(_item_ok(item) for item in items)
-
-
-def _usual_items(items: list[Any]) -> bool:
-    """Every item is exactly `{"product_id": <ASCII id>, "quantity": <1..2**63-1>}`,
-    what a shop's cart usually sends: checked in one loop, without the
-    per-field calls of `_item_ok` (which accepts all of these too)."""
-    for item in items:
-        if type(item) is not dict or len(item) != 2:
-            return False
-        product_id = item.get("product_id")
-        quantity = item.get("quantity")
-        if (
-            type(product_id) is not str
-            or type(quantity) is not int
-            or not product_id
-            or not 1 <= quantity <= models.INT64_MAX
-            or not product_id.isascii()
-        ):
-            return False
-    return True
-
-
-_ORDER_FIELDS: dict[str, Callable[[Any], bool]] = {
-    "id": text, "source_id": text, "amount": money, "items": _items_ok, "metadata": json_object,
-}  # fmt: skip
-
-
-def _order_ok(order: Any) -> bool:
-    return order is None or fields_ok(order, _ORDER_FIELDS)
-
-
-def _customer_ok(customer: Any) -> bool:
-    return customer is None or fields_ok(customer, CUSTOMER_CHECKS)
-
-
-def _expand_ok(expand: Any) -> bool:
-    return expand is None or (type(expand) is list and all(type(e) is str for e in expand))
-
-
-def _options_ok(options: Any) -> bool:
-    return options is None or fields_ok(options, {"expand": _expand_ok})
-
-
-_REQUEST_FIELDS: dict[str, Callable[[Any], bool]] = {
-    "customer": _customer_ok, "order": _order_ok, "metadata": json_object, "options": _options_ok,
-}  # fmt: skip
-
-
-def plainly_valid(request: Any) -> bool:
-    """True only if `models.ValidationRequest` certainly accepts `request`
-    (tests/sim/test_validation_endpoint.py checks this against the model)."""
-    return fields_ok(request, _REQUEST_FIELDS)
 
 
 VALIDATE = bind(endpoints.VALIDATE, validate, write=False)
