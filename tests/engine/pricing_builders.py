@@ -11,11 +11,11 @@ from typing import Any
 from promolab.engine import (
     CampaignInfo,
     Catalogue,
-    Collection,
+    CatalogueCollection,
+    CatalogueProduct,
+    CatalogueSku,
     CustomerContext,
     PricingContext,
-    Product,
-    Sku,
     TierSpec,
 )
 
@@ -56,13 +56,13 @@ def customer(**kw: Any) -> CustomerContext:
 def adventure_catalogue() -> Catalogue:
     return Catalogue(
         products=[
-            Product("prod_mug", "mug", "Mug", 1000),
-            Product("prod_poster", "poster", "Poster", 1500),
-            Product("prod_tshirt", "tshirt", "T-shirt", 2000),
-            Product("prod_bottle", "bottle", "Bottle", 2500),
+            CatalogueProduct("prod_mug", "mug", "Mug", 1000),
+            CatalogueProduct("prod_poster", "poster", "Poster", 1500),
+            CatalogueProduct("prod_tshirt", "tshirt", "T-shirt", 2000),
+            CatalogueProduct("prod_bottle", "bottle", "Bottle", 2500),
         ],
         collections=[
-            Collection(
+            CatalogueCollection(
                 "pc_adventure",
                 "Adventure",
                 product_ids=frozenset({"prod_mug", "prod_poster", "prod_tshirt"}),
@@ -87,19 +87,19 @@ def example_catalogue() -> Catalogue:
     """Products and SKUs exactly as the response examples show them."""
     return Catalogue(
         products=[
-            Product("prod_0a9f9ab4ab019a42d5", None, "Red T-Shirt", 2900),
-            Product("prod_0a9f9aeddb019a42db", None, "Blue T-Shirt", 3100),
-            Product("prod_0b7d7dfb05cbe5c616", "Books", "Comic Books1", 2100),
-            Product("prod_0b72b0bd64d198e3ae", "vase_1", "Vase - Boho Vintage", 1500),
-            Product("prod_0b7d7c4e814be5c502", "prod_1", "Apple iPhone 12", 60000),
-            Product("prod_0bae2dc5a090fd0184", "first_product", "Samsung Phone 1", 220000),
-            Product("prod_0b72b00ffed198e344", "roses_1", "Bouquet - Romantic Roses", 500),
+            CatalogueProduct("prod_0a9f9ab4ab019a42d5", None, "Red T-Shirt", 2900),
+            CatalogueProduct("prod_0a9f9aeddb019a42db", None, "Blue T-Shirt", 3100),
+            CatalogueProduct("prod_0b7d7dfb05cbe5c616", "Books", "Comic Books1", 2100),
+            CatalogueProduct("prod_0b72b0bd64d198e3ae", "vase_1", "Vase - Boho Vintage", 1500),
+            CatalogueProduct("prod_0b7d7c4e814be5c502", "prod_1", "Apple iPhone 12", 60000),
+            CatalogueProduct("prod_0bae2dc5a090fd0184", "first_product", "Samsung Phone 1", 220000),
+            CatalogueProduct("prod_0b72b00ffed198e344", "roses_1", "Bouquet - Romantic Roses", 500),
         ],
         skus=[
-            Sku(
+            CatalogueSku(
                 "sku_0b7d7dfb090be5c619", "ComicBook_1", "Comics1", "prod_0b7d7dfb05cbe5c616", 1700
             ),
-            Sku(
+            CatalogueSku(
                 "sku_0bae3b28f610fd0da1",
                 "first_product_sku_1",
                 "Samsung phone 256GB",
@@ -107,7 +107,7 @@ def example_catalogue() -> Catalogue:
                 210000,
             ),
         ],
-        collections=[Collection("pc_a11pr0dUc75", "All products", all_products=True)],
+        collections=[CatalogueCollection("pc_a11pr0dUc75", "All products", all_products=True)],
     )
 
 

@@ -24,9 +24,9 @@ from pricing_builders import ctx, tier
 from big_orders import big_orders
 from promolab.engine import (
     Catalogue,
+    CatalogueProduct,
     PricingInputError,
     PricingOverflowError,
-    Product,
     compile_tier,
     normalize_order,
     price_normalized,
@@ -45,10 +45,10 @@ def catalogue() -> Catalogue:
     from the cache to a check with the bound in place."""
     return Catalogue(
         products=[
-            Product("prod_cheap", "cheap", "Cheap", 600),
-            Product("prod_dear", "dear", "Dear", 2**62),
-            Product("prod_max", "max", "At the bound", MAX),
-            Product("prod_5h1pp1ng", "5h1pp1ng", "Shipping", None),
+            CatalogueProduct("prod_cheap", "cheap", "Cheap", 600),
+            CatalogueProduct("prod_dear", "dear", "Dear", 2**62),
+            CatalogueProduct("prod_max", "max", "At the bound", MAX),
+            CatalogueProduct("prod_5h1pp1ng", "5h1pp1ng", "Shipping", None),
         ]
     )
 

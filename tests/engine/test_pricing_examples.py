@@ -19,7 +19,7 @@ from pricing_builders import (
 
 from promolab.engine import (
     Catalogue,
-    Product,
+    CatalogueProduct,
     compile_tier,
     normalize_order,
     price_normalized,
@@ -250,7 +250,7 @@ def test_quantity_limit_3_of_5_units() -> None:
     """discount-effects: 'max units per order item = 3' with 5 units: 3 are discounted."""
     scope = included({"object": "product", "id": "prod_b", "quantity_limit": 3})
     outcome = price_tier(
-        Catalogue([Product("prod_b", price=1000)]),
+        Catalogue([CatalogueProduct("prod_b", price=1000)]),
         tier(
             {"type": "AMOUNT", "amount_off": 100, "effect": "APPLY_TO_ITEMS_BY_QUANTITY"},
             applicable_to=scope,
@@ -266,7 +266,7 @@ def test_aggregated_quantity_limit_5_over_lines_of_2_and_4() -> None:
     """'Max units combined = 5' with lines of 2 and 4 units: 5 units are discounted."""
     scope = included({"object": "product", "id": "prod_b", "aggregated_quantity_limit": 5})
     outcome = price_tier(
-        Catalogue([Product("prod_b", price=1000)]),
+        Catalogue([CatalogueProduct("prod_b", price=1000)]),
         tier(
             {"type": "PERCENT", "percent_off": 10, "effect": "APPLY_TO_ITEMS"}, applicable_to=scope
         ),
@@ -286,7 +286,7 @@ def test_aggregated_quantity_limit_5_over_lines_of_2_and_4() -> None:
 def test_unit_add_many_red_blue_guide_example() -> None:
     """give-item-for-free guide: Red ADD_MISSING 1 + Blue ADD_NEW 1 on Red 1x2900, Blue 1x3100."""
     cat = Catalogue(
-        [Product("prod_red", None, "Red", 2900), Product("prod_blue", None, "Blue", 3100)]
+        [CatalogueProduct("prod_red", None, "Red", 2900), CatalogueProduct("prod_blue", None, "Blue", 3100)]
     )
     discount = {
         "type": "UNIT",
@@ -442,7 +442,7 @@ def test_unit_free_shipping_without_price() -> None:
 
 
 def test_unit_free_shipping_with_price_is_discounted() -> None:
-    cat = Catalogue([Product("prod_5h1pp1ng", "5h1pp1ng", "Shipping", 2000)])
+    cat = Catalogue([CatalogueProduct("prod_5h1pp1ng", "5h1pp1ng", "Shipping", 2000)])
     outcome = price_tier(
         cat,
         tier(

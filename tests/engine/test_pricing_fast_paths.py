@@ -22,9 +22,9 @@ from pricing_builders import NOW, ctx, customer, mutate_everything, tier
 from promolab.engine import (
     OPERATORS,
     Catalogue,
-    Collection,
-    Product,
-    Sku,
+    CatalogueCollection,
+    CatalogueProduct,
+    CatalogueSku,
     compile_tier,
     normalize_order,
     price_normalized,
@@ -139,9 +139,9 @@ def test_compiled_predicates_agree_with_the_generic_operators(op: str, args: lis
 
 # --- caches keyed by a line's identity -----------------------------------------------------------
 CAT = Catalogue(
-    products=[Product("prod_a", "a", "A", 1000), Product("prod_b", "b", "B", 500), Product("prod_c", None, "C", 300)],
-    skus=[Sku("sku_a1", "a1", "A1", "prod_a", 1250)],
-    collections=[Collection("pc_ab", "AB", product_ids=frozenset({"prod_a", "prod_b"}))],
+    products=[CatalogueProduct("prod_a", "a", "A", 1000), CatalogueProduct("prod_b", "b", "B", 500), CatalogueProduct("prod_c", None, "C", 300)],
+    skus=[CatalogueSku("sku_a1", "a1", "A1", "prod_a", 1250)],
+    collections=[CatalogueCollection("pc_ab", "AB", product_ids=frozenset({"prod_a", "prod_b"}))],
 )
 ENTRY_TARGETS = [
     {"object": "product", "id": "prod_a"},
@@ -181,7 +181,7 @@ def test_scope_cache_gives_what_matching_gives(included: list[int], excluded: li
 
 
 def test_caches_are_bounded() -> None:
-    cat = Catalogue(products=[Product("prod_a", "a", "A", 1000)])
+    cat = Catalogue(products=[CatalogueProduct("prod_a", "a", "A", 1000)])
     scope = compile_scope({"included": [{"object": "product", "id": "prod_a"}]})
     limit = items_module._CACHE_LIMIT
     for k in range(limit + 10):

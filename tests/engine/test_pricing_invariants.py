@@ -10,9 +10,9 @@ from pricing_builders import ctx, tier
 
 from promolab.engine import (
     Catalogue,
-    Collection,
-    Product,
-    Sku,
+    CatalogueCollection,
+    CatalogueProduct,
+    CatalogueSku,
     compile_tier,
     normalize_order,
     price_normalized,
@@ -20,16 +20,16 @@ from promolab.engine import (
 
 CAT = Catalogue(
     products=[
-        Product("prod_a", "a", "A", 1000),
-        Product("prod_b", "b", "B", 1999),
-        Product("prod_c", "c", "C", 5),
-        Product("prod_d", "d", "D", None),
-        Product("prod_5h1pp1ng", "5h1pp1ng", "Shipping", None),
+        CatalogueProduct("prod_a", "a", "A", 1000),
+        CatalogueProduct("prod_b", "b", "B", 1999),
+        CatalogueProduct("prod_c", "c", "C", 5),
+        CatalogueProduct("prod_d", "d", "D", None),
+        CatalogueProduct("prod_5h1pp1ng", "5h1pp1ng", "Shipping", None),
     ],
-    skus=[Sku("sku_a1", "a1", "A1", "prod_a", 1250), Sku("sku_b1", "b1", "B1", "prod_b", None)],
+    skus=[CatalogueSku("sku_a1", "a1", "A1", "prod_a", 1250), CatalogueSku("sku_b1", "b1", "B1", "prod_b", None)],
     collections=[
-        Collection("pc_ab", "AB", product_ids=frozenset({"prod_a", "prod_b"})),
-        Collection("pc_sku", "sku", sku_ids=frozenset({"sku_a1"})),
+        CatalogueCollection("pc_ab", "AB", product_ids=frozenset({"prod_a", "prod_b"})),
+        CatalogueCollection("pc_sku", "sku", sku_ids=frozenset({"sku_a1"})),
     ],
 )
 IDS = ["prod_a", "prod_b", "prod_c", "sku_a1", "sku_b1"]

@@ -6,14 +6,20 @@ from typing import Any
 
 import pytest
 
-from promolab.engine import Catalogue, PricingInputError, Product, Sku, normalize_order
+from promolab.engine import (
+    Catalogue,
+    CatalogueProduct,
+    CatalogueSku,
+    PricingInputError,
+    normalize_order,
+)
 
 CAT = Catalogue(
     products=[
-        Product("prod_book", "Books", "Comic Books", 2100),
-        Product("prod_free", "free", "No price"),
+        CatalogueProduct("prod_book", "Books", "Comic Books", 2100),
+        CatalogueProduct("prod_free", "free", "No price"),
     ],
-    skus=[Sku("sku_comic", "ComicBook_1", "Comics1", "prod_book", 1700)],
+    skus=[CatalogueSku("sku_comic", "ComicBook_1", "Comics1", "prod_book", 1700)],
 )
 
 
@@ -121,7 +127,7 @@ def test_customer_and_referrer_and_metadata() -> None:
 
 
 def test_item_rule_metadata_overlay() -> None:
-    cat = Catalogue([Product("p", price=1, metadata={"a": 1, "b": 1})])
+    cat = Catalogue([CatalogueProduct("p", price=1, metadata={"a": 1, "b": 1})])
     line = normalize_order(
         cat,
         {"items": [{"product_id": "p", "product": {"metadata": {"b": 2}}, "metadata": {"c": 3}}]},

@@ -23,11 +23,11 @@ from pricing_builders import NOW, campaign, ctx, customer, mutate_everything, ti
 from promolab.engine import (
     OPERATORS,
     Catalogue,
-    Collection,
+    CatalogueCollection,
+    CatalogueProduct,
+    CatalogueSku,
     PricingInputError,
-    Product,
     RunningTiers,
-    Sku,
     compile_tier,
     normalize_order,
     price_normalized,
@@ -126,13 +126,13 @@ def test_only_now_operators_read_the_instant(op: str, args: list[Any], value: An
 # --- a catalogue and tiers for the request paths ------------------------------------------------
 CAT = Catalogue(
     products=[
-        Product("prod_a", "a", "A", 1000, {"made": "2026-01-05T00:00:00Z"}),
-        Product("prod_b", "b", "B", 500),
-        Product("prod_c", None, "C", 300),
-        Product("prod_5h1pp1ng", "5h1pp1ng", "Shipping"),
+        CatalogueProduct("prod_a", "a", "A", 1000, {"made": "2026-01-05T00:00:00Z"}),
+        CatalogueProduct("prod_b", "b", "B", 500),
+        CatalogueProduct("prod_c", None, "C", 300),
+        CatalogueProduct("prod_5h1pp1ng", "5h1pp1ng", "Shipping"),
     ],
-    skus=[Sku("sku_a1", "a1", "A1", "prod_a", 1250)],
-    collections=[Collection("pc_ab", "AB", product_ids=frozenset({"prod_a", "prod_b"}))],
+    skus=[CatalogueSku("sku_a1", "a1", "A1", "prod_a", 1250)],
+    collections=[CatalogueCollection("pc_ab", "AB", product_ids=frozenset({"prod_a", "prod_b"}))],
 )
 AB = {"included": [{"object": "products_collection", "id": "pc_ab", "aggregated_quantity_limit": 3}]}
 RULE_AMOUNT = {"rules": {"1": {"name": "order.amount", "conditions": {"$more_than": [1500]}}, "logic": "1"}}
@@ -238,7 +238,7 @@ def test_values_that_compare_equal_are_not_confused() -> None:
 
 
 def test_order_caches_are_bounded() -> None:
-    cat = Catalogue(products=[Product("prod_a", "a", "A", 1000)])
+    cat = Catalogue(products=[CatalogueProduct("prod_a", "a", "A", 1000)])
     for k in range(items_module._ORDER_CACHE_LIMIT + 10):
         normalize_order(cat, {"items": [{"product_id": "prod_a", "quantity": k + 1}]})
     assert len(cat._orders) <= items_module._ORDER_CACHE_LIMIT

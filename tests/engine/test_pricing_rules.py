@@ -13,9 +13,9 @@ from promolab.engine import (
     OPERATORS,
     RULE_FAMILIES,
     Catalogue,
-    Collection,
-    Product,
-    Sku,
+    CatalogueCollection,
+    CatalogueProduct,
+    CatalogueSku,
     TierConfigError,
     compile_tier,
     normalize_order,
@@ -107,12 +107,12 @@ def test_list_values_and_numeric_strings() -> None:
 # --- rule families: one pass and one fail case each ----------------------------------------
 CAT = Catalogue(
     products=[
-        Product("prod_shoe", "shoe", "Shoe", 5000, metadata={"brand": "acme"}),
-        Product("prod_sock", "sock", "Sock", 500, metadata={"brand": "other"}),
-        Product("prod_hat", "hat", "Hat", 2000),
+        CatalogueProduct("prod_shoe", "shoe", "Shoe", 5000, metadata={"brand": "acme"}),
+        CatalogueProduct("prod_sock", "sock", "Sock", 500, metadata={"brand": "other"}),
+        CatalogueProduct("prod_hat", "hat", "Hat", 2000),
     ],
-    skus=[Sku("sku_shoe_42", "shoe-42", "Shoe 42", "prod_shoe", 5500)],
-    collections=[Collection("pc_feet", "Feet", product_ids=frozenset({"prod_shoe", "prod_sock"}))],
+    skus=[CatalogueSku("sku_shoe_42", "shoe-42", "Shoe 42", "prod_shoe", 5500)],
+    collections=[CatalogueCollection("pc_feet", "Feet", product_ids=frozenset({"prod_shoe", "prod_sock"}))],
 )
 ORDER = {
     "items": [

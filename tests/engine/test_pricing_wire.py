@@ -17,9 +17,9 @@ from pricing_builders import (
 
 from promolab.engine import (
     Catalogue,
-    Collection,
-    Product,
-    Sku,
+    CatalogueCollection,
+    CatalogueProduct,
+    CatalogueSku,
     TierConfigError,
     compile_tier,
     price_tier,
@@ -79,8 +79,8 @@ def test_excluded_only_scope() -> None:
 
 def test_product_entry_matches_its_sku_lines_and_sku_entry_only_its_sku() -> None:
     cat = Catalogue(
-        [Product("p", price=100)],
-        [Sku("s1", product_id="p", price=200), Sku("s2", product_id="p", price=300)],
+        [CatalogueProduct("p", price=100)],
+        [CatalogueSku("s1", product_id="p", price=200), CatalogueSku("s2", product_id="p", price=300)],
     )
     order = {"items": [{"sku_id": "s1"}, {"sku_id": "s2"}, {"product_id": "p"}]}
     out = price_tier(
@@ -199,9 +199,9 @@ def test_order_without_discount_effect_has_only_amount_and_total() -> None:
 
 def test_applicable_to_wire_fills_source_ids_from_catalogue() -> None:
     cat = Catalogue(
-        [Product("prod_x", None, "X", 100), Product("prod_y", "y-src", "Y", 100)],
-        [Sku("sku_y", "sku-y-src", "Y1", "prod_y", 90)],
-        [Collection("pc_1", "c")],
+        [CatalogueProduct("prod_x", None, "X", 100), CatalogueProduct("prod_y", "y-src", "Y", 100)],
+        [CatalogueSku("sku_y", "sku-y-src", "Y1", "prod_y", 90)],
+        [CatalogueCollection("pc_1", "c")],
     )
     scope = included(
         {"object": "products_collection", "id": "pc_1", "quantity_limit": 2},

@@ -31,7 +31,7 @@ from promolab.sim.clock import parse_instant
 from promolab.sim.earning.validation import _rule_passes, rules_pass
 from promolab.sim.loyalty import ledger
 from promolab.sim.loyalty.lookups import assignment_of, card_for, members_of
-from promolab.sim.loyalty.processing import PURCHASES
+from promolab.sim.loyalty.purchase_settlement import PURCHASES
 from promolab.sim.loyalty.reservations import (
     PURCHASE_TYPE,
     pending_index,

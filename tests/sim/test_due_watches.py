@@ -2,7 +2,7 @@
 
 `Simulator.advance` only sets the clock when `processing.due_by` says that
 nothing can be due on the way; `due_by` answers from per-state watches
-(`loyalty.processing.DueWatch`, `webhooks.due_order.DueOrder`) kept without a
+(`loyalty.purchase_settlement.DueWatch`, `webhooks.due_order.DueOrder`) kept without a
 full look at the state. Checked here against full scans and against the same
 histories run with the quick path switched off:
 
@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from promolab import Simulator
 from promolab.sim import simulator as simulator_module
 from promolab.sim.loyalty import ledger
-from promolab.sim.loyalty.processing import DueWatch, due_watch
+from promolab.sim.loyalty.purchase_settlement import DueWatch, due_watch
 from promolab.sim.loyalty.reservations import PURCHASE_TYPE
 from promolab.sim.operation import Operation
 from promolab.sim.operations.balance import ADD_GIFT_BALANCE

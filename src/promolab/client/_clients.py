@@ -19,7 +19,7 @@ from typing import Any, Self, TypeVar
 import httpx
 
 from ._methods import AsyncSender, ControlOperations, Operations, SyncSender
-from ._requests import Credentials, Prepared, decode
+from ._requests import ApiKeys, Prepared, decode
 
 __all__ = ["DEFAULT_RETRIES", "DEFAULT_TIMEOUT", "AsyncClient", "AsyncControl", "Client", "Control"]
 
@@ -49,7 +49,7 @@ class _Base:
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.management_base_url = (management_base_url or base_url).rstrip("/")
-        self._credentials = Credentials(app_id, app_token, access_token, management_id, management_token)
+        self._credentials = ApiKeys(app_id, app_token, access_token, management_id, management_token)
         self.retries = max(0, retries)
         self.backoff = backoff
         self._timeout = timeout

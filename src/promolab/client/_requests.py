@@ -19,13 +19,16 @@ from .. import models
 from ..models.endpoints import Endpoint
 from .errors import ApiError
 
-__all__ = ["Credentials", "Prepared", "body_of", "decode", "flatten_filters"]
+__all__ = ["ApiKeys", "Prepared", "body_of", "decode", "flatten_filters"]
 
 R = TypeVar("R")
 
 
 @dataclass(frozen=True, slots=True)
-class Credentials:
+class ApiKeys:
+    """The keys a client sends, and the headers each auth scheme puts them in
+    (the keys a project accepts are part of its state, `sim.records.Credentials`)."""
+
     app_id: str
     app_token: str
     access_token: str | None = None

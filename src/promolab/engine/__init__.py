@@ -45,9 +45,15 @@ order (`normalize`, `item_resolution`, `lines`), the tier (`compiled_tier`:
 `wire_order`, `tier_wire`) and the refusals (`errors`).
 """
 
-from .amount_discounts import AmountDiscount
+from .amount_discounts import AmountBenefit
 from .campaign import parse_duration
-from .catalogue import SHIPPING_PRODUCT, Catalogue, Collection, Product, Sku
+from .catalogue import (
+    SHIPPING_PRODUCT,
+    Catalogue,
+    CatalogueCollection,
+    CatalogueProduct,
+    CatalogueSku,
+)
 from .compiled_tier import EFFECTS, CompiledTier, compile_tier
 from .conditions import OPERATORS, compile_conditions, numeric_value
 from .context import CustomerContext, PricingContext
@@ -70,10 +76,12 @@ __all__ = [
     "OPERATORS",
     "RULE_FAMILIES",
     "SHIPPING_PRODUCT",
-    "AmountDiscount",
+    "AmountBenefit",
     "CampaignInfo",
     "Catalogue",
-    "Collection",
+    "CatalogueCollection",
+    "CatalogueProduct",
+    "CatalogueSku",
     "CompiledTier",
     "CustomerContext",
     "Line",
@@ -81,10 +89,8 @@ __all__ = [
     "PricingContext",
     "PricingInputError",
     "PricingOverflowError",
-    "Product",
     "RuleSet",
     "RunningTiers",
-    "Sku",
     "TierConfigError",
     "TierOutcome",
     "TierSpec",

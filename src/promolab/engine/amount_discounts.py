@@ -38,7 +38,7 @@ from .lines import Line, NormalizedOrder
 from .money import parse_percent, percent_of, percent_of_each, split_proportionally
 from .scope import LineScope, Scope, ScopeEntry
 
-__all__ = ["ORDER_EFFECTS", "AmountDiscount", "compile_amount_discount"]
+__all__ = ["ORDER_EFFECTS", "AmountBenefit", "compile_amount_discount"]
 
 ORDER_EFFECTS = frozenset({"APPLY_TO_ORDER"})
 
@@ -55,7 +55,7 @@ def _cents(discount: Mapping[str, Any], key: str, required: bool) -> int | None:
 
 
 @dataclass(frozen=True, slots=True)
-class AmountDiscount:
+class AmountBenefit:
     """A compiled AMOUNT / PERCENT / FIXED discount."""
 
     kind: str
@@ -207,7 +207,7 @@ def _discountable(
     return units, bases, caps
 
 
-def compile_amount_discount(kind: str, effect: str, discount: Mapping[str, Any]) -> AmountDiscount:
+def compile_amount_discount(kind: str, effect: str, discount: Mapping[str, Any]) -> AmountBenefit:
     """Check the fields a type/effect needs; raises ValueError."""
     amount_off = percent = fixed_amount = amount_limit = aggregated = None
     if kind == "AMOUNT":
@@ -223,4 +223,4 @@ def compile_amount_discount(kind: str, effect: str, discount: Mapping[str, Any])
         fixed_amount = _cents(discount, "fixed_amount", required=effect == "APPLY_TO_ORDER")
     if effect != "APPLY_TO_ORDER":
         aggregated = _cents(discount, "aggregated_amount_limit", required=False)
-    return AmountDiscount(kind, effect, amount_off, percent, fixed_amount, amount_limit, aggregated)
+    return AmountBenefit(kind, effect, amount_off, percent, fixed_amount, amount_limit, aggregated)

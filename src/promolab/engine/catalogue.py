@@ -18,13 +18,13 @@ if TYPE_CHECKING:
     from .lines import Line
     from .normalize import OrderCore
 
-__all__ = ["SHIPPING_PRODUCT", "Catalogue", "Collection", "Product", "Sku"]
+__all__ = ["SHIPPING_PRODUCT", "Catalogue", "CatalogueCollection", "CatalogueProduct", "CatalogueSku"]
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
-class Product:
+class CatalogueProduct:
     id: str
     source_id: str | None = None
     name: str | None = None
@@ -33,7 +33,7 @@ class Product:
 
 
 @dataclass(frozen=True, slots=True)
-class Sku:
+class CatalogueSku:
     id: str
     source_id: str | None = None
     sku: str | None = None
@@ -43,7 +43,7 @@ class Sku:
 
 
 @dataclass(frozen=True, slots=True)
-class Collection:
+class CatalogueCollection:
     """A static products collection. `all_products=True` holds every product and SKU."""
 
     id: str
@@ -56,7 +56,7 @@ class Collection:
 #: The service's built-in free-shipping "product" (docs/pricing.md): UNIT discounts
 #: with unit_type `prod_5h1pp1ng` add it. It has no price unless the catalogue
 #: defines one under the same id.
-SHIPPING_PRODUCT = Product(id="prod_5h1pp1ng", source_id="5h1pp1ng", name="Shipping")
+SHIPPING_PRODUCT = CatalogueProduct(id="prod_5h1pp1ng", source_id="5h1pp1ng", name="Shipping")
 
 
 class Catalogue:
@@ -77,13 +77,13 @@ class Catalogue:
 
     def __init__(
         self,
-        products: Iterable[Product] = (),
-        skus: Iterable[Sku] = (),
-        collections: Iterable[Collection] = (),
+        products: Iterable[CatalogueProduct] = (),
+        skus: Iterable[CatalogueSku] = (),
+        collections: Iterable[CatalogueCollection] = (),
     ) -> None:
-        self._products: dict[str, Product] = {p.id: p for p in products}
-        self._skus: dict[str, Sku] = {s.id: s for s in skus}
-        self._collections: dict[str, Collection] = {c.id: c for c in collections}
+        self._products: dict[str, CatalogueProduct] = {p.id: p for p in products}
+        self._skus: dict[str, CatalogueSku] = {s.id: s for s in skus}
+        self._collections: dict[str, CatalogueCollection] = {c.id: c for c in collections}
         self._products_by_source = {
             p.source_id: p for p in self._products.values() if p.source_id is not None
         }
@@ -97,34 +97,34 @@ class Catalogue:
         self._lines: dict[tuple[Any, ...], Line] = {}
         #: normalize's order lines, amounts and shared results of plain orders
         self._orders: dict[tuple[Any, ...], OrderCore] = {}
-        self._unit_targets: dict[str, tuple[Product, Sku | None]] = {}
+        self._unit_targets: dict[str, tuple[CatalogueProduct, CatalogueSku | None]] = {}
 
     # -- lookups ---------------------------------------------------------------
-    def product(self, product_id: str) -> Product | None:
+    def product(self, product_id: str) -> CatalogueProduct | None:
         return self._products.get(product_id)
 
-    def sku(self, sku_id: str) -> Sku | None:
+    def sku(self, sku_id: str) -> CatalogueSku | None:
         return self._skus.get(sku_id)
 
-    def collection(self, collection_id: str) -> Collection | None:
+    def collection(self, collection_id: str) -> CatalogueCollection | None:
         return self._collections.get(collection_id)
 
-    def product_by_source_id(self, source_id: str) -> Product | None:
+    def product_by_source_id(self, source_id: str) -> CatalogueProduct | None:
         return self._products_by_source.get(source_id)
 
-    def sku_by_source_id(self, source_id: str) -> Sku | None:
+    def sku_by_source_id(self, source_id: str) -> CatalogueSku | None:
         return self._skus_by_source.get(source_id)
 
     @property
-    def products(self) -> Mapping[str, Product]:
+    def products(self) -> Mapping[str, CatalogueProduct]:
         return MappingProxyType(self._products)
 
     @property
-    def skus(self) -> Mapping[str, Sku]:
+    def skus(self) -> Mapping[str, CatalogueSku]:
         return MappingProxyType(self._skus)
 
     @property
-    def collections(self) -> Mapping[str, Collection]:
+    def collections(self) -> Mapping[str, CatalogueCollection]:
         return MappingProxyType(self._collections)
 
     # -- derived -----------------------------------------------------------------
@@ -135,15 +135,15 @@ class Catalogue:
         sku_id: str | None = None,
         source_id: str | None = None,
         related_object: str | None = None,
-    ) -> tuple[Product | None, Sku | None]:
+    ) -> tuple[CatalogueProduct | None, CatalogueSku | None]:
         """The catalogue entries an order item refers to (either may be None).
 
         `sku_id` wins over `product_id`; a SKU brings its parent product. A
         `source_id` is looked up among SKUs when `related_object == "sku"`, else
         among products.
         """
-        sku: Sku | None = None
-        product: Product | None = None
+        sku: CatalogueSku | None = None
+        product: CatalogueProduct | None = None
         if sku_id is not None:
             sku = self._skus.get(sku_id)
         elif source_id is not None and related_object == "sku":
@@ -157,7 +157,7 @@ class Catalogue:
                 product = self._products_by_source.get(source_id)
         return product, sku
 
-    def unit_target(self, unit_type: str) -> tuple[Product, Sku | None]:
+    def unit_target(self, unit_type: str) -> tuple[CatalogueProduct, CatalogueSku | None]:
         """The product (and SKU) a UNIT discount adds; unknown ids become bare products.
 
         Memoised: unit types come from tiers (a bounded set), and this runs for
@@ -168,17 +168,17 @@ class Catalogue:
             found = self._unit_targets[unit_type] = self._find_unit_target(unit_type)
         return found
 
-    def _find_unit_target(self, unit_type: str) -> tuple[Product, Sku | None]:
+    def _find_unit_target(self, unit_type: str) -> tuple[CatalogueProduct, CatalogueSku | None]:
         sku = self._skus.get(unit_type)
         if sku is not None:
             parent = self._products.get(sku.product_id) if sku.product_id else None
-            return (parent or Product(id=sku.product_id or "")), sku
+            return (parent or CatalogueProduct(id=sku.product_id or "")), sku
         product = self._products.get(unit_type)
         if product is not None:
             return product, None
         if unit_type == SHIPPING_PRODUCT.id:
             return SHIPPING_PRODUCT, None
-        return Product(id=unit_type), None
+        return CatalogueProduct(id=unit_type), None
 
     def collections_of(self, product_id: str | None, sku_id: str | None) -> frozenset[str]:
         """Ids of the collections holding this product/SKU (a SKU is in its product's)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from .amount_discounts import AmountDiscount, compile_amount_discount
+from .amount_discounts import AmountBenefit, compile_amount_discount
 from .campaign import CampaignCheck, compile_campaign
 from .catalogue import Catalogue
 from .errors import TierConfigError
@@ -58,7 +58,7 @@ class CompiledTier:
     campaign: CampaignCheck
     rules: RuleSet
     scope: Scope
-    amount_discount: AmountDiscount | None
+    amount_discount: AmountBenefit | None
     units: tuple[UnitSpec, ...]
     #: One-slot cache of `static_wire` (a tier is priced against one catalogue
     #: at a time); a list because the dataclass itself is frozen.

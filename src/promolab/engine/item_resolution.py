@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .catalogue import Catalogue, Product, Sku
+from .catalogue import Catalogue, CatalogueProduct, CatalogueSku
 
 __all__ = ["ResolvedItem", "entry_wire", "product_wire", "resolve_item", "sku_wire"]
 
@@ -24,18 +24,18 @@ __all__ = ["ResolvedItem", "entry_wire", "product_wire", "resolve_item", "sku_wi
 _CACHE_LIMIT = 4096
 
 
-def product_wire(product: Product | None, product_id: str | None) -> dict[str, Any] | None:
+def product_wire(product: CatalogueProduct | None, product_id: str | None) -> dict[str, Any] | None:
     """`{id, source_id, name, price}` with absent values omitted (as the service does)."""
     return _wire(product, product_id, ("source_id", "name", "price"))
 
 
-def sku_wire(sku: Sku | None, sku_id: str | None) -> dict[str, Any] | None:
+def sku_wire(sku: CatalogueSku | None, sku_id: str | None) -> dict[str, Any] | None:
     """`{id, source_id, sku, price}` with absent values omitted."""
     return _wire(sku, sku_id, ("source_id", "sku", "price"))
 
 
 def _wire(
-    entry: Product | Sku | None, given_id: str | None, fields: tuple[str, ...]
+    entry: CatalogueProduct | CatalogueSku | None, given_id: str | None, fields: tuple[str, ...]
 ) -> dict[str, Any] | None:
     """A catalogue entry's wire shape; an id the catalogue lacks stands alone."""
     if entry is None:
@@ -43,7 +43,7 @@ def _wire(
     return entry_wire(entry, fields)
 
 
-def entry_wire(entry: Product | Sku, fields: tuple[str, ...]) -> dict[str, Any]:
+def entry_wire(entry: CatalogueProduct | CatalogueSku, fields: tuple[str, ...]) -> dict[str, Any]:
     """`{id, *fields}` of a catalogue entry, the fields that are None omitted
     (the service's way with a product or SKU reference)."""
     out: dict[str, Any] = {"id": entry.id}
@@ -59,8 +59,8 @@ class ResolvedItem:
     """What the catalogue says about one (product_id, sku_id, source_id,
     related_object) combination; shared by every line naming it."""
 
-    product: Product | None
-    sku: Sku | None
+    product: CatalogueProduct | None
+    sku: CatalogueSku | None
     product_id: str | None
     sku_id: str | None
     #: the request's product_id is not the SKU's product (an error, raised per line)

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from .catalogue import Product, Sku
+from .catalogue import CatalogueProduct, CatalogueSku
 
 if TYPE_CHECKING:
     from .wire_order import ItemTemplate
@@ -32,8 +32,8 @@ class Line:
     product_id: str | None
     sku_id: str | None
     source_id: str | None
-    product: Product | None
-    sku: Sku | None
+    product: CatalogueProduct | None
+    sku: CatalogueSku | None
     quantity: int
     price: int | None
     amount: int | None

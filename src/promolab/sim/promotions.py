@@ -20,13 +20,13 @@ from typing import TYPE_CHECKING, Any
 from ..engine import (
     CampaignInfo,
     Catalogue,
-    Collection,
+    CatalogueCollection,
+    CatalogueProduct,
+    CatalogueSku,
     CompiledTier,
     CustomerContext,
     PricingInputError,
-    Product,
     RunningTiers,
-    Sku,
     TierSpec,
     compile_tier,
 )
@@ -60,10 +60,10 @@ class PricingView:
 
 def catalogue_of(state: State) -> Catalogue:
     return Catalogue(
-        products=[Product(p.id, p.source_id, p.name, p.price, p.metadata) for p in state.products.values()],
-        skus=[Sku(s.id, s.source_id, s.sku, s.product_id, s.price, s.metadata) for s in state.skus.values()],
+        products=[CatalogueProduct(p.id, p.source_id, p.name, p.price, p.metadata) for p in state.products.values()],
+        skus=[CatalogueSku(s.id, s.source_id, s.sku, s.product_id, s.price, s.metadata) for s in state.skus.values()],
         collections=[
-            Collection(c.id, c.name, frozenset(c.products), frozenset(c.skus)) for c in state.collections.values()
+            CatalogueCollection(c.id, c.name, frozenset(c.products), frozenset(c.skus)) for c in state.collections.values()
         ],
     )
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol, cast, runtime_checkable
 
-from .loyalty.processing import PURCHASES
+from .loyalty.purchase_settlement import PURCHASES
 from .state import State, derived
 from .webhooks.delivery import DELIVERIES
 

@@ -4,7 +4,7 @@ The request is checked at once (`loyalty.purchases`: 404, 400, 423, nothing
 stored on a refusal). An accepted purchase of a priced reward answers 202
 `TRANSACTION_CREATED` with a PENDING `POINTS_SPENT_ON_REWARD` card
 transaction, due `settings.purchase_delay_seconds` later, when
-`loyalty.processing` approves or rejects it. A reward whose cost is 0 points
+`loyalty.purchase_settlement` approves or rejects it. A reward whose cost is 0 points
 is handed over at once: `NO_SPENT_ON_REWARD`, no transaction (the answer has
 no `transaction` key: the interface types it as an object, never null).
 """

@@ -83,7 +83,7 @@ class SegmentSpec(Record):
     customers: list[str] = Field(default_factory=list)
 
 
-class TierSpec(Record):
+class PromotionTierSpec(Record):
     id: str | None = None
     name: str
     banner: str | None = None
@@ -126,7 +126,7 @@ class CampaignSpec(Record):
     discount: dict[str, Any] | None = None
     gift_amount: Money | None = None
     referral: ReferralSettings | None = None
-    tiers: list[TierSpec] = Field(default_factory=list)
+    tiers: list[PromotionTierSpec] = Field(default_factory=list)
     vouchers: list[VoucherSpec] = Field(default_factory=list)
     code_pool: CodePool | None = None
 
