@@ -19,6 +19,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
+from ..models.endpoints import SIM_RESET
 from ..sim.operations.snapshots import RESET, RESTORE
 from ..sim.refusals import InvalidPayload, NotFound
 from ..sim.request_parsing import parse
@@ -53,7 +54,7 @@ def state(call: Call) -> tuple[int, Any]:
 
 def reset(call: Call) -> tuple[int, Any]:
     if call.body not in (None, {}):
-        raise InvalidPayload("POST /_sim/reset takes no body (or an empty object)")
+        raise InvalidPayload(f"{SIM_RESET.method} {SIM_RESET.path} takes no body (or an empty object)")
     call.sim.apply(RESET)
     return 200, {"now": call.sim.clock.iso()}
 

@@ -19,7 +19,7 @@ __all__ = ["ROUTES", "coverage"]
 
 
 def coverage(call: Call) -> tuple[int, Any]:
-    """`GET /_sim/coverage`: which interface operations are implemented."""
+    """`endpoints.SIM_COVERAGE`: which interface operations are implemented."""
     rows = [
         {"method": e.method, "path": e.path, "operation": e.name, "implemented": e.name in BY_NAME}
         for e in endpoints.INTERFACE

@@ -1,4 +1,4 @@
-"""Adding balance to a gift voucher or loyalty card (``POST /v1/vouchers/{code}/balance``).
+"""Adding balance to a gift voucher or loyalty card (endpoint ``ADD_GIFT_BALANCE``).
 
 The request model accepts any integer amount (negative subtracts in the real service);
 whether a given amount is allowed is the simulator's business rule, not a shape rule.

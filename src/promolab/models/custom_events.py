@@ -1,4 +1,4 @@
-"""Custom events (``POST /v1/events``): inbound facts that may earn points or convert a
+"""Custom events (endpoint ``TRACK_EVENT``): inbound facts that may earn points or convert a
 referral. They produce no webhook in the interface."""
 
 from __future__ import annotations

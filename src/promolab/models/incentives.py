@@ -1,4 +1,4 @@
-"""Loyalty v2 incentives (``GET /v2/loyalties/incentives/{id}``) and their detail objects.
+"""Loyalty v2 incentives (endpoint ``GET_INCENTIVE``) and their detail objects.
 
 An incentive carries one detail object chosen by its ``type``; the models refuse the
 others so that the simulator can never render an incentive that says POINTS but carries a

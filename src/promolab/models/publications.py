@@ -1,4 +1,4 @@
-"""Publications: giving a code to a customer (``POST /client/v1/publish``).
+"""Publications: giving a code to a customer (endpoint ``PUBLISH``).
 
 The interface marks ``voucher`` as required in the request, but the real service also
 publishes "a code from a campaign" (``campaign``) and documents ``missing_vouchers`` for

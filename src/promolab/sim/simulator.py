@@ -408,7 +408,7 @@ class Simulator(Turns):
 
     def dump(self) -> dict[str, Any]:
         """The whole state as JSON-ready data, secrets redacted: what
-        `/_sim/state` serves and what tests compare before/after."""
+        the control API's state read serves and what tests compare before/after."""
         with self._quiet():
             return {
                 "clock": self.clock.iso(),

@@ -1,4 +1,4 @@
-"""Adding balance to a gift voucher (POST /v1/vouchers/{code}/balance).
+"""Adding balance to a gift voucher (`endpoints.ADD_GIFT_BALANCE`).
 
 400 `invalid_add_balance_params` for an amount <= 0 (the real service also
 subtracts with a negative amount; this simulator only adds), 400

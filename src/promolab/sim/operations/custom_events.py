@@ -1,4 +1,4 @@
-"""Custom events (endpoint 7, POST /v1/events).
+"""Custom events (endpoint 7, `endpoints.TRACK_EVENT`).
 
 1. The body is parsed with `CustomEventRequest` (400 `invalid_payload`,
    which covers an event name outside 1..300 characters).

@@ -1,4 +1,4 @@
-"""Publishing a code to a customer (endpoint 5, POST /client/v1/publish).
+"""Publishing a code to a customer (endpoint 5, `endpoints.PUBLISH`).
 
 Rules: `promolab.sim.publishing`. This operation adds the request side:
 the body is parsed with `PublishRequest` (400 `invalid_payload` naming the

@@ -23,12 +23,12 @@ __all__ = ["RESET", "RESTORE"]
 
 
 def reset(sim: Simulator) -> None:
-    """Back to the state the simulator was created with (`POST /_sim/reset`)."""
+    """Back to the state the simulator was created with (`endpoints.SIM_RESET`)."""
     sim.reset()
 
 
 def restore(sim: Simulator, snapshot: dict[str, Any], keep_secrets: bool = False) -> None:
-    """Restore a snapshot in place (`POST /_sim/restore`); a bad snapshot is
+    """Restore a snapshot in place (`endpoints.SIM_RESTORE`); a bad snapshot is
     400 `invalid_payload`, nothing changed."""
     if not isinstance(snapshot, Mapping):
         raise InvalidPayload("Payload should be a snapshot object")

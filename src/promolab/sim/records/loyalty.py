@@ -2,7 +2,7 @@
 
 Incentives and rewards keep their wire detail objects (`points`, `material`,
 `digital`, ...) as mappings checked against the wire models at load time, so
-`GET /v2/loyalties/incentives/{id}` renders them without translation.
+`get_incentive` renders them without translation.
 """
 
 from __future__ import annotations

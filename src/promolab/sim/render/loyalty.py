@@ -3,7 +3,7 @@
 Timestamps are handed over as the records' aware datetimes: the wire type
 (`models.common.Timestamp`) normalises them to UTC milliseconds itself, which
 gives the same value as formatting to text and parsing it back, at a fraction
-of the cost (this is the hot path of GET /v2/loyalties/incentives/{id}).
+of the cost (this is the hot path of `get_incentive`).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def render_incentive(record: Incentive) -> models.Incentive:
         value = getattr(record, detail)
         if value is not None:
             body[detail] = value
-    return models.Incentive.model_validate(body)
+    return validated(models.Incentive, body)
 
 
 def render_reward(record: Reward) -> models.Reward:
@@ -50,7 +50,7 @@ def render_reward(record: Reward) -> models.Reward:
         body["material"] = record.material
     if record.digital is not None:
         body["digital"] = record.digital
-    return models.Reward.model_validate(body)
+    return validated(models.Reward, body)
 
 
 def render_card_transaction(record: CardTransaction) -> models.CardTransaction:
