@@ -57,51 +57,66 @@ def test_percent_of_is_exact_half_up(amounts: list[int], percent: Any) -> None:
     assert percent_of_each(amounts, pct) == expected
 
 
-def _reference_split(total: int, weights: list[int], caps: list[int]) -> list[int]:
-    """money.split_proportionally as first written, with Fractions (the oracle)."""
-    n = len(weights)
-    shares = [0] * n
-    total = min(total, sum(caps))
-    if total <= 0 or n == 0:
-        return shares
-    open_lines = [i for i in range(n) if weights[i] > 0 and caps[i] > 0]
-    remaining = total
-    while open_lines:
-        weight_sum = sum(weights[i] for i in open_lines)
-        capped = [i for i in open_lines if Fraction(remaining * weights[i], weight_sum) >= caps[i]]
-        if not capped:
-            break
-        for i in capped:
-            shares[i] = caps[i]
-            remaining -= caps[i]
-        open_lines = [i for i in open_lines if i not in capped]
-    if not open_lines or remaining <= 0:
-        return shares
-    weight_sum = sum(weights[i] for i in open_lines)
-    for i in open_lines:
-        shares[i] = round_half_up(Fraction(remaining * weights[i], weight_sum))
-    diff = remaining - sum(shares[i] for i in open_lines)
-    for i in sorted(open_lines, key=lambda i: (-caps[i], i)):
-        if diff == 0:
-            break
-        if diff > 0:
-            step = min(caps[i] - shares[i], diff)
-        else:
-            step = -min(shares[i], -diff)
-        shares[i] += step
-        diff -= step
-    return shares
+def _water_level(total: int, weights: list[int], caps: list[int]) -> Fraction:
+    """The exact water-filling level: the λ with sum(min(cap, λ·w)) = total over
+    the lines that take a share (w > 0, cap > 0), found by walking the lines in
+    order of cap/w (a formulation of its own, not the engine's loop)."""
+    lines = sorted((Fraction(c, w), w, c) for w, c in zip(weights, caps, strict=True) if w > 0 and c > 0)
+    filled, open_weight = 0, sum(w for _, w, _ in lines)
+    for ratio, w, c in lines:
+        level = Fraction(total - filled, open_weight)
+        if level <= ratio:
+            return level
+        filled += c
+        open_weight -= w
+    return Fraction(10**30)  # every line at its cap
+
+
+SPLITS = [
+    # total, weights, caps, shares (worked by hand)
+    (100, [1, 1], [100, 100], [50, 50]),
+    (100, [1, 1, 1], [500, 500, 500], [34, 33, 33]),  # 33.3 each, the cent left to the first largest line
+    (5, [1, 1], [10, 10], [2, 3]),  # 2.5 each rounds to 3 + 3; the extra cent comes off the first largest
+    (100, [1, 1, 1], [500, 600, 500], [33, 34, 33]),  # the cent to the largest line
+    (5, [1, 1], [10, 20], [3, 2]),  # and the cent too many off it
+    (10, [1, 2], [100, 100], [3, 7]),
+    (100, [1, 3], [10, 1000], [10, 90]),  # line 0 would get 25: held at 10, the rest to line 1
+    (500, [1, 1], [100, 50], [100, 50]),  # more than the lines hold
+    (100, [0, 1], [100, 100], [0, 100]),  # no weight, no share
+    (100, [1, 1], [0, 100], [0, 100]),  # no room, no share
+    (0, [1, 1], [10, 10], [0, 0]),
+    (-5, [1, 1], [10, 10], [0, 0]),
+    (7, [], [], []),
+]
+
+
+@pytest.mark.parametrize(("total", "weights", "caps", "shares"), SPLITS)
+def test_split_proportionally_worked_cases(total: int, weights: list[int], caps: list[int], shares: list[int]) -> None:
+    assert split_proportionally(total, weights, caps) == shares
 
 
 @settings(max_examples=400)
 @given(
-    st.integers(0, 100_000),
+    st.integers(-10, 100_000),
     st.lists(st.tuples(st.integers(0, 20_000), st.integers(0, 20_000)), max_size=7),
 )
-def test_split_proportionally_matches_the_fraction_reference(total: int, pairs: list[tuple[int, int]]) -> None:
+def test_split_proportionally_is_water_filling_rounded_to_cents(total: int, pairs: list[tuple[int, int]]) -> None:
     weights = [w for w, _ in pairs]
     caps = [c for _, c in pairs]
-    assert split_proportionally(total, weights, caps) == _reference_split(total, weights, caps)
+    shares = split_proportionally(total, weights, caps)
+    takers = [i for i, (w, c) in enumerate(pairs) if w > 0 and c > 0]
+    assert all(0 <= share <= cap for share, cap in zip(shares, caps, strict=True))
+    assert all(shares[i] == 0 for i in range(len(pairs)) if i not in takers)
+    assert sum(shares) == min(max(total, 0), sum(caps[i] for i in takers))
+    if total <= 0:
+        return
+    level = _water_level(total, weights, caps)
+    for i in takers:
+        exact = min(Fraction(caps[i]), level * weights[i])
+        if exact == caps[i]:
+            assert shares[i] == caps[i]  # a line the water covers is held at its cap
+        else:  # each share rounded, the leftover cents (at most one per line) on the largest lines
+            assert abs(shares[i] - exact) <= Fraction(len(takers) + 1, 2)
 
 
 # --- condition predicates ------------------------------------------------------------------------
