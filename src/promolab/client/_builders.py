@@ -20,12 +20,17 @@ from ._requests import Prepared, body_of, flatten_filters
 
 __all__ = [
     "add_gift_balance",
+    "create_stacking_rules",
     "delete_reward",
+    "delete_stacking_rules",
     "delete_webhook",
     "get_incentive",
+    "get_stacking_rules",
+    "list_stacking_rules",
     "publish",
     "purchase_reward",
     "track_event",
+    "update_stacking_rules",
     "validate_promotions",
 ]
 
@@ -61,6 +66,43 @@ def delete_reward(reward_id: str) -> Prepared[models.Reward]:
 def delete_webhook(project_id: str, webhook_id: str) -> Prepared[None]:
     """Delete a webhook configuration of a project (management credentials)."""
     return _call(e.DELETE_WEBHOOK, project_id=project_id, webhook_id=webhook_id)
+
+
+StackingRulesBody = models.StackingRulesChange | Mapping[str, Any] | None
+
+
+def create_stacking_rules(
+    project_id: str, request: StackingRulesBody = None, **settings: Any
+) -> Prepared[models.ProjectStackingRules]:
+    """Write the project's stacking rules (the fields given; the defaults for
+    the rest). 409 when the project has them already: update them instead."""
+    endpoint = e.CREATE_STACKING_RULES
+    return Prepared(endpoint, endpoint.url_path(project_id=project_id), body_of(request, settings))
+
+
+def list_stacking_rules(project_id: str) -> Prepared[models.StackingRulesList]:
+    """The project's stacking rules as a list: one object, or none while the defaults apply."""
+    return _call(e.LIST_STACKING_RULES, project_id=project_id)
+
+
+def get_stacking_rules(project_id: str, stacking_rules_id: str) -> Prepared[models.ProjectStackingRules]:
+    """The project's stacking rules by id (`stk_...`)."""
+    return _call(e.GET_STACKING_RULES, project_id=project_id, stacking_rules_id=stacking_rules_id)
+
+
+def update_stacking_rules(
+    project_id: str, stacking_rules_id: str, request: StackingRulesBody = None, **settings: Any
+) -> Prepared[models.ProjectStackingRules]:
+    """Change the fields given (an array given replaces the stored one). To
+    send a per-category limit as null (no limit), pass a model or a mapping."""
+    endpoint = e.UPDATE_STACKING_RULES
+    path = endpoint.url_path(project_id=project_id, stacking_rules_id=stacking_rules_id)
+    return Prepared(endpoint, path, body_of(request, settings), idempotent=True)
+
+
+def delete_stacking_rules(project_id: str, stacking_rules_id: str) -> Prepared[None]:
+    """Delete the project's stacking rules: the defaults apply again."""
+    return _call(e.DELETE_STACKING_RULES, project_id=project_id, stacking_rules_id=stacking_rules_id)
 
 
 # -- v1 / client ----------------------------------------------------------------------------

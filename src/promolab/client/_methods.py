@@ -74,7 +74,7 @@ class Method(Generic[P, R]):
 
 
 class Operations:
-    """The interface's operations (one method per endpoint of `models.endpoints`)."""
+    """The service's operations (one method per endpoint of `models.endpoints`)."""
 
     get_incentive = Method(b.get_incentive)
     purchase_reward = Method(b.purchase_reward)
@@ -84,6 +84,11 @@ class Operations:
     validate_promotions = Method(b.validate_promotions)
     track_event = Method(b.track_event)
     add_gift_balance = Method(b.add_gift_balance)
+    create_stacking_rules = Method(b.create_stacking_rules)
+    list_stacking_rules = Method(b.list_stacking_rules)
+    get_stacking_rules = Method(b.get_stacking_rules)
+    update_stacking_rules = Method(b.update_stacking_rules)
+    delete_stacking_rules = Method(b.delete_stacking_rules)
 
 
 class ControlOperations:

@@ -19,10 +19,11 @@ __all__ = ["ROUTES", "coverage"]
 
 
 def coverage(call: Call) -> tuple[int, Any]:
-    """`endpoints.SIM_COVERAGE`: which interface operations are implemented."""
+    """`endpoints.SIM_COVERAGE`: which operations are implemented, the
+    interface's and those beyond it."""
     rows = [
         {"method": e.method, "path": e.path, "operation": e.name, "implemented": e.name in BY_NAME}
-        for e in endpoints.INTERFACE
+        for e in (*endpoints.INTERFACE, *endpoints.BEYOND_INTERFACE)
     ]
     return 200, {"object": "list", "data": rows}
 
@@ -46,6 +47,6 @@ def _interface_route(endpoint: endpoints.Endpoint[Any]) -> Route:
 
 
 ROUTES: list[Route] = [
-    *(_interface_route(e) for e in endpoints.INTERFACE),
+    *(_interface_route(e) for e in (*endpoints.INTERFACE, *endpoints.BEYOND_INTERFACE)),
     *(Route(e, _CONTROL[e.name]) for e in endpoints.CONTROL),
 ]

@@ -104,6 +104,12 @@ from .rewards import (
     RewardStatus,
     RewardType,
 )
+from .stacking_rules import (
+    ProjectStackingRules,
+    StackingRules,
+    StackingRulesChange,
+    StackingRulesList,
+)
 from .transactions import (
     CardTransaction,
     CardTransactionDetails,
@@ -234,6 +240,7 @@ __all__ = [
     "PercentDiscount",
     "PercentEffect",
     "PointsProportional",
+    "ProjectStackingRules",
     "PromotionTier",
     "ProportionalApplicableTo",
     "ProportionalCustomer",
@@ -260,6 +267,9 @@ __all__ = [
     "SimpleCampaignVoucher",
     "SimpleVoucher",
     "SimpleVoucherRedemption",
+    "StackingRules",
+    "StackingRulesChange",
+    "StackingRulesList",
     "TierCampaign",
     "Timestamp",
     "TransactionPoints",

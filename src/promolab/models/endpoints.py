@@ -28,8 +28,10 @@ from .incentives import Incentive
 from .promotions import ValidationRequest, ValidationResponse
 from .publications import Publication, PublishRequest
 from .rewards import Reward, RewardPurchaseRequest, RewardPurchaseResult
+from .stacking_rules import ProjectStackingRules, StackingRulesChange, StackingRulesList
 
 __all__ = [
+    "BEYOND_INTERFACE",
     "CONTROL",
     "ENDPOINTS",
     "INTERFACE",
@@ -168,6 +170,46 @@ INTERFACE: tuple[Endpoint[Any], ...] = (
 )
 
 
+# -- beyond the interface: operations of the real service that promolab adds --------------------
+_PROJECT = Param("projectId", "project_id")
+_STACKING_RULES = "/management/v1/projects/{projectId}/stacking-rules"
+_STACKING_RULES_ID = Param("stackingRulesId", "stacking_rules_id")
+
+CREATE_STACKING_RULES: Endpoint[ProjectStackingRules] = Endpoint(
+    "create_stacking_rules", "POST", _STACKING_RULES, "management", "createStackingRules",
+    "Create the project's stacking rules", ProjectStackingRules, StackingRulesChange,
+    error_statuses=(400, 401, 404, 409), path_params=(_PROJECT,), tags=("stacking rules",),
+)
+LIST_STACKING_RULES: Endpoint[StackingRulesList] = Endpoint(
+    "list_stacking_rules", "GET", _STACKING_RULES, "management", "listStackingRules",
+    "List the project's stacking rules", StackingRulesList, error_statuses=(401, 404),
+    path_params=(_PROJECT,), tags=("stacking rules",), idempotent=True,
+)
+GET_STACKING_RULES: Endpoint[ProjectStackingRules] = Endpoint(
+    "get_stacking_rules", "GET", _STACKING_RULES + "/{stackingRulesId}", "management", "getStackingRules",
+    "Get the project's stacking rules", ProjectStackingRules, error_statuses=(401, 404),
+    path_params=(_PROJECT, _STACKING_RULES_ID), tags=("stacking rules",), idempotent=True,
+)
+UPDATE_STACKING_RULES: Endpoint[ProjectStackingRules] = Endpoint(
+    "update_stacking_rules", "PUT", _STACKING_RULES + "/{stackingRulesId}", "management",
+    "updateStackingRules", "Update the project's stacking rules", ProjectStackingRules, StackingRulesChange,
+    path_params=(_PROJECT, _STACKING_RULES_ID), tags=("stacking rules",),
+)
+DELETE_STACKING_RULES: Endpoint[None] = Endpoint(
+    "delete_stacking_rules", "DELETE", _STACKING_RULES + "/{stackingRulesId}", "management",
+    "deleteStackingRules", "Delete the project's stacking rules (back to the defaults)", None, status=204,
+    error_statuses=(401, 404), path_params=(_PROJECT, _STACKING_RULES_ID), tags=("stacking rules",),
+    idempotent=True,
+)
+
+#: Operations of the real service beyond the interface document, served and
+#: journaled like the interface's own.
+BEYOND_INTERFACE: tuple[Endpoint[Any], ...] = (
+    CREATE_STACKING_RULES, LIST_STACKING_RULES, GET_STACKING_RULES, UPDATE_STACKING_RULES,
+    DELETE_STACKING_RULES,
+)
+
+
 def _control(name: str, method: str, path: str, operation_id: str, summary: str,
              errors: tuple[int, ...] = (401,), params: tuple[Param, ...] = ()) -> Endpoint[dict[str, Any]]:
     """A `/_sim/` endpoint: management credentials, a plain JSON answer."""
@@ -203,7 +245,7 @@ OPENAPI: Endpoint[dict[str, Any]] = Endpoint(
     "openapi", "GET", "/openapi.json", "none", "openapi", "This document", control=True,
 )
 
-ENDPOINTS: tuple[Endpoint[Any], ...] = (*INTERFACE, *CONTROL, OPENAPI)
+ENDPOINTS: tuple[Endpoint[Any], ...] = (*INTERFACE, *BEYOND_INTERFACE, *CONTROL, OPENAPI)
 _BY_NAME = {e.name: e for e in ENDPOINTS}
 
 

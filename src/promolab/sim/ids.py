@@ -43,6 +43,7 @@ PREFIXES: dict[str, str] = {
     "asset": "U2FsdGVk",
     "conversion": "rcnv_",
     "granted_item": "lgrt_",
+    "stacking_rules": "stk_",
 }
 
 

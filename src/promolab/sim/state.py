@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import Field
 
+from ..models import ProjectStackingRules
 from .records import (
     Campaign,
     Card,
@@ -81,6 +82,10 @@ class State(Record):
     webhooks: dict[str, WebhookConfig] = Field(default_factory=dict)
     pending_deliveries: list[PendingDelivery] = Field(default_factory=list)
     webhook_deliveries: list[DeliveryAttempt] = Field(default_factory=list)
+    #: Written through the management API or the scenario; None: the defaults
+    #: apply. Left out of dumps while None, so that a state without them
+    #: (every scenario before they existed) dumps, and fingerprints, as before.
+    stacking_rules: ProjectStackingRules | None = Field(default=None, exclude_if=lambda value: value is None)
 
     def dump(self) -> dict[str, Any]:
         """JSON-ready image with secrets in clear (a snapshot must restore a

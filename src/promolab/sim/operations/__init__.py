@@ -20,13 +20,15 @@ from . import (
     purchases,
     rewards,
     snapshots,
+    stacking_rules,
     validation,
     webhook_configs,
 )
 
 __all__ = ["BY_NAME", "OPERATIONS", "operation_named"]
 
-#: Every operation a simulator runs: the interface's, then the simulator's own.
+#: Every operation a simulator runs: the interface's, those beyond it, then
+#: the simulator's own.
 OPERATIONS: tuple[Operation[..., Any], ...] = (
     incentives.GET_INCENTIVE,
     purchases.PURCHASE_REWARD,
@@ -36,6 +38,11 @@ OPERATIONS: tuple[Operation[..., Any], ...] = (
     validation.VALIDATE,
     custom_events.TRACK_EVENT,
     balance.ADD_GIFT_BALANCE,
+    stacking_rules.CREATE_STACKING_RULES,
+    stacking_rules.LIST_STACKING_RULES,
+    stacking_rules.GET_STACKING_RULES,
+    stacking_rules.UPDATE_STACKING_RULES,
+    stacking_rules.DELETE_STACKING_RULES,
     snapshots.RESET,
     snapshots.RESTORE,
     journal_header.CHECK_HEADER,

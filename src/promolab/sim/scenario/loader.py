@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from ...models import ProjectStackingRules, StackingRules
 from ..ids import IdGenerator
 from ..records import Customer, Project, Segment, WebhookConfig
 from ..state import State
@@ -93,6 +94,12 @@ class _Builder(CatalogueBuilder, CampaignsBuilder, LoyaltyBuilder):
         st = self.state
         st.project = Project(id=spec.project.id, name=spec.project.name, credentials=spec.project.credentials)
         st.settings = spec.settings
+        if spec.project.stacking_rules is not None:
+            with self.entity("project.stacking_rules"):
+                rules = spec.project.stacking_rules.applied_to(StackingRules())
+                st.stacking_rules = ProjectStackingRules(
+                    id=self.ids.next("stacking_rules"), created_at=self.now, **rules.settings()
+                )
         self._catalogue(spec.catalogue)
         self._customers(spec)
         for i, event in enumerate(spec.event_schema):

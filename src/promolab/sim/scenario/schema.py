@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field, SecretStr
 
+from ...models import StackingRulesChange
 from ..records import (
     CodePool,
     Credentials,
@@ -34,6 +35,9 @@ class ProjectSpec(Record):
     #: ISO 4217 code of the project's money, for text only (promolab.display): the
     #: loader does not copy it into the state, so state dumps do not depend on it.
     currency: str = Field(default="USD", pattern=r"^[A-Z]{3}$")
+    #: The project's stacking rules: the fields given, the service's defaults
+    #: for the rest (docs/stacking.md). Left out: none written, the defaults apply.
+    stacking_rules: StackingRulesChange | None = None
 
 
 class ClockSpec(Record):

@@ -1,0 +1,173 @@
+"""A project's stacking rules: how several codes and promotion tiers combine in one request.
+
+One object per project, managed through the management API (create, list,
+get, update, delete) and echoed by stackable validations. `StackingRules` is
+the settings themselves, with the service's defaults; `ProjectStackingRules`
+is the stored resource (the settings plus `id` and timestamps);
+`StackingRulesChange` is the body of a create or an update, where only the
+fields sent change (an array sent replaces the stored one).
+
+Bounds and defaults are the service's (docs/stacking.md lists them); where its
+two schemas disagree, docs/decisions.md says which one promolab follows.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from ._base import RequestModel, WireModel, checked_after, fail
+from .common import ListEnvelope, Timestamp
+
+__all__ = [
+    "MAX_CATEGORY_IDS",
+    "ApplicationMode",
+    "DiscountCalculationMode",
+    "NoEffectRule",
+    "ProductsApplicationMode",
+    "ProjectStackingRules",
+    "RollbackOrderMode",
+    "SortingRule",
+    "StackingRules",
+    "StackingRulesChange",
+    "StackingRulesList",
+]
+
+ApplicationMode = Literal["ALL", "PARTIAL"]
+SortingRule = Literal["REQUESTED_ORDER", "CATEGORY_HIERARCHY"]
+DiscountCalculationMode = Literal["DISCOUNTED_AMOUNT", "INITIAL_AMOUNT"]
+ProductsApplicationMode = Literal["STACK", "ONCE"]
+NoEffectRule = Literal["REDEEM_ANYWAY", "SKIP"]
+RollbackOrderMode = Literal["WITH_ORDER", "WITHOUT_ORDER"]
+GroupedSortingRule = Literal["JOINT_ALWAYS_LAST"]
+
+#: How many category ids one list may hold: far more than a project has
+#: categories, and a bound on what one request can make the state keep.
+MAX_CATEGORY_IDS = 100
+
+CategoryId = Annotated[str, Field(min_length=1, max_length=100)]
+CategoryIds = Annotated[list[CategoryId], Field(max_length=MAX_CATEGORY_IDS)]
+Limit30 = Annotated[int, Field(ge=1, le=30, strict=True)]
+Limit10 = Annotated[int, Field(ge=1, le=10, strict=True)]
+Limit5 = Annotated[int, Field(ge=1, le=5, strict=True)]
+CategoryLimits = Annotated[dict[CategoryId, Limit10], Field(max_length=MAX_CATEGORY_IDS)]
+
+#: Pairs of category lists that may not name one category twice: a category
+#: has one stacking eligibility, one calculation mode and one no-effect rule.
+_DISJOINT = (
+    ("exclusive_categories", "joint_categories"),
+    ("initial_amount_mode_categories", "discounted_amount_mode_categories"),
+    ("no_effect_skip_categories", "no_effect_redeem_anyway_categories"),
+)
+
+
+def _check_consistent(rules: Any) -> None:
+    """The limits nest (applied <= sent, per category <= applied) and no
+    category is in two lists that contradict each other."""
+    if rules.applicable_redeemables_limit > rules.redeemables_limit:
+        fail("applicable_redeemables_limit", "must be less than or equal to redeemables_limit",
+             rules.applicable_redeemables_limit)
+    per_category = rules.applicable_redeemables_per_category_limit
+    if per_category is not None and per_category > rules.applicable_redeemables_limit:
+        fail("applicable_redeemables_per_category_limit",
+             "must be less than or equal to applicable_redeemables_limit", per_category)
+    for first, second in _DISJOINT:
+        both = sorted(set(getattr(rules, first)) & set(getattr(rules, second)))
+        if both:
+            fail(second, f"must not name a category of {first}: {', '.join(both)}", both)
+
+
+class StackingRules(WireModel):
+    """The settings, each with the service's default."""
+
+    exclusive_categories: CategoryIds = Field(default_factory=list)
+    joint_categories: CategoryIds = Field(default_factory=list)
+    redeemables_limit: Limit30 = 30
+    applicable_redeemables_limit: Limit30 = 5
+    applicable_redeemables_per_category_limit: Limit30 | None = 1
+    applicable_redeemables_category_limits: CategoryLimits = Field(default_factory=dict)
+    applicable_exclusive_redeemables_limit: Limit5 = 1
+    applicable_exclusive_redeemables_per_category_limit: Limit5 | None = 1
+    discount_calculation_mode: DiscountCalculationMode = "DISCOUNTED_AMOUNT"
+    initial_amount_mode_categories: CategoryIds = Field(default_factory=list)
+    discounted_amount_mode_categories: CategoryIds = Field(default_factory=list)
+    redeemables_application_mode: ApplicationMode = "ALL"
+    redeemables_sorting_rule: SortingRule = "REQUESTED_ORDER"
+    redeemables_products_application_mode: ProductsApplicationMode = "STACK"
+    redeemables_no_effect_rule: NoEffectRule = "REDEEM_ANYWAY"
+    no_effect_skip_categories: CategoryIds = Field(default_factory=list)
+    no_effect_redeem_anyway_categories: CategoryIds = Field(default_factory=list)
+    redeemables_rollback_order_mode: RollbackOrderMode = "WITH_ORDER"
+    grouped_redeemables_sorting_rule: GroupedSortingRule = "JOINT_ALWAYS_LAST"
+
+    _consistent = checked_after(_check_consistent)
+
+    def settings(self) -> dict[str, Any]:
+        """The settings alone (no id, no timestamps), as plain values."""
+        return {name: getattr(self, name) for name in StackingRules.model_fields}
+
+
+class ProjectStackingRules(StackingRules):
+    """The stored resource: a project's settings with their id and dates."""
+
+    __omit_if_none__ = frozenset({"updated_at"})
+
+    id: str = Field(pattern=r"^stk_[a-f0-9]+$")
+    created_at: Timestamp
+    updated_at: Timestamp | None = None
+    object: Literal["stacking_rules"] = "stacking_rules"
+
+
+class StackingRulesList(ListEnvelope[ProjectStackingRules]):
+    """The project's stacking rules as a list: the one object, or none when
+    the project has never written any (the defaults then apply)."""
+
+
+class StackingRulesChange(RequestModel):
+    """The body of a create or an update: the fields to set, nothing else.
+
+    Which fields were sent is `model_fields_set`; the two per-category limits
+    may be sent as `null` (no such limit), any other field may not."""
+
+    __omit_if_none__ = frozenset(StackingRules.model_fields)
+
+    exclusive_categories: CategoryIds | None = None
+    joint_categories: CategoryIds | None = None
+    redeemables_limit: Limit30 | None = None
+    applicable_redeemables_limit: Limit30 | None = None
+    applicable_redeemables_per_category_limit: Limit30 | None = None
+    applicable_redeemables_category_limits: CategoryLimits | None = None
+    applicable_exclusive_redeemables_limit: Limit5 | None = None
+    applicable_exclusive_redeemables_per_category_limit: Limit5 | None = None
+    discount_calculation_mode: DiscountCalculationMode | None = None
+    initial_amount_mode_categories: CategoryIds | None = None
+    discounted_amount_mode_categories: CategoryIds | None = None
+    redeemables_application_mode: ApplicationMode | None = None
+    redeemables_sorting_rule: SortingRule | None = None
+    redeemables_products_application_mode: ProductsApplicationMode | None = None
+    redeemables_no_effect_rule: NoEffectRule | None = None
+    no_effect_skip_categories: CategoryIds | None = None
+    no_effect_redeem_anyway_categories: CategoryIds | None = None
+    redeemables_rollback_order_mode: RollbackOrderMode | None = None
+    grouped_redeemables_sorting_rule: GroupedSortingRule | None = None
+
+    _no_nulls = checked_after(lambda change: _check_no_nulls(change))
+
+    def applied_to(self, rules: StackingRules) -> StackingRules:
+        """`rules` with the sent fields changed, checked as a whole."""
+        sent = {name: getattr(self, name) for name in self.model_fields_set}
+        return StackingRules.model_validate({**rules.settings(), **sent})
+
+
+def _check_no_nulls(change: StackingRulesChange) -> None:
+    """Only the two per-category limits may be sent as null."""
+    for name in sorted(change.model_fields_set - _NULLABLE):
+        if getattr(change, name) is None:
+            fail(name, "must not be null")
+
+
+_NULLABLE = frozenset({
+    "applicable_redeemables_per_category_limit",
+    "applicable_exclusive_redeemables_per_category_limit",
+})
