@@ -102,13 +102,13 @@ def distinct_lines(
     key64 = key.astype(np.int64)
     span = int(quantity.max()) + 1
     quantities: np.ndarray | None = None
-    if (int(key64.max()) + 1) * span >= _SAFE:  # absurd quantities: number them first
+    if (int(np.max(key64)) + 1) * span >= _SAFE:  # absurd quantities: number them first
         qcodes, quantities = _number(quantity, _SAFE)
         span = len(quantities)
         packed = key64 * span + qcodes
     else:
         packed = key64 * span + quantity
-    codes, pairs = _number(packed, (int(key64.max()) + 1) * span)
+    codes, pairs = _number(packed, (int(np.max(key64)) + 1) * span)
     if len(pairs) > MAX_DISTINCT:
         return None
     prices: np.ndarray | None = None
