@@ -36,7 +36,7 @@ import pytest
 from promolab import AsyncClient, Client, Simulator
 from promolab.client._methods import ControlOperations, Method, Operations
 from promolab.http.table import ROUTES
-from promolab.models.endpoints import CONTROL, ENDPOINTS, INTERFACE, OPENAPI, SIM_COVERAGE, Endpoint
+from promolab.models.endpoints import CONTROL, ENDPOINTS, OPENAPI, SERVICE, SIM_COVERAGE, Endpoint
 from promolab.sim.operation import Operation
 from promolab.sim.operations import BY_NAME, OPERATIONS, operation_named
 from promolab.sim.operations.incentives import GET_INCENTIVE
@@ -49,7 +49,7 @@ def _id(endpoint: Endpoint[Any]) -> str:
     return endpoint.name
 
 
-@pytest.mark.parametrize("endpoint", INTERFACE, ids=_id)
+@pytest.mark.parametrize("endpoint", SERVICE, ids=_id)
 def test_each_interface_endpoint_has_one_operation_and_one_route(endpoint: Endpoint[Any]) -> None:
     (op,) = [op for op in OPERATIONS if op.name == endpoint.name]
     assert op.endpoint is endpoint
@@ -78,12 +78,12 @@ def test_operation_names_are_unique_and_the_table_has_them_all() -> None:
 def test_only_the_simulators_own_operations_have_no_endpoint() -> None:
     assert {op.name for op in OPERATIONS if op.endpoint is None} == {"reset", "restore", "journal"}
     bound = [op.endpoint for op in OPERATIONS if op.endpoint is not None]
-    assert len(bound) == len(INTERFACE) and all(any(e is b for b in bound) for e in INTERFACE)
+    assert len(bound) == len(SERVICE) and all(any(e is b for b in bound) for e in SERVICE)
 
 
 def test_the_route_table_is_the_declared_endpoints_in_order() -> None:
-    assert [r.endpoint for r in ROUTES] == [*INTERFACE, *CONTROL]
-    assert ENDPOINTS == (*INTERFACE, *CONTROL, OPENAPI)
+    assert [r.endpoint for r in ROUTES] == [*SERVICE, *CONTROL]
+    assert ENDPOINTS == (*SERVICE, *CONTROL, OPENAPI)
 
 
 # -- the client -----------------------------------------------------------------------------------
@@ -134,6 +134,11 @@ CALLS = [
     }, frozenset({"audienceRulesOnly", "filters"})),
     ClientCall("track_event", (), {"event": "order_placed", "customer": {"source_id": "ann"}}),
     ClientCall("add_gift_balance", (f"GIFT {ODD}", 500), {"reason": "birthday"}),
+    ClientCall("create_stacking_rules", (f"proj {ODD}",), {"redeemables_application_mode": "PARTIAL"}),
+    ClientCall("list_stacking_rules", (f"proj {ODD}",)),
+    ClientCall("get_stacking_rules", (f"proj {ODD}", f"stk {ODD}")),
+    ClientCall("update_stacking_rules", (f"proj {ODD}", f"stk {ODD}"), {"applicable_redeemables_limit": 3}),
+    ClientCall("delete_stacking_rules", (f"proj {ODD}", f"stk {ODD}")),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -322,11 +327,35 @@ SERVED: dict[str, Through] = {
         lambda c: c.add_gift_balance("GIFT-BOB-25", 400),
         ["code", "request"], {"code": "GIFT-BOB-25", "request": {"amount": 400}},
     ),
+    "create_stacking_rules": Through(
+        lambda c: c.create_stacking_rules("proj_kestrel", redeemables_application_mode="PARTIAL"),
+        ["project_id", "request"],
+        {"project_id": "proj_kestrel", "request": {"redeemables_application_mode": "PARTIAL"}},
+    ),
+    "list_stacking_rules": Through(
+        lambda c: c.list_stacking_rules("proj_kestrel"), ["project_id"], {"project_id": "proj_kestrel"},
+    ),
+    # The three below need rules to exist: the send creates them first (another operation).
+    "get_stacking_rules": Through(
+        lambda c: c.get_stacking_rules("proj_kestrel", c.create_stacking_rules("proj_kestrel").id),
+        ["project_id", "stacking_rules_id"], {"project_id": "proj_kestrel"},
+    ),
+    "update_stacking_rules": Through(
+        lambda c: c.update_stacking_rules(
+            "proj_kestrel", c.create_stacking_rules("proj_kestrel").id, applicable_redeemables_limit=3
+        ),
+        ["project_id", "stacking_rules_id", "request"],
+        {"project_id": "proj_kestrel", "request": {"applicable_redeemables_limit": 3}},
+    ),
+    "delete_stacking_rules": Through(
+        lambda c: c.delete_stacking_rules("proj_kestrel", c.create_stacking_rules("proj_kestrel").id),
+        ["project_id", "stacking_rules_id"], {"project_id": "proj_kestrel"},
+    ),
 }
 
 
-def test_every_interface_operation_is_served_here() -> None:
-    assert set(SERVED) == {e.name for e in INTERFACE}
+def test_every_service_operation_is_served_here() -> None:
+    assert set(SERVED) == {e.name for e in SERVICE}
 
 
 @pytest.mark.parametrize("name", sorted(SERVED))
@@ -364,8 +393,9 @@ def test_a_handler_passes_the_arguments_a_journal_line_records(
         assert recorded == [], "a read is not journaled"
 
 
-def test_reads_are_the_incentive_and_validation() -> None:
-    assert {op.name for op in OPERATIONS if op.endpoint is not None and not op.write} == {"get_incentive", "validate"}
+def test_the_reads_are_the_ones_that_change_nothing() -> None:
+    reads = {op.name for op in OPERATIONS if op.endpoint is not None and not op.write}
+    assert reads == {"get_incentive", "validate", "list_stacking_rules", "get_stacking_rules"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

@@ -68,6 +68,11 @@ def response_schema(document: Mapping[str, Any], path: str, method: str, status:
 
 
 # -- the session: (template path, method, concrete path, headers, body) ------------------------------
+RULES = "/management/v1/projects/{projectId}/stacking-rules"
+RULES_ID = RULES + "/{stackingRulesId}"
+#: The id the demo's first stacking rules get (ids are seeded).
+RULES_OF_DEMO = "/management/v1/projects/proj_kestrel/stacking-rules/stk_ab6ba985e3051d657a0b1a02"
+
 _NO_BODY = object()
 SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
     ("/v2/loyalties/incentives/{id}", "GET", "/v2/loyalties/incentives/linc_0a11ce01", LOYALTY, _NO_BODY),
@@ -116,6 +121,21 @@ SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
     ("/v1/vouchers/{code}/balance", "POST", "/v1/vouchers/GIFT-ALICE-50/balance", APP, {"amount": 400}),
     ("/v1/vouchers/{code}/balance", "POST", "/v1/vouchers/WELCOME-ALICE/balance", APP, {"amount": 400}),
     ("/v1/vouchers/{code}/balance", "POST", "/v1/vouchers/NO-SUCH/balance", APP, {"amount": 400}),
+    # stacking rules: none, created, refused twice, changed, read, deleted, gone
+    (RULES, "GET", "/management/v1/projects/proj_kestrel/stacking-rules", MANAGEMENT, _NO_BODY),
+    (RULES, "POST", "/management/v1/projects/proj_kestrel/stacking-rules", MANAGEMENT,
+     {"redeemables_application_mode": "PARTIAL", "exclusive_categories": ["cat_flash"]}),
+    (RULES, "POST", "/management/v1/projects/proj_kestrel/stacking-rules", MANAGEMENT, {}),  # 409
+    (RULES, "POST", "/management/v1/projects/proj_other/stacking-rules", MANAGEMENT, {}),  # 404
+    (RULES, "GET", "/management/v1/projects/proj_kestrel/stacking-rules", MANAGEMENT, _NO_BODY),
+    (RULES_ID, "PUT", f"{RULES_OF_DEMO}", MANAGEMENT, {"applicable_redeemables_limit": 31}),  # 400
+    (RULES_ID, "PUT", f"{RULES_OF_DEMO}", MANAGEMENT,
+     {"applicable_redeemables_per_category_limit": None, "joint_categories": ["cat_flash"]}),  # 400: both lists
+    (RULES_ID, "PUT", f"{RULES_OF_DEMO}", MANAGEMENT, {"applicable_redeemables_per_category_limit": None}),
+    (RULES_ID, "GET", f"{RULES_OF_DEMO}", MANAGEMENT, _NO_BODY),
+    (RULES_ID, "GET", "/management/v1/projects/proj_kestrel/stacking-rules/stk_0", MANAGEMENT, _NO_BODY),
+    (RULES_ID, "DELETE", f"{RULES_OF_DEMO}", MANAGEMENT, _NO_BODY),
+    (RULES_ID, "DELETE", f"{RULES_OF_DEMO}", MANAGEMENT, _NO_BODY),  # 404
 ]
 
 
@@ -231,6 +251,8 @@ BODY_PATHS = {
     "validatePromotions": "/v1/promotions/validation",
     "trackCustomEvent": "/v1/events",
     "addGiftBalance": "/v1/vouchers/GIFT-BOB-25/balance",
+    "createStackingRules": "/management/v1/projects/proj_kestrel/stacking-rules",
+    "updateStackingRules": RULES_OF_DEMO,
 }
 BODY_ROUTES = [r for r in ROUTES if not r.endpoint.control and r.endpoint.request is not None]
 
@@ -248,14 +270,17 @@ def test_a_missing_body_is_refused_exactly_where_the_document_requires_one(
     the simulator does with a body left out: refused as `invalid_payload`, or
     read as the empty request (validation)."""
     operation = document["paths"][route.path][route.method.lower()]
-    headers = LOYALTY if route.path.startswith("/v2/") else APP
+    headers = {"loyalty": LOYALTY, "management": MANAGEMENT}.get(route.endpoint.auth, APP)
+    if route.method == "PUT":  # a change of something that exists
+        http.post(BODY_PATHS["createStackingRules"], headers=MANAGEMENT, json={}).raise_for_status()
+    path = BODY_PATHS[route.endpoint.operation_id]
     if sent == "no body":
         documented = not operation["requestBody"]["required"]
-        response = http.post(BODY_PATHS[route.endpoint.operation_id], headers=headers)
+        response = http.request(route.method, path, headers=headers)
     else:
         schema = operation["requestBody"]["content"]["application/json"]["schema"]
         documented = not errors_of(document, schema, None)
-        response = http.post(BODY_PATHS[route.endpoint.operation_id], headers=headers, content=b"null")
+        response = http.request(route.method, path, headers=headers, content=b"null")
     if documented:
         assert response.status_code == 200, response.text
     else:

@@ -88,7 +88,14 @@ KNOWN_BODY: dict[str, dict[str, list[Any]]] = {
 #: (operation, details pattern) of `invalid_payload` answers to schema-valid
 #: requests that are right anyway, because the rule lives in the scenario,
 #: not in the document.
+_STACKING_RULES_CONSISTENCY = (
+    re.compile(r"must be less than or equal to|must not name a category of"),
+    ("stacking-rule limits nest (applied <= sent, per category <= applied) and contradicting category lists "
+     "are disjoint: rules between fields"),
+)
 _BUSINESS_INVALID_PAYLOAD: list[tuple[str | None, re.Pattern[str], str]] = [
+    ("createStackingRules", *_STACKING_RULES_CONSISTENCY),
+    ("updateStackingRules", *_STACKING_RULES_CONSISTENCY),
     ("trackCustomEvent", re.compile(r"is not defined in the project's event schema"),
      "an event name outside the scenario's event schema is 400 invalid_payload"),
     ("validatePromotions", re.compile(r"is not in the catalogue and the item has no price"),

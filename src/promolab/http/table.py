@@ -1,7 +1,7 @@
 """ROUTES: every endpoint the HTTP face answers, derived from the declarations.
 
-The interface's endpoints are bound to the simulator's operations of the same
-name (an endpoint no operation implements answers 501); the control API's to
+The service's endpoints (the interface's and those beyond it) are bound to
+the simulator's operations of the same name (an endpoint no operation implements answers 501); the control API's to
 the handlers in `control.py`.
 """
 
@@ -23,7 +23,7 @@ def coverage(call: Call) -> tuple[int, Any]:
     interface's and those beyond it."""
     rows = [
         {"method": e.method, "path": e.path, "operation": e.name, "implemented": e.name in BY_NAME}
-        for e in (*endpoints.INTERFACE, *endpoints.BEYOND_INTERFACE)
+        for e in endpoints.SERVICE
     ]
     return 200, {"object": "list", "data": rows}
 
@@ -41,12 +41,12 @@ _CONTROL: dict[str, Handler] = {
 }
 
 
-def _interface_route(endpoint: endpoints.Endpoint[Any]) -> Route:
+def _service_route(endpoint: endpoints.Endpoint[Any]) -> Route:
     op = BY_NAME.get(endpoint.name)
     return Route(endpoint, None if op is None else operation_handler(op))
 
 
 ROUTES: list[Route] = [
-    *(_interface_route(e) for e in (*endpoints.INTERFACE, *endpoints.BEYOND_INTERFACE)),
+    *(_service_route(e) for e in endpoints.SERVICE),
     *(Route(e, _CONTROL[e.name]) for e in endpoints.CONTROL),
 ]

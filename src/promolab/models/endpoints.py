@@ -36,6 +36,7 @@ __all__ = [
     "ENDPOINTS",
     "INTERFACE",
     "OPENAPI",
+    "SERVICE",
     "Auth",
     "Endpoint",
     "Param",
@@ -172,31 +173,30 @@ INTERFACE: tuple[Endpoint[Any], ...] = (
 
 # -- beyond the interface: operations of the real service that promolab adds --------------------
 _PROJECT = Param("projectId", "project_id")
-_STACKING_RULES = "/management/v1/projects/{projectId}/stacking-rules"
 _STACKING_RULES_ID = Param("stackingRulesId", "stacking_rules_id")
 
 CREATE_STACKING_RULES: Endpoint[ProjectStackingRules] = Endpoint(
-    "create_stacking_rules", "POST", _STACKING_RULES, "management", "createStackingRules",
+    "create_stacking_rules", "POST", "/management/v1/projects/{projectId}/stacking-rules", "management", "createStackingRules",
     "Create the project's stacking rules", ProjectStackingRules, StackingRulesChange,
     error_statuses=(400, 401, 404, 409), path_params=(_PROJECT,), tags=("stacking rules",),
 )
 LIST_STACKING_RULES: Endpoint[StackingRulesList] = Endpoint(
-    "list_stacking_rules", "GET", _STACKING_RULES, "management", "listStackingRules",
+    "list_stacking_rules", "GET", "/management/v1/projects/{projectId}/stacking-rules", "management", "listStackingRules",
     "List the project's stacking rules", StackingRulesList, error_statuses=(401, 404),
     path_params=(_PROJECT,), tags=("stacking rules",), idempotent=True,
 )
 GET_STACKING_RULES: Endpoint[ProjectStackingRules] = Endpoint(
-    "get_stacking_rules", "GET", _STACKING_RULES + "/{stackingRulesId}", "management", "getStackingRules",
+    "get_stacking_rules", "GET", "/management/v1/projects/{projectId}/stacking-rules/{stackingRulesId}", "management", "getStackingRules",
     "Get the project's stacking rules", ProjectStackingRules, error_statuses=(401, 404),
     path_params=(_PROJECT, _STACKING_RULES_ID), tags=("stacking rules",), idempotent=True,
 )
 UPDATE_STACKING_RULES: Endpoint[ProjectStackingRules] = Endpoint(
-    "update_stacking_rules", "PUT", _STACKING_RULES + "/{stackingRulesId}", "management",
+    "update_stacking_rules", "PUT", "/management/v1/projects/{projectId}/stacking-rules/{stackingRulesId}", "management",
     "updateStackingRules", "Update the project's stacking rules", ProjectStackingRules, StackingRulesChange,
     path_params=(_PROJECT, _STACKING_RULES_ID), tags=("stacking rules",),
 )
 DELETE_STACKING_RULES: Endpoint[None] = Endpoint(
-    "delete_stacking_rules", "DELETE", _STACKING_RULES + "/{stackingRulesId}", "management",
+    "delete_stacking_rules", "DELETE", "/management/v1/projects/{projectId}/stacking-rules/{stackingRulesId}", "management",
     "deleteStackingRules", "Delete the project's stacking rules (back to the defaults)", None, status=204,
     error_statuses=(401, 404), path_params=(_PROJECT, _STACKING_RULES_ID), tags=("stacking rules",),
     idempotent=True,
@@ -208,6 +208,10 @@ BEYOND_INTERFACE: tuple[Endpoint[Any], ...] = (
     CREATE_STACKING_RULES, LIST_STACKING_RULES, GET_STACKING_RULES, UPDATE_STACKING_RULES,
     DELETE_STACKING_RULES,
 )
+
+#: Every operation of the service that promolab serves: the simulator binds
+#: each to its implementation, the client has a method for each.
+SERVICE: tuple[Endpoint[Any], ...] = (*INTERFACE, *BEYOND_INTERFACE)
 
 
 def _control(name: str, method: str, path: str, operation_id: str, summary: str,
@@ -245,7 +249,7 @@ OPENAPI: Endpoint[dict[str, Any]] = Endpoint(
     "openapi", "GET", "/openapi.json", "none", "openapi", "This document", control=True,
 )
 
-ENDPOINTS: tuple[Endpoint[Any], ...] = (*INTERFACE, *BEYOND_INTERFACE, *CONTROL, OPENAPI)
+ENDPOINTS: tuple[Endpoint[Any], ...] = (*SERVICE, *CONTROL, OPENAPI)
 _BY_NAME = {e.name: e for e in ENDPOINTS}
 
 

@@ -18,7 +18,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from ._base import RequestModel, WireModel, checked_after, fail
-from .common import ListEnvelope, Timestamp
+from .common import INTEGER_ONLY, ListEnvelope, Timestamp
 
 __all__ = [
     "MAX_CATEGORY_IDS",
@@ -48,9 +48,10 @@ MAX_CATEGORY_IDS = 100
 
 CategoryId = Annotated[str, Field(min_length=1, max_length=100)]
 CategoryIds = Annotated[list[CategoryId], Field(max_length=MAX_CATEGORY_IDS)]
-Limit30 = Annotated[int, Field(ge=1, le=30, strict=True)]
-Limit10 = Annotated[int, Field(ge=1, le=10, strict=True)]
-Limit5 = Annotated[int, Field(ge=1, le=5, strict=True)]
+#: Whole numbers only (10.0 is refused, as every count of the service's models).
+Limit30 = Annotated[int, Field(ge=1, le=30, strict=True), INTEGER_ONLY]
+Limit10 = Annotated[int, Field(ge=1, le=10, strict=True), INTEGER_ONLY]
+Limit5 = Annotated[int, Field(ge=1, le=5, strict=True), INTEGER_ONLY]
 CategoryLimits = Annotated[dict[CategoryId, Limit10], Field(max_length=MAX_CATEGORY_IDS)]
 
 #: Pairs of category lists that may not name one category twice: a category
@@ -127,8 +128,9 @@ class StackingRulesList(ListEnvelope[ProjectStackingRules]):
 class StackingRulesChange(RequestModel):
     """The body of a create or an update: the fields to set, nothing else.
 
-    Which fields were sent is `model_fields_set`; the two per-category limits
-    may be sent as `null` (no such limit), any other field may not."""
+    Which fields were sent is `model_fields_set`. A `null` is "no such
+    limit" for the two per-category limits, and "not sent" for any other
+    field (as in every request of the service)."""
 
     __omit_if_none__ = frozenset(StackingRules.model_fields)
 
@@ -152,21 +154,17 @@ class StackingRulesChange(RequestModel):
     redeemables_rollback_order_mode: RollbackOrderMode | None = None
     grouped_redeemables_sorting_rule: GroupedSortingRule | None = None
 
-    _no_nulls = checked_after(lambda change: _check_no_nulls(change))
-
     def applied_to(self, rules: StackingRules) -> StackingRules:
         """`rules` with the sent fields changed, checked as a whole."""
-        sent = {name: getattr(self, name) for name in self.model_fields_set}
+        sent = {
+            name: value
+            for name in self.model_fields_set
+            if (value := getattr(self, name)) is not None or name in _NULLABLE
+        }
         return StackingRules.model_validate({**rules.settings(), **sent})
 
 
-def _check_no_nulls(change: StackingRulesChange) -> None:
-    """Only the two per-category limits may be sent as null."""
-    for name in sorted(change.model_fields_set - _NULLABLE):
-        if getattr(change, name) is None:
-            fail(name, "must not be null")
-
-
+#: The settings where `null` is a value ("no such limit").
 _NULLABLE = frozenset({
     "applicable_redeemables_per_category_limit",
     "applicable_exclusive_redeemables_per_category_limit",
