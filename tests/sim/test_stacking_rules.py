@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
@@ -27,18 +27,7 @@ from promolab.sim.refusals import SimError
 from promolab.sim.scenario import ScenarioError
 
 ROOT = Path(__file__).parents[2]
-DEMO = ROOT / "data" / "scenarios" / "demo.yaml"
 PROJECT = "proj_kestrel"
-
-
-@pytest.fixture(scope="module")
-def demo_snapshot() -> dict[str, Any]:
-    return Simulator.from_scenario(DEMO).snapshot()
-
-
-@pytest.fixture
-def sim(demo_snapshot: dict[str, Any]) -> Simulator:
-    return Simulator.restore(demo_snapshot)
 
 
 def refusal(call: Any) -> tuple[int, str, str]:
@@ -186,12 +175,12 @@ change_strategy = st.fixed_dictionaries({}, optional={
 })
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(changes=st.lists(change_strategy, min_size=1, max_size=4))
 def test_whatever_is_asked_the_stored_rules_are_consistent_and_a_refusal_keeps_them(
-    demo_snapshot: dict[str, Any], changes: list[dict[str, Any]]
+    sim: Simulator, changes: list[dict[str, Any]]
 ) -> None:
-    sim = Simulator.restore(demo_snapshot)
+    sim.reset()  # each example from the scenario's state
     stored = sim.apply(CREATE_STACKING_RULES, project_id=PROJECT, request={})
     for change in changes:
         try:
@@ -208,7 +197,7 @@ def test_whatever_is_asked_the_stored_rules_are_consistent_and_a_refusal_keeps_t
 
 # -- through the client, journal and snapshot -------------------------------------------------------------
 def test_the_client_manages_them_and_a_journal_brings_them_back(
-    sim: Simulator, demo_snapshot: dict[str, Any], tmp_path: Path
+    sim: Simulator, demo_path: Path, tmp_path: Path
 ) -> None:
     journal = tmp_path / "journal.jsonl"
     sim.record_to(journal, fsync=False)
@@ -223,7 +212,7 @@ def test_the_client_manages_them_and_a_journal_brings_them_back(
     sim.record_to(None)
     ops = [json.loads(line)["op"] for line in journal.read_text().splitlines()]
     assert [op for op in ops if op != "journal"] == ["create_stacking_rules", "update_stacking_rules"]  # no reads
-    replayed = Simulator.restore(demo_snapshot)
+    replayed = Simulator.from_scenario(demo_path)
     assert replay_journal(replayed, journal) == 2
     assert replayed.state.stacking_rules == updated and replayed.dump_json() == sim.dump_json()
     assert Simulator.restore(sim.snapshot()).state.stacking_rules == updated
