@@ -40,6 +40,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..models.endpoints import SERVICE
+
 if TYPE_CHECKING:
     import pandas as pd
 
@@ -61,8 +63,9 @@ COUNT_COLUMNS = ("publications", "events", "conversions", "pending_purchases", "
 BALANCE_COLUMNS = ["line", "time", "kind", "account", "owner", "balance", "change"]
 BALANCE_KINDS = ["card", "gift"]
 
-#: Status of a successful line, as the HTTP face answers it (default 200).
-SUCCESS_STATUS: dict[str, int] = {"purchase_reward": 202, "delete_webhook": 204}
+#: Status of a successful line, as the HTTP face answers it (default 200):
+#: each endpoint's own, from the catalogue.
+SUCCESS_STATUS: dict[str, int] = {e.name: e.status for e in SERVICE if e.status != 200}
 
 
 def balance_table(balances: pd.DataFrame, lines: Any, *, kind: str | None = None) -> pd.DataFrame:
