@@ -214,3 +214,9 @@ def sim_webhook_deliveries() -> Prepared[dict[str, Any]]:
 def sim_member(member_id: str) -> Prepared[dict[str, Any]]:
     """A member's cards, balances, card transactions and granted rewards."""
     return _call(e.SIM_MEMBER, member_id=member_id)
+
+
+def sim_coverage() -> Prepared[dict[str, Any]]:
+    """`{"object": "list", "data": [{method, path, operation, implemented}]}`:
+    which routes of the service this simulator implements."""
+    return _call(e.SIM_COVERAGE)

@@ -102,3 +102,4 @@ class ControlOperations:
     restore = Method(b.sim_restore)
     webhook_deliveries = Method(b.sim_webhook_deliveries)
     member = Method(b.sim_member)
+    coverage = Method(b.sim_coverage)

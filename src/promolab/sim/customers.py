@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..models import CustomerInput
     from .simulator import Simulator
 
-__all__ = ["create_customer", "find_customer", "resolve_customer"]
+__all__ = ["create_customer", "find_customer"]
 
 
 def find_customer(sim: Simulator, ref: CustomerInput) -> Customer | None:
@@ -78,8 +78,3 @@ def create_customer(sim: Simulator, ref: CustomerInput) -> Customer:
     sim.state.customers[customer.id] = customer
     sim.indexes.customer_by_source[source_id] = customer.id
     return customer
-
-
-def resolve_customer(sim: Simulator, ref: CustomerInput) -> Customer:
-    """`find_customer`, creating the customer when it is unknown."""
-    return find_customer(sim, ref) or create_customer(sim, ref)

@@ -144,7 +144,7 @@ def plan_credits(
         incentive_id = offer["id"]
         if offer["stock"] - (stock_used.get(incentive_id, 0) if stock_used else 0) <= 0:
             continue
-        kind = offer["type"]  # what `incentive_card_definition` and `incentive_points` read
+        kind = offer["type"]  # the detail object `incentive_points` reads, and its card definition
         detail = offer["points"] if kind == "POINTS" else offer["points_proportional"]
         definition = None if detail is None else detail.get("card_definition_id")
         if definition is None:

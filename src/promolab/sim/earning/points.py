@@ -105,8 +105,3 @@ def points_for(
         )
     return 0
 
-
-def incentive_card_definition(incentive: Incentive) -> str | None:
-    detail = incentive.points if incentive.type == "POINTS" else incentive.points_proportional
-    return None if detail is None else detail.get("card_definition_id")
-

@@ -115,11 +115,6 @@ class Outbox:
         self._recorded = 0
         self._ready: dict[int, Batch] = {}
 
-    @property
-    def idle(self) -> bool:
-        """No batch claimed and not yet recorded: the state is a complete image."""
-        return self._recorded == self._next
-
     def issue(self, batch: Batch) -> Batch:
         batch.ticket = self._next
         self._next += 1
