@@ -180,3 +180,25 @@ def test_success_statuses_match_the_http_routes() -> None:
         endpoint = route.endpoint
         if not endpoint.control:
             assert SUCCESS_STATUS.get(endpoint.name, 200) == endpoint.status, endpoint.name
+
+
+def test_stacking_rules_lines_read_as_what_they_did(sim: Simulator) -> None:
+    project = {"project_id": "proj_kestrel"}
+    first = line("create_stacking_rules", {**project, "request": {"redeemables_application_mode": "PARTIAL"}})
+    result = replay(sim, [first, line("list_stacking_rules", project)])
+    rules = sim.state.stacking_rules
+    assert rules is not None
+    rules_id = rules.id
+    assert result.timeline["result"].tolist() == [f"{rules_id} PARTIAL REQUESTED_ORDER 5/30", "1 stacking rules"]
+    ids = {**project, "stacking_rules_id": rules_id}
+    more = [
+        line("update_stacking_rules", {**ids, "request": {"applicable_redeemables_limit": 3}}),
+        line("get_stacking_rules", ids),
+        line("delete_stacking_rules", ids),
+    ]
+    result = replay(sim, more)
+    texts = result.timeline["result"].tolist()
+    assert texts == [f"{rules_id} PARTIAL REQUESTED_ORDER 3/30", f"{rules_id} PARTIAL REQUESTED_ORDER 3/30",
+                     f"{rules_id} deleted"]
+    assert result.timeline["status"].tolist() == [200, 200, 204]
+    assert replay(sim, [line("list_stacking_rules", project)]).timeline["result"].tolist() == ["0 stacking rules"]

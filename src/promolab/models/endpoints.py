@@ -10,7 +10,8 @@ entry to the function that implements it (`promolab.sim.operations`), and the
 HTTP face derives its router, `/openapi.json` and `/_sim/coverage` from the
 two.
 
-Every path of the interface is written here and nowhere else.
+Every path the HTTP face serves (the interface's, those beyond it, the
+control API's) is written here and nowhere else.
 """
 
 from __future__ import annotations

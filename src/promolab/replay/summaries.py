@@ -139,6 +139,20 @@ def _delete_webhook_summary(args: dict[str, Any], result: Any) -> Summary:
     return f"{args.get('webhook_id')} deleted", None, None, None
 
 
+def _stacking_rules_summary(args: dict[str, Any], result: Any) -> Summary:
+    """`stk_… ALL REQUESTED_ORDER 5/30`: the id, the application mode and
+    order, applied of sent; a list says how many objects it holds."""
+    if _get(result, "object") == "list":
+        return f"{_get(result, 'total')} stacking rules", None, None, None
+    mode, order = _text(_get(result, "redeemables_application_mode")), _text(_get(result, "redeemables_sorting_rule"))
+    limits = f"{_get(result, 'applicable_redeemables_limit')}/{_get(result, 'redeemables_limit')}"
+    return f"{_get(result, 'id')} {mode} {order} {limits}", None, None, None
+
+
+def _delete_stacking_rules_summary(args: dict[str, Any], result: Any) -> Summary:
+    return f"{args.get('stacking_rules_id')} deleted", None, None, None
+
+
 def _advance_summary(args: dict[str, Any], result: Any) -> Summary:
     return f"clock +{duration(float(args.get('seconds', 0)))}", None, None, None
 
@@ -154,4 +168,9 @@ _SUMMARIES: dict[str, Callable[[dict[str, Any], Any], Summary]] = {
     "delete_webhook": _delete_webhook_summary,
     ADVANCE: _advance_summary,
     "get_incentive": _status_summary,
+    "create_stacking_rules": _stacking_rules_summary,
+    "list_stacking_rules": _stacking_rules_summary,
+    "get_stacking_rules": _stacking_rules_summary,
+    "update_stacking_rules": _stacking_rules_summary,
+    "delete_stacking_rules": _delete_stacking_rules_summary,
 }
