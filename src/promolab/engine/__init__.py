@@ -41,7 +41,8 @@ Where things are: the inputs (`catalogue`, `tier_spec`, `context`), the
 order (`normalize`, `item_resolution`, `lines`), the tier (`compiled_tier`:
 `campaign`, `rules` with `item_rules`, `conditions`, `logic_parser` and
 `rule_evaluation`, `scope`, `amount_discounts`, `unit_discounts`), pricing
-(`pricing`, `settle`, `schedule`, `money`), the answer (`outcome`,
+(`pricing`, `settle`, `schedule`, `money`), several redeemables on one
+order under a project's stacking rules (`stacking`), the answer (`outcome`,
 `wire_order`, `tier_wire`) and the refusals (`errors`).
 """
 
@@ -66,6 +67,14 @@ from .pricing import price_normalized, price_running, price_tier, running_entrie
 from .rule_evaluation import lookup
 from .rules import AUDIENCE_FAMILIES, RULE_FAMILIES, RuleSet, compile_rules
 from .schedule import RunningTiers
+from .stacking import (
+    StackCategory,
+    StackedRedeemable,
+    StackEntry,
+    StackKind,
+    StackResult,
+    evaluate_stack,
+)
 from .tier_spec import CampaignInfo, TierSpec
 from .tier_wire import promotion_tier_wire
 
@@ -91,12 +100,18 @@ __all__ = [
     "PricingOverflowError",
     "RuleSet",
     "RunningTiers",
+    "StackCategory",
+    "StackEntry",
+    "StackKind",
+    "StackResult",
+    "StackedRedeemable",
     "TierConfigError",
     "TierOutcome",
     "TierSpec",
     "compile_conditions",
     "compile_rules",
     "compile_tier",
+    "evaluate_stack",
     "lookup",
     "normalize_order",
     "numeric_value",

@@ -37,8 +37,10 @@ __all__ = [
     "assemble_items",
     "assemble_order",
     "assemble_order_level",
+    "assemble_running",
     "assemble_units",
     "copy_order",
+    "trim_from_last",
     "unit_totals",
 ]
 
@@ -91,23 +93,30 @@ def _template(line: Line) -> ItemTemplate:
     return template
 
 
-def _items(lines: Sequence[Line], discounts: Sequence[int] | None) -> list[dict[str, Any]]:
+def _items(
+    lines: Sequence[Line], discounts: Sequence[int] | None, applied: Sequence[int] | None = None
+) -> list[dict[str, Any]]:
     """Fresh order items for `lines`, with `discounts[k]` cents off line k
-    (None: no discounts). One loop for all lines rather than a call per line:
-    this builds every item of every tier of a request."""
+    (None: no discounts), of which `applied[k]` were applied by the step shown
+    (None: all of them; a stack's running order, `assemble_running`). One loop
+    for all lines rather than a call per line: this builds every item of
+    every tier of a request."""
     items = []
     for k, line in enumerate(lines):
         template = line.wire_item or _template(line)
         discount = discounts[k] if discounts is not None else 0
         if not discount or template.amount is None:
             item = template.plain.copy()
-        else:
+        elif applied is None or applied[k]:
             item = {
                 **template.head,
                 "discount_amount": discount,
-                "applied_discount_amount": discount,
+                "applied_discount_amount": discount if applied is None else applied[k],
                 **template.tail,
             }
+            item["subtotal_amount"] = template.amount - discount  # keeps its place after `price`
+        else:
+            item = {**template.head, "discount_amount": discount, **template.tail}
             item["subtotal_amount"] = template.amount - discount  # keeps its place after `price`
         if template.product is not None:
             item["product"] = template.product.copy()
@@ -145,7 +154,8 @@ def _unit_item(state: UnitLine, discount: int | None) -> dict[str, Any]:
     return item
 
 
-def _trim(discounts: list[int], excess: int) -> None:
+def trim_from_last(discounts: list[int], excess: int) -> None:
+    """Take `excess` cents back from the last discounted lines first."""
     for i in range(len(discounts) - 1, -1, -1):
         if excess <= 0:
             return
@@ -186,7 +196,7 @@ def assemble_order(
         discounts = list(line_discounts) if line_discounts is not None else [0] * len(lines)
     items_discount = sum(discounts)
     if items_discount > amount:
-        _trim(discounts, items_discount - amount)
+        trim_from_last(discounts, items_discount - amount)
         items_discount = amount
     if units is not None:
         plain = _items(lines, None)  # the lines no unit touched are as sent
@@ -238,10 +248,28 @@ def assemble_items(
     items_discount = sum(line_discounts)
     if items_discount > amount:
         trimmed = list(line_discounts)
-        _trim(trimmed, items_discount - amount)
+        trim_from_last(trimmed, items_discount - amount)
         line_discounts, items_discount = trimmed, amount
     items = _items(order.lines, line_discounts)
     return _order_object(order, amount, None, 0, items_discount, items), items_discount
+
+
+def assemble_running(
+    order: NormalizedOrder,
+    line_discounts: Sequence[int],
+    order_discount: int,
+    applied_lines: Sequence[int] | None,
+    applied_order: int,
+) -> dict[str, Any]:
+    """A stack's running order: `line_discounts` and `order_discount` are the
+    discounts so far, `applied_*` those of the step shown (the service's
+    `applied_*` fields; on an item, `applied_discount_amount` only where the
+    step discounted it). With one step, the single-tier order exactly."""
+    applied = applied_lines if applied_lines is not None else [0] * len(order.lines)
+    items = _items(order.lines, line_discounts, applied)
+    return _general_object(
+        order, order.amount, None, order_discount, sum(line_discounts), applied_order, sum(applied), items
+    )
 
 
 def copy_order(order: dict[str, Any]) -> dict[str, Any]:
@@ -325,6 +353,24 @@ def _order_object(
                 "referrer_id": referrer_id,
                 "object": "order",
             }
+    return _general_object(
+        order, amount, initial_amount, order_discount, items_discount, order_discount, items_discount, items
+    )
+
+
+def _general_object(
+    order: NormalizedOrder,
+    amount: int,
+    initial_amount: int | None,
+    order_discount: int,
+    items_discount: int,
+    applied_order: int,
+    applied_items: int,
+    items: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """The order object, every presence rule stated: the discounts so far
+    (`*discount_amount`) and those of the step shown (`*applied*`), each
+    present when it is not zero."""
     total_discount = order_discount + items_discount
     out: dict[str, Any] = {"amount": amount}
     if initial_amount is not None:
@@ -336,15 +382,15 @@ def _order_object(
     if total_discount:
         out["total_discount_amount"] = total_discount
     out["total_amount"] = amount - total_discount
-    if order_discount:
-        out["applied_discount_amount"] = order_discount
-    if items_discount:
-        out["items_applied_discount_amount"] = items_discount
-    if total_discount:
-        out["total_applied_discount_amount"] = total_discount
+    if applied_order:
+        out["applied_discount_amount"] = applied_order
+    if applied_items:
+        out["items_applied_discount_amount"] = applied_items
+    if applied_order or applied_items:
+        out["total_applied_discount_amount"] = applied_order + applied_items
     out["items"] = items
-    out["metadata"] = metadata
-    out["customer_id"] = customer_id
-    out["referrer_id"] = referrer_id
+    out["metadata"] = dict(order.metadata)
+    out["customer_id"] = order.customer_id
+    out["referrer_id"] = order.referrer_id
     out["object"] = "order"
     return out

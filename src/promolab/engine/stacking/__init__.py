@@ -1,0 +1,27 @@
+"""Stacking: several redeemables applied to one order, one after the other.
+
+The single-tier engine (`price_normalized`) answers "what does this tier do
+to this cart"; stacking answers "what do these codes, gift cards and tiers
+do together", under a project's `StackingRules`:
+
+- `stack_entry`: what the caller tells the engine about each redeemable
+  (its compiled discount or gift credits, its categories, or why the caller
+  already refused it), and what the engine answers for each;
+- `application_order`: in which order they are tried (exclusive categories
+  first, always-stackable ones last, requested order or category hierarchy
+  in between);
+- `running_order`: the order as the discounts so far left it, and what one
+  more discount does to it (the base of a percentage per calculation mode,
+  products discounted once or many times);
+- `limits`: how many may apply, in all, per category, from exclusive
+  categories;
+- `evaluation`: the loop that puts them together (`evaluate_stack`).
+
+Decisions where the service's documents are silent are written in
+docs/decisions.md § Stacking and each is made in one place here.
+"""
+
+from .evaluation import StackResult, evaluate_stack
+from .stack_entry import StackCategory, StackedRedeemable, StackEntry, StackKind
+
+__all__ = ["StackCategory", "StackEntry", "StackKind", "StackResult", "StackedRedeemable", "evaluate_stack"]

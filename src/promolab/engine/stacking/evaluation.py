@@ -1,0 +1,173 @@
+"""`evaluate_stack`: a stack's redeemables tried in order against one running order.
+
+For each redeemable, in application order (`application_order`):
+
+1. under ALL, once one was INAPPLICABLE every later one is SKIPPED
+   (`preceding_validation_failed`): the request fails as a whole;
+2. INAPPLICABLE when the caller refused it (`StackEntry.refusal`), when its
+   campaign does not run at `ctx.now`, or when its validation rules fail on
+   the order as the redeemables before it left it (`RunningOrder.rules_view`);
+3. SKIPPED `exclusion_rules_not_met` when it is common and an exclusive one
+   applied (exclusive ones are tried first, so one sent later still wins);
+4. SKIPPED when a limit is reached (`limits`);
+5. its discount is computed on the running order; when it takes nothing
+   off and the no-effect rule says SKIP, it is SKIPPED `no_effect`;
+6. otherwise it is APPLICABLE and the running order takes its discount.
+
+`valid`: under ALL, nothing INAPPLICABLE and something applied; under
+PARTIAL, something applied. An invalid ALL request applies nothing: its
+final order is the order as sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ...models import StackingRules
+from ..context import CustomerContext, PricingContext
+from ..lines import NormalizedOrder
+from ..rule_evaluation import RuleFailure
+from .application_order import application_order, initial_amount_mode, skips_no_effect
+from .limits import ApplicationLimits
+from .running_order import RunningOrder
+from .stack_entry import StackedRedeemable, StackEntry, StackKind, Status
+
+__all__ = ["StackResult", "evaluate_stack"]
+
+_PRECEDING = RuleFailure(
+    "preceding_validation_failed", "Redeemable cannot be applied due to preceding validation failure"
+)
+_EXCLUSION = RuleFailure("exclusion_rules_not_met", "Redeemable cannot be applied due to exclusion rules")
+_NO_EFFECT = RuleFailure("no_effect", "Redeemable cannot be applied due to no effect")
+_UNIT = RuleFailure(
+    "unsupported_in_stack", "UNIT (free item) discounts are validated alone, not in a stack"
+)
+
+
+@dataclass(slots=True)
+class StackResult:
+    """The answer for a whole stack."""
+
+    #: One per entry, in the request's order.
+    redeemables: list[StackedRedeemable]
+    #: Entry positions in the order they were tried.
+    tried: tuple[int, ...]
+    valid: bool
+    running: RunningOrder
+
+    @property
+    def applicable(self) -> list[StackedRedeemable]:
+        return [r for r in self.redeemables if r.status == "APPLICABLE"]
+
+    @property
+    def discount(self) -> int:
+        """Cents off the order in all (0 when the request is not valid under ALL)."""
+        return self.running.order.amount - self.running.total if self.valid else 0
+
+    def order(self) -> dict[str, Any]:
+        """The final order, wire shape (applied fields: the whole request's)."""
+        if not self.valid:
+            return RunningOrder(self.running.order).wire()
+        return self.running.wire()
+
+    def order_of(self, redeemable: StackedRedeemable) -> dict[str, Any] | None:
+        """The running order once `redeemable` applied (None unless APPLICABLE)."""
+        if redeemable.after is None or redeemable.step is None:
+            return None
+        snapshot = RunningOrder(self.running.order)
+        snapshot.line_discounts = list(redeemable.after[0])
+        snapshot.order_discount = redeemable.after[1]
+        return snapshot.wire(redeemable.step)
+
+
+def evaluate_stack(
+    entries: Sequence[StackEntry],
+    order: NormalizedOrder,
+    customer: CustomerContext | None,
+    ctx: PricingContext,
+    rules: StackingRules,
+) -> StackResult:
+    """Try `entries` (positions 0..n-1, the request's order) on `order`."""
+    running = RunningOrder(order)
+    limits = ApplicationLimits(rules)
+    all_mode = rules.redeemables_application_mode == "ALL"
+    once = rules.redeemables_products_application_mode == "ONCE"
+    answers: dict[int, StackedRedeemable] = {}
+    tried = []
+    failed = exclusive_applied = False
+    for entry, kind in application_order(entries, rules):
+        tried.append(entry.position)
+        if failed:
+            answers[entry.position] = _not_applied(entry, kind, "SKIPPED", _PRECEDING, _WHY_PRECEDING)
+            continue
+        failure = _check(entry, running, customer, ctx)
+        if failure is not None:
+            why = _seen(failure, running, len(answers))
+            answers[entry.position] = _not_applied(entry, kind, "INAPPLICABLE", failure, why)
+            failed = all_mode
+            continue
+        if kind == "COMMON" and exclusive_applied:
+            answers[entry.position] = _not_applied(entry, kind, "SKIPPED", _EXCLUSION, _WHY_EXCLUSION)
+            continue
+        refusal = limits.refusal(entry, kind)
+        if refusal is not None:
+            answers[entry.position] = _not_applied(entry, kind, "SKIPPED", refusal, refusal.message)
+            continue
+        if entry.discount is not None:
+            step = running.price(entry.discount, initial_amount_mode(entry, rules), once)
+        else:
+            step = running.gift(entry.gift_credits or 0)
+        if step.total == 0 and skips_no_effect(entry, rules):
+            answers[entry.position] = _not_applied(entry, kind, "SKIPPED", _NO_EFFECT, _WHY_NO_EFFECT)
+            continue
+        running.apply(step)
+        limits.record(entry, kind)
+        exclusive_applied = exclusive_applied or kind == "EXCLUSIVE"
+        answers[entry.position] = StackedRedeemable(
+            entry, kind, "APPLICABLE", step=step, after=(tuple(running.line_discounts), running.order_discount)
+        )
+    statuses = [a.status for a in answers.values()]
+    applied = "APPLICABLE" in statuses
+    valid = applied and not (all_mode and "INAPPLICABLE" in statuses)
+    return StackResult([answers[e.position] for e in entries], tuple(tried), valid, running)
+
+
+_WHY_PRECEDING = "an earlier redeemable was inapplicable, and the rules apply all or none"
+_WHY_EXCLUSION = "a redeemable of an exclusive category applied"
+_WHY_NO_EFFECT = "it would take nothing off the order as the redeemables before it left it"
+
+
+def _not_applied(
+    entry: StackEntry, kind: StackKind, status: Status, failure: RuleFailure, why: str
+) -> StackedRedeemable:
+    return StackedRedeemable(entry, kind, status, failure.key, failure.message, why)
+
+
+def _check(
+    entry: StackEntry, running: RunningOrder, customer: CustomerContext | None, ctx: PricingContext
+) -> RuleFailure | None:
+    """Why the entry cannot apply to the running order (None: it can)."""
+    if entry.refusal is not None:
+        return entry.refusal
+    tier = entry.discount
+    if tier is None:
+        return None  # a gift card: the caller has checked its balance
+    failure = None if ctx.audience_only else tier.campaign.evaluate(ctx.now)
+    if failure is None:
+        failure = tier.rules.evaluate(
+            running.rules_view(), customer, ctx.now, ctx.redemption_metadata, ctx.audience_only
+        )
+    if failure is None and tier.amount_discount is None:
+        return _UNIT
+    return failure
+
+
+def _seen(failure: RuleFailure, running: RunningOrder, before: int) -> str:
+    """The failure's message, with the running amount its rules saw when
+    redeemables before it had already discounted the order."""
+    total = running.total
+    if failure.key != "order_rules_violated" or total == running.order.amount:
+        return failure.message
+    return f"{failure.message} (the order's amount was {total} after the {before} redeemable(s) tried before it)"
