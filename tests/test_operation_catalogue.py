@@ -139,6 +139,7 @@ CALLS = [
     ClientCall("get_stacking_rules", (f"proj {ODD}", f"stk {ODD}")),
     ClientCall("update_stacking_rules", (f"proj {ODD}", f"stk {ODD}"), {"applicable_redeemables_limit": 3}),
     ClientCall("delete_stacking_rules", (f"proj {ODD}", f"stk {ODD}")),
+    ClientCall("validate_stacked", (), {"redeemables": [{"object": "voucher", "id": f"CODE {ODD}"}]}),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -345,6 +346,10 @@ SERVED: dict[str, Through] = {
     "delete_stacking_rules": Through(
         lambda c: c.delete_stacking_rules("proj_kestrel", c.create_stacking_rules("proj_kestrel").id),
         ["project_id", "stacking_rules_id"], {"project_id": "proj_kestrel"},
+    ),
+    "validate_stacked": Through(
+        lambda c: c.validate_stacked(redeemables=[{"object": "voucher", "id": "WELCOME-ALICE"}]),
+        ["request"], {"request": {"redeemables": [{"object": "voucher", "id": "WELCOME-ALICE"}]}},
     ),
 }
 

@@ -136,6 +136,19 @@ SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
     (RULES_ID, "GET", "/management/v1/projects/proj_kestrel/stacking-rules/stk_0", MANAGEMENT, _NO_BODY),
     (RULES_ID, "DELETE", f"{RULES_OF_DEMO}", MANAGEMENT, _NO_BODY),
     (RULES_ID, "DELETE", f"{RULES_OF_DEMO}", MANAGEMENT, _NO_BODY),  # 404
+    # stacked validation: applicable, inapplicable and skipped redeemables; refused requests
+    ("/v1/validations", "POST", "/v1/validations", APP, {
+        "customer": {"source_id": "alice"}, "options": {"expand": ["redeemable", "category"]},
+        "order": {"items": [{"product_id": "prod_mug", "quantity": 6}]},
+        "redeemables": [{"object": "voucher", "id": "WELCOME-ALICE"}, {"object": "promotion_tier", "id": "promo_welcome_10"},
+                        {"object": "voucher", "id": "GIFT-BOB-25", "gift": {"credits": 500}},
+                        {"object": "voucher", "id": "NO-SUCH"}, {"object": "promotion_tier", "id": "promo_nope"}],
+    }),
+    ("/v1/validations", "POST", "/v1/validations", APP, {
+        "redeemables": [{"object": "voucher", "id": "GIFT-BOB-25", "gift": {"credits": 99999}}]}),
+    ("/v1/validations", "POST", "/v1/validations", APP, {
+        "redeemables": [{"object": "voucher", "id": "A"}, {"object": "voucher", "id": "A"}]}),  # 400 duplicated
+    ("/v1/validations", "POST", "/v1/validations", APP, {"redeemables": []}),  # 400 invalid_payload
 ]
 
 
@@ -253,6 +266,7 @@ BODY_PATHS = {
     "addGiftBalance": "/v1/vouchers/GIFT-BOB-25/balance",
     "createStackingRules": "/management/v1/projects/proj_kestrel/stacking-rules",
     "updateStackingRules": RULES_OF_DEMO,
+    "validateStackedDiscounts": "/v1/validations",
 }
 BODY_ROUTES = [r for r in ROUTES if not r.endpoint.control and r.endpoint.request is not None]
 

@@ -11,7 +11,7 @@ A request may be given as its model, as a mapping, or as keyword fields
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .. import models
@@ -32,6 +32,7 @@ __all__ = [
     "track_event",
     "update_stacking_rules",
     "validate_promotions",
+    "validate_stacked",
 ]
 
 
@@ -147,6 +148,22 @@ def validate_promotions(
     if filters:
         params += flatten_filters(filters, endpoint.query_name("filters"))
     return Prepared(endpoint, endpoint.path, body, params, idempotent=True)
+
+
+def validate_stacked(
+    request: models.StackedValidationRequest | Mapping[str, Any] | None = None,
+    *,
+    redeemables: Sequence[Mapping[str, Any]] | None = None,
+    customer: Mapping[str, Any] | None = None,
+    order: Mapping[str, Any] | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Prepared[models.StackedValidationResponse]:
+    """Several codes, gift cards and promotion tiers priced together on one
+    order, under the project's stacking rules (`POST /v1/validations`)."""
+    body = body_of(request, {"redeemables": list(redeemables) if redeemables is not None else None,
+                             "customer": customer, "order": order, "metadata": metadata, "options": options})
+    return Prepared(e.VALIDATE_STACKED, e.VALIDATE_STACKED.path, body, idempotent=True)
 
 
 def track_event(

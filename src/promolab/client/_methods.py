@@ -82,6 +82,7 @@ class Operations:
     delete_webhook = Method(b.delete_webhook)
     publish = Method(b.publish)
     validate_promotions = Method(b.validate_promotions)
+    validate_stacked = Method(b.validate_stacked)
     track_event = Method(b.track_event)
     add_gift_balance = Method(b.add_gift_balance)
     create_stacking_rules = Method(b.create_stacking_rules)

@@ -64,7 +64,7 @@ from .money import round_half_up, split_proportionally
 from .normalize import normalize_order
 from .outcome import TierOutcome
 from .pricing import price_normalized, price_running, price_tier, running_entries, tier_entries
-from .rule_evaluation import lookup
+from .rule_evaluation import RuleFailure, lookup
 from .rules import AUDIENCE_FAMILIES, RULE_FAMILIES, RuleSet, compile_rules
 from .schedule import RunningTiers
 from .stacking import (
@@ -98,6 +98,7 @@ __all__ = [
     "PricingContext",
     "PricingInputError",
     "PricingOverflowError",
+    "RuleFailure",
     "RuleSet",
     "RunningTiers",
     "StackCategory",

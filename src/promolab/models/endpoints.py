@@ -29,6 +29,7 @@ from .incentives import Incentive
 from .promotions import ValidationRequest, ValidationResponse
 from .publications import Publication, PublishRequest
 from .rewards import Reward, RewardPurchaseRequest, RewardPurchaseResult
+from .stacked_validations import StackedValidationRequest, StackedValidationResponse
 from .stacking_rules import ProjectStackingRules, StackingRulesChange, StackingRulesList
 
 __all__ = [
@@ -203,11 +204,18 @@ DELETE_STACKING_RULES: Endpoint[None] = Endpoint(
     idempotent=True,
 )
 
+VALIDATE_STACKED: Endpoint[StackedValidationResponse] = Endpoint(
+    "validate_stacked", "POST", "/v1/validations", "app", "validateStackedDiscounts",
+    "Validate stacked redeemables (codes, gift cards, tiers) under the stacking rules",
+    StackedValidationResponse, StackedValidationRequest, error_statuses=(400, 401), tags=("validation",),
+    idempotent=True,
+)
+
 #: Operations of the real service beyond the interface document, served and
 #: journaled like the interface's own.
 BEYOND_INTERFACE: tuple[Endpoint[Any], ...] = (
     CREATE_STACKING_RULES, LIST_STACKING_RULES, GET_STACKING_RULES, UPDATE_STACKING_RULES,
-    DELETE_STACKING_RULES,
+    DELETE_STACKING_RULES, VALIDATE_STACKED,
 )
 
 #: Every operation of the service that promolab serves: the simulator binds

@@ -153,6 +153,16 @@ def _delete_stacking_rules_summary(args: dict[str, Any], result: Any) -> Summary
     return f"{args.get('stacking_rules_id')} deleted", None, None, None
 
 
+def _stacked_summary(args: dict[str, Any], result: Any) -> Summary:
+    """`valid: 2 of 3 applied, -$15.00` (or `not valid: …`): the verdict, how
+    many redeemables applied of those sent, and the discount in all."""
+    applied = [r for r in (_field(result, "redeemables") or []) if _text(_field(r, "status")) == "APPLICABLE"]
+    sent = len(_get(args, "request", "redeemables") or [])
+    discount = _field(_field(result, "order"), "total_discount_amount") or 0
+    verdict = "valid" if _field(result, "valid") else "not valid"
+    return f"{verdict}: {len(applied)} of {sent} applied, {format_money(-discount)}", None, None, None
+
+
 def _advance_summary(args: dict[str, Any], result: Any) -> Summary:
     return f"clock +{duration(float(args.get('seconds', 0)))}", None, None, None
 
@@ -173,4 +183,5 @@ _SUMMARIES: dict[str, Callable[[dict[str, Any], Any], Summary]] = {
     "get_stacking_rules": _stacking_rules_summary,
     "update_stacking_rules": _stacking_rules_summary,
     "delete_stacking_rules": _delete_stacking_rules_summary,
+    "validate_stacked": _stacked_summary,
 }

@@ -44,6 +44,7 @@ PREFIXES: dict[str, str] = {
     "conversion": "rcnv_",
     "granted_item": "lgrt_",
     "stacking_rules": "stk_",
+    "validation": "valid_",
 }
 
 

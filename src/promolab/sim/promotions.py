@@ -56,6 +56,8 @@ class PricingView:
     segments_of: dict[str, frozenset[str]]
     #: `tiers` whose campaign runs at an instant (remembered between instants)
     running: RunningTiers
+    #: tier id -> its compiled tier (active tiers only), for requests that name tiers
+    by_id: dict[str, CompiledTier]
 
 
 def catalogue_of(state: State) -> Catalogue:
@@ -132,6 +134,7 @@ def build_view(state: State) -> PricingView:
         tier_meta={t.id: (t.campaign_id, t.metadata) for t in ordered},
         segments_of={k: frozenset(v) for k, v in segments_of.items()},
         running=RunningTiers(compiled),
+        by_id={t.id: t for t in compiled},
     )
 
 

@@ -1,0 +1,153 @@
+"""The redeemables a stacked request names, resolved against the simulator's state.
+
+The engine's stacking (`engine.evaluate_stack`) sees each redeemable as a
+`StackEntry`: a compiled discount, gift credits, or a refusal. This module
+makes those entries from what a request names (a code or a tier id), with
+the checks that need state: the code or tier exists, is active and within
+its dates, has uses left, and a gift card has the credits asked for. A
+refusal keeps the error the service reports for it (`SimError`), which the
+answer shows in the redeemable's `result.error`.
+
+Discount codes are compiled like tiers (`TierSpec` of the code's discount,
+with its campaign's categories), once per voucher and discount object.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..engine import (
+    CampaignInfo,
+    CompiledTier,
+    RuleFailure,
+    StackCategory,
+    StackEntry,
+    TierConfigError,
+    TierSpec,
+    compile_tier,
+)
+from .promotions import PricingView, campaign_categories
+from .refusals import NotFound, SimError
+from .state import derived
+
+if TYPE_CHECKING:
+    from .. import models
+    from .records import Campaign, Voucher
+    from .simulator import Simulator
+
+__all__ = ["ResolvedRedeemable", "resolve_redeemables"]
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedRedeemable:
+    entry: StackEntry
+    #: The code's voucher (None for a tier, or a code that does not exist).
+    voucher: Voucher | None
+    #: What refused it, as the service reports it (None: the engine decides).
+    error: SimError | None
+    #: The categories as the wire shows them (`categories` of the answer).
+    categories: tuple[dict[str, Any], ...]
+    campaign: Campaign | None
+
+
+def resolve_redeemables(
+    sim: Simulator, view: PricingView, redeemables: list[models.RedeemableInput]
+) -> list[ResolvedRedeemable]:
+    return [_resolve(sim, view, position, r) for position, r in enumerate(redeemables)]
+
+
+def _resolve(sim: Simulator, view: PricingView, position: int, sent: models.RedeemableInput) -> ResolvedRedeemable:
+    if sent.object == "promotion_tier":
+        return _tier(sim, view, position, sent.id)
+    return _code(sim, position, sent)
+
+
+def _refused(position: int, sent_object: str, sent_id: str, error: SimError,
+             voucher: Voucher | None = None, campaign: Campaign | None = None,
+             categories: tuple[dict[str, Any], ...] = ()) -> ResolvedRedeemable:
+    entry = StackEntry(position, sent_object, sent_id, refusal=RuleFailure(error.key, error.details),
+                       categories=_stack_categories(categories))
+    return ResolvedRedeemable(entry, voucher, error, categories, campaign)
+
+
+def _stack_categories(categories: tuple[dict[str, Any], ...]) -> tuple[StackCategory, ...]:
+    return tuple(StackCategory(c["id"], c["hierarchy"]) for c in categories)
+
+
+def _tier(sim: Simulator, view: PricingView, position: int, tier_id: str) -> ResolvedRedeemable:
+    record = sim.state.tiers.get(tier_id)
+    if record is None:
+        return _refused(position, "promotion_tier", tier_id, NotFound("promotion_tier", tier_id))
+    campaign = sim.state.campaigns[record.campaign_id]
+    categories = campaign_categories(campaign)
+    compiled = view.by_id.get(tier_id)
+    if compiled is None:  # not in the view: the tier is inactive
+        error = SimError(f"Promotion tier {tier_id} is inactive", key="promotion_inactive",
+                         message="promotion is inactive", resource_id=tier_id, resource_type="promotion_tier")
+        return _refused(position, "promotion_tier", tier_id, error, campaign=campaign, categories=categories)
+    entry = StackEntry(position, "promotion_tier", tier_id, discount=compiled,
+                       categories=_stack_categories(categories))
+    return ResolvedRedeemable(entry, None, None, categories, campaign)
+
+
+def _code(sim: Simulator, position: int, sent: models.RedeemableInput) -> ResolvedRedeemable:
+    st = sim.state
+    vid = sim.indexes.voucher_by_code.get(sent.id)
+    voucher = st.vouchers.get(vid) if vid is not None else st.vouchers.get(sent.id)
+    if voucher is None:
+        return _refused(position, "voucher", sent.id, NotFound("voucher", sent.id))
+    campaign = st.campaigns.get(voucher.campaign_id) if voucher.campaign_id else None
+    categories = campaign_categories(campaign) if campaign is not None else ()
+
+    def refuse(key: str, message: str, details: str) -> ResolvedRedeemable:
+        error = SimError(details, key=key, message=message, resource_id=voucher.code, resource_type="voucher")
+        return _refused(position, "voucher", sent.id, error, voucher, campaign, categories)
+
+    now = sim.now
+    if not voucher.active or (campaign is not None and not campaign.active):
+        return refuse("voucher_disabled", "voucher has been disabled", f"Voucher {voucher.code} is disabled")
+    start = voucher.start_date or (campaign.start_date if campaign else None)
+    end = voucher.expiration_date or (campaign.expiration_date if campaign else None)
+    if start is not None and now < start:
+        return refuse("voucher_not_active", "voucher is not active yet", f"Voucher {voucher.code} starts at {start.isoformat()}")
+    if end is not None and now > end:
+        return refuse("voucher_expired", "voucher has already expired", f"Voucher {voucher.code} expired at {end.isoformat()}")
+    if voucher.redemption_quantity is not None and voucher.redeemed_quantity >= voucher.redemption_quantity:
+        return refuse("quantity_exceeded", "voucher's redemptions limit has been exceeded",
+                      f"Voucher {voucher.code} has been redeemed {voucher.redeemed_quantity} time(s), its limit")
+    stack_categories = _stack_categories(categories)
+    if voucher.type == "GIFT_VOUCHER" and voucher.gift is not None:
+        balance = voucher.gift.balance
+        asked = sent.gift.credits if sent.gift is not None else None
+        if asked is not None and asked > balance:
+            return refuse("gift_amount_exceeded", "gift amount has been exceeded",
+                          f"Voucher {voucher.code} has {balance} of credits; {asked} were asked for")
+        entry = StackEntry(position, "voucher", sent.id, gift_credits=balance if asked is None else asked,
+                           categories=stack_categories)
+        return ResolvedRedeemable(entry, voucher, None, categories, campaign)
+    compiled = _compiled_code(sim, voucher, campaign) if voucher.type == "DISCOUNT_VOUCHER" else None
+    if compiled is None:
+        return refuse("invalid_voucher", "Invalid voucher",
+                      f"Voucher {voucher.code} is a {voucher.type} without a discount; it cannot be stacked")
+    entry = StackEntry(position, "voucher", sent.id, discount=compiled, categories=stack_categories)
+    return ResolvedRedeemable(entry, voucher, None, categories, campaign)
+
+
+def _compiled_code(sim: Simulator, voucher: Voucher, campaign: Campaign | None) -> CompiledTier | None:
+    """The code's discount compiled like a tier's, kept per voucher for as
+    long as its discount object is the same."""
+    discount = voucher.discount or (campaign.discount if campaign is not None else None)
+    if discount is None:
+        return None
+    cache: dict[str, tuple[Any, CompiledTier]] = derived(sim, "compiled_codes", lambda state: {})
+    found = cache.get(voucher.id)
+    if found is not None and found[0] is discount:
+        return found[1]
+    info = CampaignInfo(id=voucher.campaign_id or voucher.id, name=campaign.name if campaign else None)
+    try:
+        compiled = compile_tier(TierSpec(id=voucher.code, campaign=info, discount=discount, metadata=voucher.metadata))
+    except TierConfigError:
+        return None
+    cache[voucher.id] = (discount, compiled)
+    return compiled
