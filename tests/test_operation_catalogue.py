@@ -140,6 +140,8 @@ CALLS = [
     ClientCall("update_stacking_rules", (f"proj {ODD}", f"stk {ODD}"), {"applicable_redeemables_limit": 3}),
     ClientCall("delete_stacking_rules", (f"proj {ODD}", f"stk {ODD}")),
     ClientCall("validate_stacked", (), {"redeemables": [{"object": "voucher", "id": f"CODE {ODD}"}]}),
+    ClientCall("redeem_stacked", (), {"redeemables": [{"object": "voucher", "id": f"CODE {ODD}"}]}),
+    ClientCall("rollback_redemption", (f"r {ODD}",), {"reason": "returned"}),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -346,6 +348,17 @@ SERVED: dict[str, Through] = {
     "delete_stacking_rules": Through(
         lambda c: c.delete_stacking_rules("proj_kestrel", c.create_stacking_rules("proj_kestrel").id),
         ["project_id", "stacking_rules_id"], {"project_id": "proj_kestrel"},
+    ),
+    "redeem_stacked": Through(
+        lambda c: c.redeem_stacked(redeemables=[{"object": "voucher", "id": "WELCOME-ALICE"}]),
+        ["request"], {"request": {"redeemables": [{"object": "voucher", "id": "WELCOME-ALICE"}]}},
+    ),
+    "rollback_redemption": Through(
+        lambda c: c.rollback_redemption(
+            c.redeem_stacked(redeemables=[{"object": "voucher", "id": "WELCOME-ALICE"}]).redemptions[0].id,
+            reason="returned",
+        ),
+        ["redemption_id", "request", "reason", "tracking_id"], {"request": {"reason": "returned"}},
     ),
     "validate_stacked": Through(
         lambda c: c.validate_stacked(redeemables=[{"object": "voucher", "id": "WELCOME-ALICE"}]),

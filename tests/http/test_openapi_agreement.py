@@ -73,6 +73,16 @@ RULES_ID = RULES + "/{stackingRulesId}"
 #: The id the demo's first stacking rules get (ids are seeded).
 RULES_OF_DEMO = "/management/v1/projects/proj_kestrel/stacking-rules/stk_ab6ba985e3051d657a0b1a02"
 
+#: The id the demo's first stacked redemption (its parent) gets.
+PARENT_OF_DEMO = "r_ec50f5a1315ac91fb472c318"
+ROLLBACKS = "/v1/redemptions/{parentRedemptionId}/rollbacks"
+
+#: A redemption with a parent: a code and a gift card's credits.
+TWO_CODES = {
+    "customer": {"source_id": "alice"}, "order": {"source_id": "order-1", "items": [{"product_id": "prod_mug", "quantity": 6}]},
+    "redeemables": [{"object": "voucher", "id": "WELCOME-ALICE"}, {"object": "voucher", "id": "GIFT-BOB-25", "gift": {"credits": 500}}],
+}
+
 _NO_BODY = object()
 SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
     ("/v2/loyalties/incentives/{id}", "GET", "/v2/loyalties/incentives/linc_0a11ce01", LOYALTY, _NO_BODY),
@@ -149,6 +159,14 @@ SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
     ("/v1/validations", "POST", "/v1/validations", APP, {
         "redeemables": [{"object": "voucher", "id": "A"}, {"object": "voucher", "id": "A"}]}),  # 400 duplicated
     ("/v1/validations", "POST", "/v1/validations", APP, {"redeemables": []}),  # 400 invalid_payload
+    # stacked redemption (a parent and two children), refused ones, its rollback, refused rollbacks
+    ("/v1/redemptions", "POST", "/v1/redemptions", APP, TWO_CODES),
+    ("/v1/redemptions", "POST", "/v1/redemptions", APP, {"redeemables": [{"object": "voucher", "id": "NO-SUCH"}]}),  # 404
+    ("/v1/redemptions", "POST", "/v1/redemptions", APP, {
+        "redeemables": [{"object": "voucher", "id": "GIFT-BOB-25", "gift": {"credits": 99999}}]}),  # 400
+    (ROLLBACKS, "POST", f"/v1/redemptions/{PARENT_OF_DEMO}/rollbacks?reason=returned", APP, _NO_BODY),
+    (ROLLBACKS, "POST", f"/v1/redemptions/{PARENT_OF_DEMO}/rollbacks", APP, {"reason": "again"}),  # 400 already
+    (ROLLBACKS, "POST", "/v1/redemptions/r_00/rollbacks", APP, {}),  # 404
 ]
 
 
@@ -267,6 +285,8 @@ BODY_PATHS = {
     "createStackingRules": "/management/v1/projects/proj_kestrel/stacking-rules",
     "updateStackingRules": RULES_OF_DEMO,
     "validateStackedDiscounts": "/v1/validations",
+    "redeemStackedDiscounts": "/v1/redemptions",
+    "rollbackStackedRedemptions": f"/v1/redemptions/{PARENT_OF_DEMO}/rollbacks",
 }
 BODY_ROUTES = [r for r in ROUTES if not r.endpoint.control and r.endpoint.request is not None]
 
@@ -287,6 +307,8 @@ def test_a_missing_body_is_refused_exactly_where_the_document_requires_one(
     headers = {"loyalty": LOYALTY, "management": MANAGEMENT}.get(route.endpoint.auth, APP)
     if route.method == "PUT":  # a change of something that exists
         http.post(BODY_PATHS["createStackingRules"], headers=MANAGEMENT, json={}).raise_for_status()
+    if route.endpoint.operation_id == "rollbackStackedRedemptions":  # a redemption to roll back
+        http.post(BODY_PATHS["redeemStackedDiscounts"], headers=APP, json=TWO_CODES).raise_for_status()
     path = BODY_PATHS[route.endpoint.operation_id]
     if sent == "no body":
         documented = not operation["requestBody"]["required"]
@@ -299,7 +321,8 @@ def test_a_missing_body_is_refused_exactly_where_the_document_requires_one(
         assert response.status_code == 200, response.text
     else:
         assert (response.status_code, response.json()["key"]) == (400, "invalid_payload"), response.text
-    assert documented is (route.endpoint.operation_id == "validatePromotions")  # the one optional body
+    # the optional bodies: validation's (every field optional), a rollback's (a reason at most)
+    assert documented is (route.endpoint.operation_id in ("validatePromotions", "rollbackStackedRedemptions"))
 
 
 def test_validation_without_a_body_is_validation_of_the_empty_request(http: httpx.Client) -> None:

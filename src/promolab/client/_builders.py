@@ -29,6 +29,8 @@ __all__ = [
     "list_stacking_rules",
     "publish",
     "purchase_reward",
+    "redeem_stacked",
+    "rollback_redemption",
     "track_event",
     "update_stacking_rules",
     "validate_promotions",
@@ -151,7 +153,7 @@ def validate_promotions(
 
 
 def validate_stacked(
-    request: models.StackedValidationRequest | Mapping[str, Any] | None = None,
+    request: StackedBody = None,
     *,
     redeemables: Sequence[Mapping[str, Any]] | None = None,
     customer: Mapping[str, Any] | None = None,
@@ -160,10 +162,56 @@ def validate_stacked(
     options: Mapping[str, Any] | None = None,
 ) -> Prepared[models.StackedValidationResponse]:
     """Several codes, gift cards and promotion tiers priced together on one
-    order, under the project's stacking rules (`POST /v1/validations`)."""
-    body = body_of(request, {"redeemables": list(redeemables) if redeemables is not None else None,
-                             "customer": customer, "order": order, "metadata": metadata, "options": options})
+    order, under the project's stacking rules (`VALIDATE_STACKED`)."""
+    body = _stacked_body(request, redeemables, customer, order, metadata, options)
     return Prepared(e.VALIDATE_STACKED, e.VALIDATE_STACKED.path, body, idempotent=True)
+
+
+StackedBody = models.StackedValidationRequest | Mapping[str, Any] | None
+
+
+def _stacked_body(
+    request: StackedBody,
+    redeemables: Sequence[Mapping[str, Any]] | None,
+    customer: Mapping[str, Any] | None,
+    order: Mapping[str, Any] | None,
+    metadata: Mapping[str, Any] | None,
+    options: Mapping[str, Any] | None,
+) -> Any:
+    """The body of a stacked validation or redemption (the same request)."""
+    return body_of(request, {"redeemables": list(redeemables) if redeemables is not None else None,
+                             "customer": customer, "order": order, "metadata": metadata, "options": options})
+
+
+def redeem_stacked(
+    request: StackedBody = None,
+    *,
+    redeemables: Sequence[Mapping[str, Any]] | None = None,
+    customer: Mapping[str, Any] | None = None,
+    order: Mapping[str, Any] | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    options: Mapping[str, Any] | None = None,
+) -> Prepared[models.RedemptionResponse]:
+    """Redeem several codes, gift cards and tiers together: what
+    `validate_stacked` prices, spent (`REDEEM_STACKED`). Not retried
+    after a timeout: it may have been done."""
+    body = _stacked_body(request, redeemables, customer, order, metadata, options)
+    return Prepared(e.REDEEM_STACKED, e.REDEEM_STACKED.path, body)
+
+
+def rollback_redemption(
+    redemption_id: str,
+    request: models.RollbackRequest | Mapping[str, Any] | None = None,
+    *,
+    reason: str | None = None,
+    tracking_id: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> Prepared[models.RollbackResponse]:
+    """Roll back a redemption with all its children (a parent, or a
+    redemption without one); `reason` and `tracking_id` go in the body."""
+    endpoint = e.ROLLBACK_REDEMPTION
+    body = body_of(request, {"reason": reason, "tracking_id": tracking_id, "metadata": metadata})
+    return Prepared(endpoint, endpoint.url_path(redemption_id=redemption_id), body)
 
 
 def track_event(

@@ -83,6 +83,8 @@ class Operations:
     publish = Method(b.publish)
     validate_promotions = Method(b.validate_promotions)
     validate_stacked = Method(b.validate_stacked)
+    redeem_stacked = Method(b.redeem_stacked)
+    rollback_redemption = Method(b.rollback_redemption)
     track_event = Method(b.track_event)
     add_gift_balance = Method(b.add_gift_balance)
     create_stacking_rules = Method(b.create_stacking_rules)

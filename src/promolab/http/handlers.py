@@ -13,7 +13,7 @@ from typing import Any
 
 from ..models.endpoints import Param
 from ..sim.operation import Operation
-from .query import query_bool, query_filters
+from .query import query_bool, query_filters, query_string
 from .routes import Call, Handler
 
 __all__ = ["operation_handler"]
@@ -22,6 +22,8 @@ __all__ = ["operation_handler"]
 def _query_value(call: Call, param: Param) -> Any:
     if param.type == "boolean":
         return query_bool(call.query, param.name)
+    if param.type == "string":
+        return query_string(call.query, param.name)
     if param.type == "object" and param.name == "filters":  # the one object the interface takes
         return query_filters(call.query)
     raise NotImplementedError(f"query parameters of type {param.type} have no reader")

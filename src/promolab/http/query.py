@@ -20,7 +20,7 @@ from urllib.parse import parse_qsl
 from ..sim.refusals import InvalidQueryParams
 from .messages import MAX_JSON_DEPTH, JsonError, decode_json
 
-__all__ = ["MAX_QUERY_BYTES", "parse_query", "query_bool", "query_filters"]
+__all__ = ["MAX_QUERY_BYTES", "MAX_QUERY_STRING", "parse_query", "query_bool", "query_filters", "query_string"]
 
 #: Longest query string read (what common servers allow for a request line).
 MAX_QUERY_BYTES = 8192
@@ -48,6 +48,21 @@ def query_bool(query: list[tuple[str, str]], name: str) -> bool:
     if value in ("false", "0"):
         return False
     raise InvalidQueryParams(f"Query parameter {name} should be boolean (true or false), got {values[-1]!r}")
+
+
+#: The longest string query parameter read (a reason, a tracking id).
+MAX_QUERY_STRING = 1000
+
+
+def query_string(query: list[tuple[str, str]], name: str) -> str | None:
+    """The last value of a string parameter (None when absent); 400
+    `invalid_query_params` past `MAX_QUERY_STRING` characters."""
+    values = [v for k, v in query if k == name]
+    if not values:
+        return None
+    if len(values[-1]) > MAX_QUERY_STRING:
+        raise InvalidQueryParams(f"Query parameter {name} is longer than {MAX_QUERY_STRING} characters")
+    return values[-1]
 
 
 def query_filters(query: list[tuple[str, str]]) -> dict[str, Any] | None:

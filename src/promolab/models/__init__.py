@@ -96,6 +96,16 @@ from .promotions import (
     ValidationResponse,
 )
 from .publications import Publication, PublishCampaign, PublishCustomer, PublishRequest
+from .redemptions import (
+    OrderRedemptionEntry,
+    Redemption,
+    RedemptionChannel,
+    RedemptionResponse,
+    RedemptionRollback,
+    RollbackRequest,
+    RollbackResponse,
+    StoredOrder,
+)
 from .rewards import (
     PurchaseStatus,
     Reward,
@@ -248,6 +258,7 @@ __all__ = [
     "OrderItemProductInput",
     "OrderItemSku",
     "OrderItemSkuInput",
+    "OrderRedemptionEntry",
     "PercentDiscount",
     "PercentEffect",
     "PointsProportional",
@@ -272,6 +283,10 @@ __all__ = [
     "RedeemableInput",
     "RedeemableOutcome",
     "RedeemableResult",
+    "Redemption",
+    "RedemptionChannel",
+    "RedemptionResponse",
+    "RedemptionRollback",
     "ReferralInput",
     "Rejection",
     "RequestModel",
@@ -280,6 +295,8 @@ __all__ = [
     "RewardPurchaseResult",
     "RewardStatus",
     "RewardType",
+    "RollbackRequest",
+    "RollbackResponse",
     "SimpleCampaign",
     "SimpleCampaignVoucher",
     "SimpleVoucher",
@@ -290,6 +307,7 @@ __all__ = [
     "StackingRules",
     "StackingRulesChange",
     "StackingRulesList",
+    "StoredOrder",
     "TierCampaign",
     "Timestamp",
     "TransactionPoints",

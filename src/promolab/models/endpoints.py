@@ -28,6 +28,7 @@ from .custom_events import CustomEventRequest, CustomEventResult
 from .incentives import Incentive
 from .promotions import ValidationRequest, ValidationResponse
 from .publications import Publication, PublishRequest
+from .redemptions import RedemptionResponse, RollbackRequest, RollbackResponse
 from .rewards import Reward, RewardPurchaseRequest, RewardPurchaseResult
 from .stacked_validations import StackedValidationRequest, StackedValidationResponse
 from .stacking_rules import ProjectStackingRules, StackingRulesChange, StackingRulesList
@@ -81,8 +82,8 @@ class Endpoint(Generic[R]):
     response: type[R] | None = None
     request: type[BaseModel] | None = None
     #: The body may be left out: sent without one (or with JSON `null`), it is
-    #: read as `{}` (validation, whose every field is optional). Any other
-    #: operation refuses a missing body (400 `invalid_payload`).
+    #: read as `{}` (validation and rollback, whose every field is optional).
+    #: Any other operation refuses a missing body (400 `invalid_payload`).
     optional_body: bool = False
     status: int = 200
     error_statuses: tuple[int, ...] = (400, 401, 404)
@@ -211,11 +212,26 @@ VALIDATE_STACKED: Endpoint[StackedValidationResponse] = Endpoint(
     idempotent=True,
 )
 
+REDEEM_STACKED: Endpoint[RedemptionResponse] = Endpoint(
+    "redeem_stacked", "POST", "/v1/redemptions", "app", "redeemStackedDiscounts",
+    "Redeem stacked redeemables: spend what a stacked validation prices", RedemptionResponse,
+    StackedValidationRequest, error_statuses=(400, 401, 404), tags=("redemptions",),
+)
+ROLLBACK_REDEMPTION: Endpoint[RollbackResponse] = Endpoint(
+    "rollback_redemption", "POST", "/v1/redemptions/{parentRedemptionId}/rollbacks", "app",
+    "rollbackStackedRedemptions", "Roll back a redemption with all its children", RollbackResponse,
+    RollbackRequest, optional_body=True, error_statuses=(400, 401, 404),
+    path_params=(Param("parentRedemptionId", "redemption_id"),),
+    query=(Param("reason", "reason", "string", "Why the redemption is rolled back."),
+           Param("tracking_id", "tracking_id", "string", "The customer's tracking id.")),
+    tags=("redemptions",),
+)
+
 #: Operations of the real service beyond the interface document, served and
 #: journaled like the interface's own.
 BEYOND_INTERFACE: tuple[Endpoint[Any], ...] = (
     CREATE_STACKING_RULES, LIST_STACKING_RULES, GET_STACKING_RULES, UPDATE_STACKING_RULES,
-    DELETE_STACKING_RULES, VALIDATE_STACKED,
+    DELETE_STACKING_RULES, VALIDATE_STACKED, REDEEM_STACKED, ROLLBACK_REDEMPTION,
 )
 
 #: Every operation of the service that promolab serves: the simulator binds

@@ -1,4 +1,4 @@
-"""Stackable validation (`POST /v1/validations`): several redeemables, one order.
+"""Stackable validation (endpoint `VALIDATE_STACKED`): several redeemables, one order.
 
 The request names up to 30 redeemables (discount codes, gift cards with the
 credits to use, promotion tiers) with the order and customer they apply to;

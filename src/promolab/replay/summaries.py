@@ -163,6 +163,24 @@ def _stacked_summary(args: dict[str, Any], result: Any) -> Summary:
     return f"{verdict}: {len(applied)} of {sent} applied, {format_money(-discount)}", None, None, None
 
 
+def _redemption_summary(args: dict[str, Any], result: Any) -> Summary:
+    """`r_… 2 redeemed, -$15.00 -> ord_…`: the parent (or single) redemption,
+    how many children, the discount in all, the order."""
+    children = _field(result, "redemptions") or []
+    parent = _field(result, "parent_redemption") or (children[0] if children else None)
+    order = _field(result, "order")
+    discount = _field(order, "total_discount_amount") or 0
+    return (f"{_field(parent, 'id')} {len(children)} redeemed, {format_money(-discount)} -> {_field(order, 'id')}",
+            None, None, None)
+
+
+def _rollback_summary(args: dict[str, Any], result: Any) -> Summary:
+    """`r_… rolled back (2), order CANCELED`."""
+    rolled = len(_field(result, "rollbacks") or [])
+    return f"{args.get('redemption_id')} rolled back ({rolled}), order {_field(_field(result, 'order'), 'status')}", \
+        None, None, None
+
+
 def _advance_summary(args: dict[str, Any], result: Any) -> Summary:
     return f"clock +{duration(float(args.get('seconds', 0)))}", None, None, None
 
@@ -184,4 +202,6 @@ _SUMMARIES: dict[str, Callable[[dict[str, Any], Any], Summary]] = {
     "update_stacking_rules": _stacking_rules_summary,
     "delete_stacking_rules": _delete_stacking_rules_summary,
     "validate_stacked": _stacked_summary,
+    "redeem_stacked": _redemption_summary,
+    "rollback_redemption": _rollback_summary,
 }

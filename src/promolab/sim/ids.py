@@ -45,6 +45,9 @@ PREFIXES: dict[str, str] = {
     "granted_item": "lgrt_",
     "stacking_rules": "stk_",
     "validation": "valid_",
+    "redemption": "r_",
+    "rollback": "rr_",
+    "order": "ord_",
 }
 
 

@@ -34,9 +34,12 @@ from .records import (
     Project,
     PromotionTier,
     Publication,
+    RedeemedOrder,
+    RedemptionRecord,
     ReferralConversion,
     Reward,
     RewardAssignment,
+    RollbackRecord,
     Segment,
     Settings,
     Sku,
@@ -51,6 +54,10 @@ if TYPE_CHECKING:
     from .simulator import Simulator
 
 __all__ = ["Indexes", "State", "derived"]
+
+
+def _empty(value: dict[str, Any]) -> bool:
+    return not value
 
 
 class State(Record):
@@ -86,6 +93,11 @@ class State(Record):
     #: apply. Left out of dumps while None, so that a state without them
     #: (every scenario before they existed) dumps, and fingerprints, as before.
     stacking_rules: ProjectStackingRules | None = Field(default=None, exclude_if=lambda value: value is None)
+    #: Stacked redemptions, the orders they spent on, their rollbacks. Left
+    #: out of dumps while empty, for the same reason as `stacking_rules`.
+    orders: dict[str, RedeemedOrder] = Field(default_factory=dict, exclude_if=_empty)
+    redemptions: dict[str, RedemptionRecord] = Field(default_factory=dict, exclude_if=_empty)
+    rollbacks: dict[str, RollbackRecord] = Field(default_factory=dict, exclude_if=_empty)
 
     def dump(self) -> dict[str, Any]:
         """JSON-ready image with secrets in clear (a snapshot must restore a

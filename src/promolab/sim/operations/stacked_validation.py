@@ -1,4 +1,4 @@
-"""Stackable validation (`POST /v1/validations`, beyond the interface).
+"""Stackable validation (endpoint `VALIDATE_STACKED`, beyond the interface).
 
 Up to 30 redeemables (discount codes, gift cards, promotion tiers) priced
 together on one order under the project's stacking rules: the engine's

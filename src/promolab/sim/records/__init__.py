@@ -29,14 +29,15 @@ from .loyalty import (
 )
 from .project import Credentials, Project, RateLimit, Settings
 from .publications import Publication
+from .redemptions import RedeemedOrder, RedemptionRecord, RollbackRecord
 from .webhooks import DeliveryAttempt, PendingDelivery, WebhookConfig
 
 __all__ = [
     "Campaign", "Card", "CardDefinition", "CardTransaction", "CodePool", "Collection",
     "Credentials", "Customer", "DeliveryAttempt", "EarningRule", "EventSchema", "GiftState",
     "GrantedReward", "Incentive", "Member", "MetadataProperty", "PendingDelivery", "Product",
-    "Program", "Project", "PromotionTier", "Publication", "RateLimit", "ReferralConversion",
-    "ReferralSettings", "ReferrerReward", "Reward", "RewardAssignment", "RewardCost", "Segment",
-    "Settings", "Sku", "TrackedEvent", "ValidityTimeframe", "Voucher", "VoucherTransaction",
-    "WebhookConfig",
+    "Program", "Project", "PromotionTier", "Publication", "RateLimit", "RedeemedOrder",
+    "RedemptionRecord", "ReferralConversion", "ReferralSettings", "ReferrerReward", "Reward",
+    "RewardAssignment", "RewardCost", "RollbackRecord", "Segment", "Settings", "Sku",
+    "TrackedEvent", "ValidityTimeframe", "Voucher", "VoucherTransaction", "WebhookConfig",
 ]
