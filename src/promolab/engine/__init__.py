@@ -47,6 +47,7 @@ order under a project's stacking rules (`stacking`), the answer (`outcome`,
 """
 
 from .amount_discounts import AmountBenefit
+from .budget_rules import BUDGET_FAMILIES, QUALIFICATION_IGNORED, Usage, UsageQuery, period_start
 from .campaign import parse_duration
 from .catalogue import (
     SHIPPING_PRODUCT,
@@ -80,9 +81,11 @@ from .tier_wire import promotion_tier_wire
 
 __all__ = [
     "AUDIENCE_FAMILIES",
+    "BUDGET_FAMILIES",
     "EFFECTS",
     "INT64_MAX",
     "OPERATORS",
+    "QUALIFICATION_IGNORED",
     "RULE_FAMILIES",
     "SHIPPING_PRODUCT",
     "AmountBenefit",
@@ -109,6 +112,8 @@ __all__ = [
     "TierConfigError",
     "TierOutcome",
     "TierSpec",
+    "Usage",
+    "UsageQuery",
     "compile_conditions",
     "compile_rules",
     "compile_tier",
@@ -117,6 +122,7 @@ __all__ = [
     "normalize_order",
     "numeric_value",
     "parse_duration",
+    "period_start",
     "price_normalized",
     "price_running",
     "price_tier",

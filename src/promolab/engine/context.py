@@ -10,7 +10,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .budget_rules import Usage
 
 __all__ = ["CustomerContext", "PricingContext"]
 
@@ -33,6 +36,10 @@ class PricingContext:
     redemption_metadata: Mapping[str, Any] = field(default_factory=lambda: _EMPTY)
     audience_only: bool = False
     expand: frozenset[str] = frozenset()
+    #: What budget rules count (None: nothing redeemed yet; see budget_rules).
+    usage: Usage | None = None
+    #: Rule names taken as satisfied (qualifications: `QUALIFICATION_IGNORED`).
+    ignored_rules: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         if self.now.tzinfo is None:

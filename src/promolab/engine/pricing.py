@@ -42,6 +42,7 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
+from .budget_rules import Usage
 from .catalogue import Catalogue
 from .compiled_tier import CompiledTier, compile_tier
 from .context import CustomerContext, PricingContext
@@ -75,8 +76,9 @@ def price_normalized(
     failure = None if ctx.audience_only else tier.campaign.evaluate(ctx.now)
     if failure is None:
         failure = tier.rules.evaluate(
-            order, customer, ctx.now, ctx.redemption_metadata, ctx.audience_only
-        )
+            order, customer, ctx.now, ctx.redemption_metadata, ctx.audience_only,
+            usage=ctx.usage, subject=(tier.id, tier.spec.campaign.id), ignored=ctx.ignored_rules,
+        )  # fmt: skip
     if failure is not None:
         return TierOutcome(
             tier.spec.id, False, failure.key, failure.message, None, None,
@@ -124,7 +126,7 @@ def price_running(
     return [
         _priced(catalogue, tier, order, tier.static_wire(catalogue), expand_category)
         for tier in _passing(
-            tiers, order, customer, ctx.now, ctx.redemption_metadata, ctx.audience_only
+            tiers, order, customer, ctx.now, ctx.redemption_metadata, ctx.audience_only, ctx.usage
         )
     ]
 
@@ -142,7 +144,7 @@ def running_entries(
     each valid tier's settlement, without the outcome objects."""
     return tier_entries(
         catalogue, tiers, order, customer, ctx.now, ctx.redemption_metadata,
-        ctx.audience_only, "category" in ctx.expand, tracking_id,
+        ctx.audience_only, "category" in ctx.expand, tracking_id, ctx.usage,
     )  # fmt: skip
 
 
@@ -156,11 +158,12 @@ def tier_entries(
     audience_only: bool,
     expand_category: bool,
     tracking_id: str,
+    usage: Usage | None = None,
 ) -> list[dict[str, Any]]:
     """`running_entries` with the context's fields given one by one (the
     validate operation's request needs no `PricingContext` object)."""
     out = []
-    for tier in _passing(tiers, order, customer, now, redemption_metadata, audience_only):
+    for tier in _passing(tiers, order, customer, now, redemption_metadata, audience_only, usage):
         settlement = settle(catalogue, tier, order)
         static = tier.static_wire(catalogue)
         out.append(static.entry(expand_category, tracking_id, settlement.wire_order(order), settlement.discount))
@@ -174,15 +177,18 @@ def _passing(
     now: datetime,
     redemption_metadata: Mapping[str, Any],
     audience_only: bool,
+    usage: Usage | None = None,
 ) -> list[CompiledTier]:
     """The tiers whose rules (all, or the audience ones) pass, evaluated in
     one rule environment; the verdict of rules that read the order's lines
     and amounts only is kept with the order's shared results."""
-    env = RuleEnv(order, customer, now, redemption_metadata)
+    env = RuleEnv(order, customer, now, redemption_metadata, usage=usage)
     shared = order.shared
     passing = []
     for tier in tiers:
         rules = tier.rules
+        if usage is not None and rules.reads_usage:
+            env.subject = (tier.spec.id, tier.spec.campaign.id)
         check = rules.audience if audience_only else rules.full
         if check is None:
             passing.append(tier)

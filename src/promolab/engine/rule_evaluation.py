@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from .budget_rules import Usage, UsageQuery
 from .conditions import compile_predicates
 from .context import CustomerContext
 from .lines import Line, NormalizedOrder
@@ -49,7 +50,9 @@ class RuleEnv:
     by default, i.e. no sharing.
     """
 
-    __slots__ = ("customer", "failure", "now", "order", "redemption_metadata", "results")
+    __slots__ = (
+        "customer", "failure", "ignored", "now", "order", "redemption_metadata", "results", "subject", "usage",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -58,6 +61,8 @@ class RuleEnv:
         now: datetime,
         redemption_metadata: Mapping[str, Any],
         results: dict[Any, bool] | None = None,
+        usage: Usage | None = None,
+        ignored: frozenset[str] = frozenset(),
     ) -> None:
         self.order = order
         self.customer = customer
@@ -65,6 +70,21 @@ class RuleEnv:
         self.redemption_metadata = redemption_metadata
         self.failure: RuleFailure | None = None
         self.results: dict[Any, bool] = {} if results is None else results
+        #: Answers budget rules (None: nothing was redeemed yet).
+        self.usage = usage
+        #: (redeemable id, campaign id) whose rules are evaluated: what budget
+        #: rules count for. Set per tier by the callers that evaluate several.
+        self.subject: tuple[str, str] | None = None
+        #: Rule names taken as satisfied (what qualifications do not check).
+        self.ignored = ignored
+
+    def used(self, query: UsageQuery) -> int:
+        """The total a budget rule compares: 0 without a `usage` or subject."""
+        usage, subject = self.usage, self.subject
+        if usage is None or subject is None:
+            return 0
+        customer_id = self.customer.id if self.customer is not None else None
+        return usage.value(query, subject[0], subject[1], customer_id, self.now)
 
 
 Pred = Callable[[RuleEnv], bool]

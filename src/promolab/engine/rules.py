@@ -49,9 +49,13 @@ Redemption: `redemption.metadata` (with `property`): the request's top-level
 With `audience_only=True` a non-audience rule counts as satisfied ("ignored"),
 so `"1 or 2"` with 1 = order rule passes. Rules defined but not named by the
 logic string are not evaluated. Failure keys: `customer_rules_violated` for
-`customer.*`, `redemption_rules_violated` for `redemption.*`, otherwise
-`order_rules_violated`. Unknown rule names or operators raise at compile time
-(budget and redemption-count rules need state, which this pure engine has not).
+`customer.*`, `redemption_rules_violated` for `redemption.*` and `campaign.*`,
+otherwise `order_rules_violated`. Unknown rule names or operators raise at
+compile time.
+
+Budgets and limits (`campaign.redemptions.count`, `redemption.count.per_customer`,
+…: `budget_rules.BUDGET_FAMILIES`) compare what was redeemed so far, which the
+caller's `Usage` knows (the engine holds no state).
 """
 
 from __future__ import annotations
@@ -62,6 +66,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from .budget_rules import BUDGET_FAMILIES, Usage, UsageQuery
 from .conditions import NOW_OPERATORS, describe_conditions
 from .context import CustomerContext
 from .item_rules import ITEM_FAMILIES
@@ -126,7 +131,7 @@ _SCALARS: dict[str, ScalarSubject] = {
 }
 
 
-RULE_FAMILIES = frozenset(_SCALARS) | frozenset(ITEM_FAMILIES)
+RULE_FAMILIES = frozenset(_SCALARS) | frozenset(ITEM_FAMILIES) | frozenset(BUDGET_FAMILIES)
 
 #: Families that read nothing but the order's lines and amounts (and the
 #: instant, through a few operators: see `_order_only`).
@@ -153,7 +158,7 @@ def _mentions(value: Any, keys: frozenset[str]) -> bool:
 def _reason_key(name: str) -> str:
     if name.startswith("customer."):
         return "customer_rules_violated"
-    if name.startswith("redemption."):
+    if name.startswith(("redemption.", "campaign.")):
         return "redemption_rules_violated"
     return "order_rules_violated"
 
@@ -202,6 +207,8 @@ def _leaf(rule: Mapping[str, Any], fallback: str | None) -> tuple[Pred, bool]:
             test: Pred = lambda env: check(subject(env), env.now)
         elif name in ITEM_FAMILIES:
             test = ITEM_FAMILIES[name](rule, name)
+        elif name in BUDGET_FAMILIES:
+            return _budget_leaf(rule, name, BUDGET_FAMILIES[name], fallback)
         else:
             raise RuleConfigError(f"unsupported rule {name}")
     except KeyError as exc:
@@ -213,6 +220,8 @@ def _leaf(rule: Mapping[str, Any], fallback: str | None) -> tuple[Pred, bool]:
     order_only = _order_only(rule, name)
 
     def leaf(env: RuleEnv) -> bool:
+        if env.ignored and name in env.ignored:
+            return True
         results = env.order.shared if order_only else env.results
         passed = results.get(leaf)
         if passed is None:
@@ -224,6 +233,27 @@ def _leaf(rule: Mapping[str, Any], fallback: str | None) -> tuple[Pred, bool]:
         return False
 
     return leaf, name in AUDIENCE_FAMILIES
+
+
+def _budget_leaf(rule: Mapping[str, Any], name: str, query: UsageQuery, fallback: str | None) -> tuple[Pred, bool]:
+    """A budget rule's leaf: it compares what `env.usage` says was spent for
+    the redeemable being checked, so its verdict is never shared between
+    redeemables (no `results` memo: the same rule JSON on two tiers counts
+    two budgets)."""
+    try:
+        check = checker(rule.get("conditions") or {})
+    except KeyError as exc:
+        raise RuleConfigError(f"unknown operator {exc.args[0]} in rule {name}") from None
+    failure = RuleFailure(_reason_key(name), _message(rule, name, fallback))
+
+    def leaf(env: RuleEnv) -> bool:
+        if (env.ignored and name in env.ignored) or check(env.used(query), env.now):
+            return True
+        if env.failure is None:
+            env.failure = failure
+        return False
+
+    return leaf, False
 
 
 #: Compiled leaves by (rule JSON, fallback message): equal rules of different
@@ -264,6 +294,9 @@ class RuleSet:
     #: the full check's verdict is one per order lines and amounts, kept in
     #: `NormalizedOrder.shared` under `token` by the callers that want it.
     order_only: bool = False
+    #: Some rule is a budget rule (`budget_rules`): its verdict depends on
+    #: the redeemable it is evaluated for, which callers then say (`subject`).
+    reads_usage: bool = False
     token: object = field(default_factory=object, repr=False, compare=False)
 
     def evaluate(
@@ -273,7 +306,14 @@ class RuleSet:
         now: datetime,
         redemption_metadata: Mapping[str, Any],
         audience_only: bool,
+        *,
+        usage: Usage | None = None,
+        subject: tuple[str, str] | None = None,
+        ignored: frozenset[str] = frozenset(),
     ) -> RuleFailure | None:
+        """The first failing rule (None: they pass). Budget rules count what
+        `usage` says `subject` (redeemable id, campaign id) spent; rules named
+        in `ignored` count as satisfied."""
         pred = self.audience if audience_only else self.full
         if pred is None:
             return None
@@ -289,7 +329,8 @@ class RuleSet:
             or shared[2] is not redemption_metadata
         ):
             shared = memo[_RESULTS] = (customer, now, redemption_metadata, {})
-        env = RuleEnv(order, customer, now, redemption_metadata, shared[3])
+        env = RuleEnv(order, customer, now, redemption_metadata, shared[3], usage, ignored)
+        env.subject = subject
         if pred(env):
             return None
         return env.failure or self.generic
@@ -314,6 +355,7 @@ def compile_rules(validation_rule: Mapping[str, Any] | None) -> RuleSet:
     audience_leaves: dict[str, Pred] = {}
     any_audience = False
     order_only = True
+    reads_usage = False
     for rid in ids:
         raw = rules[rid]
         if not isinstance(raw, Mapping):
@@ -323,6 +365,7 @@ def compile_rules(validation_rule: Mapping[str, Any] | None) -> RuleSet:
         audience_leaves[rid] = leaf if is_audience else _always
         any_audience = any_audience or is_audience
         order_only = order_only and _order_only(raw, raw["name"])
+        reads_usage = reads_usage or raw["name"] in BUDGET_FAMILIES
     logic = rules.get("logic") or validation_rule.get("logic") or and_all(ids)
     if not isinstance(logic, str):
         raise RuleConfigError("'logic' must be a string")
@@ -331,4 +374,4 @@ def compile_rules(validation_rule: Mapping[str, Any] | None) -> RuleSet:
         audience = compile_logic(logic, audience_leaves) if any_audience else None
     except LogicError as exc:
         raise RuleConfigError(str(exc)) from None
-    return RuleSet(full, audience, generic, order_only)
+    return RuleSet(full, audience, generic, order_only, reads_usage)

@@ -9,7 +9,8 @@ refusal keeps the error the service reports for it (`SimError`), which the
 answer shows in the redeemable's `result.error`.
 
 Discount codes are compiled like tiers (`TierSpec` of the code's discount,
-with its campaign's categories), once per voucher and discount object.
+named by the voucher's id, which budget rules count by), once per voucher
+and discount object.
 """
 
 from __future__ import annotations
@@ -146,7 +147,7 @@ def _compiled_code(sim: Simulator, voucher: Voucher, campaign: Campaign | None) 
         return found[1]
     info = CampaignInfo(id=voucher.campaign_id or voucher.id, name=campaign.name if campaign else None)
     try:
-        compiled = compile_tier(TierSpec(id=voucher.code, campaign=info, discount=discount, metadata=voucher.metadata))
+        compiled = compile_tier(TierSpec(id=voucher.id, campaign=info, discount=discount, metadata=voucher.metadata))
     except TierConfigError:
         return None
     cache[voucher.id] = (discount, compiled)

@@ -157,8 +157,9 @@ def _check(
     failure = None if ctx.audience_only else tier.campaign.evaluate(ctx.now)
     if failure is None:
         failure = tier.rules.evaluate(
-            running.rules_view(), customer, ctx.now, ctx.redemption_metadata, ctx.audience_only
-        )
+            running.rules_view(), customer, ctx.now, ctx.redemption_metadata, ctx.audience_only,
+            usage=ctx.usage, subject=(tier.id, tier.spec.campaign.id), ignored=ctx.ignored_rules,
+        )  # fmt: skip
     if failure is None and tier.amount_discount is None:
         return _UNIT
     return failure

@@ -9,7 +9,8 @@ the service's stacked responses, worked examples in docs/stacking.md):
 - an order-level percentage is taken of the running total
   (DISCOUNTED_AMOUNT) or of the order amount as sent (INITIAL_AMOUNT);
 - an item-level discount is taken of each line's running subtotal (its
-  amount less the item discounts before it) or of the line as sent; order-
+  amount less the item discounts before it) or of the line as sent (a FIXED
+  one sets the price: the line ends at it, whatever came before); order-
   level discounts are not spread over lines, so they never lower a line's
   base (decision: docs/decisions.md § Stacking);
 - under the products mode ONCE a line an earlier redeemable discounted is out
@@ -88,10 +89,15 @@ class RunningOrder:
             return Step(order_discount=min(benefit.order_discount(base), left))
         done = self.line_discounts
         reachable = [k for k in range(len(order.lines)) if not (once and done[k])]
-        lines = [self._line_base(order.lines[k], done[k], initial_mode) for k in reachable]
+        # A FIXED discount sets a price: taken of the line as sent, less what
+        # earlier discounts already took, it ends the line at that price.
+        fixed = benefit.kind == "FIXED" and not initial_mode
+        lines = [self._line_base(order.lines[k], done[k], initial_mode or fixed) for k in reachable]
         raw = benefit.line_discounts(_order_like(order, tuple(lines), left), tier.scope)
         out = [0] * len(order.lines)
         for value, k in zip(raw, reachable):
+            if fixed:
+                value = max(0, value - done[k])
             subtotal = order.lines[k].amount_or_zero - done[k]
             out[k] = min(value, subtotal)
         trim_from_last(out, sum(out) - left)

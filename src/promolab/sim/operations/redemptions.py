@@ -31,6 +31,7 @@ from ..render.redemptions import (
 )
 from ..request_parsing import parse
 from ..stack_spending import give_back, order_by_source, remember_order, rollback_deadline, spend
+from ..usage import usage_of
 from .stacked_validation import StackedRequest, priced_stack
 from .stacking_rules import stacking_rules_in_force
 
@@ -66,11 +67,13 @@ def redeem_stacked(sim: Simulator, *, request: Any) -> dict[str, Any]:
     stored.priced = final
     parent_id = sim.ids.next("redemption") if len(applied) > 1 else None
     metadata = dict(priced.body.metadata or {})
+    usage = usage_of(sim)
     children = []
     for stacked in applied:
         child = _child(sim, priced, stacked, parent_id, stored.id, metadata)
         spend(sim, child)
         st.redemptions[child.id] = child
+        usage.add(child)
         children.append(child)
     amount = result.running.order.amount
     if parent_id is not None:

@@ -32,6 +32,7 @@ from ..promotions import PricingView, customer_context, invalid_payload, pricing
 from ..refusals import InvalidPayload, SimError
 from ..request_parsing import parse
 from ..stack_redeemables import ResolvedRedeemable, resolve_redeemables
+from ..usage import usage_of
 from .stacking_rules import stacking_rules_in_force
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ def priced_stack(sim: Simulator, request: Any) -> StackedRequest:
     except PricingInputError as exc:
         raise invalid_payload(exc) from None
     resolved = resolve_redeemables(sim, view, body.redeemables)
-    ctx = PricingContext(sim.now, body.metadata or {})
+    ctx = PricingContext(sim.now, body.metadata or {}, usage=usage_of(sim))
     result = evaluate_stack([r.entry for r in resolved], order, customer, ctx, rules)
     tracking = tracking_id(sim.state.project.id, source) if source is not None else body.tracking_id
     return StackedRequest(body, view, resolved, result, rules, tracking)

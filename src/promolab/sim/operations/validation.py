@@ -26,6 +26,7 @@ from ..operation import bind
 from ..promotions import customer_context, invalid_payload, pricing_view, tracking_id
 from ..refusals import InvalidQueryParams
 from ..request_parsing import parse
+from ..usage import usage_of
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -63,7 +64,7 @@ def validate(
     try:
         promotions = tier_entries(
             view.catalogue, tiers, order, customer, now, request.get("metadata") or _NO_METADATA,
-            audience_rules_only, bool(expand_list and "category" in expand_list), track,
+            audience_rules_only, bool(expand_list and "category" in expand_list), track, usage_of(sim),
         )  # fmt: skip
     except PricingInputError as exc:  # a UNIT tier's free units past 2^63-1
         raise invalid_payload(exc) from None

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from pydantic import Field, SecretStr
+from pydantic import AfterValidator, Field, SecretStr
 
 from ._base import Record, Secret
 
@@ -45,7 +46,23 @@ class Settings(Record):
     rate_limit: RateLimit | None = None
 
 
+def _known_zone(name: str) -> str:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown time zone {name!r} (an IANA name, e.g. Europe/Berlin)") from None
+    return name
+
+
 class Project(Record):
     id: str = "proj_promolab"
     name: str = "promolab project"
     credentials: Credentials = Field(default_factory=Credentials)
+    #: The project's time zone and first day of the week: the calendar days,
+    #: weeks and months of budget limits (`redemption.count.daily`, …).
+    #: Left out of dumps at their defaults (a dump from before they existed
+    #: reads the same).
+    timezone: Annotated[str, AfterValidator(_known_zone)] = Field(default="UTC", exclude_if=lambda v: v == "UTC")
+    week_start: Literal["MONDAY", "SATURDAY", "SUNDAY"] = Field(
+        default="MONDAY", exclude_if=lambda v: v == "MONDAY"
+    )
