@@ -10,10 +10,11 @@ added to the catalogue joins shadow runs as it is.
 Lines that are not calls of the service:
 - `advance` moves the clock (the simulator's; the target's too when it is a
   simulator whose clock the run drives);
-- an operation without an endpoint that writes nothing (a served journal's
-  header line) is skipped;
-- one that only the simulator has (`reset`, `restore`: its control API) is
-  refused before the run: a real service has nothing to compare it with.
+- an operation of the simulator's control API (`reset`, `restore`: the
+  catalogue's control endpoints) is refused before the run: a real service
+  has nothing to compare it with;
+- an operation with no endpoint at all (a served journal's header line,
+  which changes nothing) is skipped.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ..client._requests import flatten_filters
-from ..models.endpoints import Endpoint
+from ..models.endpoints import Endpoint, endpoint_named
 from ..replay import Event, EventFormatError, read_events
 from ..replay.reader import ADVANCE, EventSource
 from ..sim.operations import BY_NAME
@@ -54,11 +55,18 @@ def line_kind(op: str) -> LineKind:
     """What a line of operation `op` is to a shadow run (see the module)."""
     if op == ADVANCE:
         return "clock"
-    operation = BY_NAME[op]
-    endpoint = operation.endpoint
-    if endpoint is not None and not endpoint.control:
-        return "call"
-    return "simulator_only" if operation.write else "skip"
+    endpoint = BY_NAME[op].endpoint or _control_endpoint(op)
+    if endpoint is None:
+        return "skip"
+    return "simulator_only" if endpoint.control else "call"
+
+
+def _control_endpoint(op: str) -> Endpoint[Any] | None:
+    """The control API's endpoint of that name (`reset`, `restore`), if any."""
+    try:
+        return endpoint_named(op)
+    except KeyError:
+        return None
 
 
 def call_for(op: str, args: dict[str, Any]) -> Call:
