@@ -114,10 +114,10 @@ def test_served_rate_limits_stop_a_run_that_resumes_later(serve: Serve, demo_pat
         assert stopped.value.line == 1 and "asks to wait" in stopped.value.reason  # the served 429's Retry-After
 
     cassette = tmp_path / "run.jsonl"
-    with serve(demo_path, "--seed", "99", "--rate-limit", "2") as limited:
-        with pytest.raises(ShadowInterrupted) as stopped:
-            shadow(SCRIPT, target=Target(limited, keys), scenario=demo_path, cassette=cassette, pace=patient,
-                   allow_writes=True, progress=False)
+    with serve(demo_path, "--seed", "99", "--rate-limit", "2") as limited, \
+            pytest.raises(ShadowInterrupted) as stopped:
+        shadow(SCRIPT, target=Target(limited, keys), scenario=demo_path, cassette=cassette, pace=patient,
+               allow_writes=True, progress=False)
     # X-Rate-Limit-Remaining: 0 after line 2: the window is spent until X-Rate-Limit-Retry
     assert (stopped.value.line, stopped.value.done) == (3, 2) and "window is spent" in stopped.value.reason
     assert [e.line for e in read_cassette(cassette)[1]] == [1, 2]
