@@ -58,7 +58,7 @@ def test_version() -> None:
     assert done.stdout.strip() == f"promolab {importlib.metadata.version('promolab')}"
 
 
-@pytest.mark.parametrize("command", ["serve", "validate", "sweep", "replay", "dashboard"])
+@pytest.mark.parametrize("command", ["serve", "validate", "sweep", "replay", "shadow", "dashboard"])
 def test_every_option_has_help(command: str) -> None:
     parser = _subparsers()[command]
     for action in parser._actions:
@@ -112,7 +112,7 @@ def option_help(text: str, option: str) -> str:
 
 @pytest.mark.parametrize("argv", [
     ["serve"], ["validate"], ["sweep", "--orders", "o.csv", "--out", "r.csv"],
-    ["replay", "--events", "e.jsonl", "--out", "t.csv"],
+    ["replay", "--events", "e.jsonl", "--out", "t.csv"], ["shadow", "--cassette", "run.jsonl"],
 ])
 def test_every_subcommand_defaults_to_the_demo_scenario(argv: list[str]) -> None:
     assert cli._parser().parse_args(argv).scenario == DEMO

@@ -1,9 +1,10 @@
-"""`promolab` command line: serve, validate, sweep, replay, dashboard.
+"""`promolab` command line: serve, validate, sweep, replay, shadow, dashboard.
 
     promolab serve [--scenario PATH] --port 8000 [--journal PATH] [--access-log]
     promolab validate [--scenario PATH] [--order ORDER.json] [--customer SOURCE_ID] [--json]
     promolab sweep [--scenario PATH] --orders ORDERS.csv --out RESULT.parquet [--at TIME]
     promolab replay [--scenario PATH] --events EVENTS.jsonl --out TIMELINE.csv [--receiver NAME]
+    promolab shadow --script EVENTS.jsonl --target URL --cassette RUN.jsonl [--allow-writes]
     promolab dashboard [--port 8866]
 
 Every subcommand loads the packaged demo scenario unless --scenario names
@@ -137,6 +138,10 @@ def _parser() -> argparse.ArgumentParser:
                              "repeatable")
     replay.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
+    from .shadow.cli import add_parser as add_shadow_parser
+
+    add_shadow_parser(sub, _HelpFormatter, DEMO, scenario_help)
+
     dashboard = sub.add_parser("dashboard", help="open the what-if dashboard (Voila)",
                                formatter_class=_HelpFormatter)
     dashboard.add_argument("--notebook", type=Path, default=DASHBOARD, help="the notebook Voila serves")
@@ -192,6 +197,10 @@ def _run(argv: Sequence[str] | None) -> int:
             from .replay.cli import run_replay
 
             return run_replay(args)
+        if args.command == "shadow":
+            from .shadow.cli import run_shadow
+
+            return run_shadow(args)
         if args.command == "dashboard":
             return _dashboard(args)
     except ScenarioError as exc:
