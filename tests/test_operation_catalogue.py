@@ -142,6 +142,7 @@ CALLS = [
     ClientCall("validate_stacked", (), {"redeemables": [{"object": "voucher", "id": f"CODE {ODD}"}]}),
     ClientCall("redeem_stacked", (), {"redeemables": [{"object": "voucher", "id": f"CODE {ODD}"}]}),
     ClientCall("rollback_redemption", (f"r {ODD}",), {"reason": "returned"}),
+    ClientCall("release_session", (f"CODE {ODD}", f"ssn {ODD}")),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -359,6 +360,12 @@ SERVED: dict[str, Through] = {
             reason="returned",
         ),
         ["redemption_id", "request", "reason", "tracking_id"], {"request": {"reason": "returned"}},
+    ),
+    "release_session": Through(
+        lambda c: c.release_session("WELCOME-ALICE", c.validate_stacked(
+            redeemables=[{"object": "voucher", "id": "WELCOME-ALICE"}], session={"type": "LOCK", "key": "ssn-1"},
+        ).session.key),
+        ["code", "session_key"], {"code": "WELCOME-ALICE", "session_key": "ssn-1"},
     ),
     "validate_stacked": Through(
         lambda c: c.validate_stacked(redeemables=[{"object": "voucher", "id": "WELCOME-ALICE"}]),

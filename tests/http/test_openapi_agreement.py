@@ -76,6 +76,7 @@ RULES_OF_DEMO = "/management/v1/projects/proj_kestrel/stacking-rules/stk_ab6ba98
 #: The id the demo's first stacked redemption (its parent) gets.
 PARENT_OF_DEMO = "r_ec50f5a1315ac91fb472c318"
 ROLLBACKS = "/v1/redemptions/{parentRedemptionId}/rollbacks"
+SESSIONS = "/v1/vouchers/{code}/sessions/{sessionKey}"
 
 #: A redemption with a parent: a code and a gift card's credits.
 TWO_CODES = {
@@ -167,6 +168,11 @@ SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
     (ROLLBACKS, "POST", f"/v1/redemptions/{PARENT_OF_DEMO}/rollbacks?reason=returned", APP, _NO_BODY),
     (ROLLBACKS, "POST", f"/v1/redemptions/{PARENT_OF_DEMO}/rollbacks", APP, {"reason": "again"}),  # 400 already
     (ROLLBACKS, "POST", "/v1/redemptions/r_00/rollbacks", APP, {}),  # 404
+    # a validation session holding a code, released, then gone
+    ("/v1/validations", "POST", "/v1/validations", APP, {
+        "redeemables": [{"object": "voucher", "id": "WELCOME-OPEN-2"}], "session": {"type": "LOCK", "key": "ssn-demo"}}),
+    (SESSIONS, "DELETE", "/v1/vouchers/WELCOME-OPEN-2/sessions/ssn-demo", APP, _NO_BODY),
+    (SESSIONS, "DELETE", "/v1/vouchers/WELCOME-OPEN-2/sessions/ssn-demo", APP, _NO_BODY),  # 404
 ]
 
 

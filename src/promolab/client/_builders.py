@@ -30,6 +30,7 @@ __all__ = [
     "publish",
     "purchase_reward",
     "redeem_stacked",
+    "release_session",
     "rollback_redemption",
     "track_event",
     "update_stacking_rules",
@@ -160,10 +161,11 @@ def validate_stacked(
     order: Mapping[str, Any] | None = None,
     metadata: Mapping[str, Any] | None = None,
     options: Mapping[str, Any] | None = None,
+    session: Mapping[str, Any] | None = None,
 ) -> Prepared[models.StackedValidationResponse]:
     """Several codes, gift cards and promotion tiers priced together on one
     order, under the project's stacking rules (`VALIDATE_STACKED`)."""
-    body = _stacked_body(request, redeemables, customer, order, metadata, options)
+    body = _stacked_body(request, redeemables, customer, order, metadata, options, session)
     return Prepared(e.VALIDATE_STACKED, e.VALIDATE_STACKED.path, body, idempotent=True)
 
 
@@ -177,10 +179,12 @@ def _stacked_body(
     order: Mapping[str, Any] | None,
     metadata: Mapping[str, Any] | None,
     options: Mapping[str, Any] | None,
+    session: Mapping[str, Any] | None,
 ) -> Any:
     """The body of a stacked validation or redemption (the same request)."""
     return body_of(request, {"redeemables": list(redeemables) if redeemables is not None else None,
-                             "customer": customer, "order": order, "metadata": metadata, "options": options})
+                             "customer": customer, "order": order, "metadata": metadata, "options": options,
+                             "session": session})
 
 
 def redeem_stacked(
@@ -191,11 +195,12 @@ def redeem_stacked(
     order: Mapping[str, Any] | None = None,
     metadata: Mapping[str, Any] | None = None,
     options: Mapping[str, Any] | None = None,
+    session: Mapping[str, Any] | None = None,
 ) -> Prepared[models.RedemptionResponse]:
     """Redeem several codes, gift cards and tiers together: what
     `validate_stacked` prices, spent (`REDEEM_STACKED`). Not retried
     after a timeout: it may have been done."""
-    body = _stacked_body(request, redeemables, customer, order, metadata, options)
+    body = _stacked_body(request, redeemables, customer, order, metadata, options, session)
     return Prepared(e.REDEEM_STACKED, e.REDEEM_STACKED.path, body)
 
 
@@ -212,6 +217,11 @@ def rollback_redemption(
     endpoint = e.ROLLBACK_REDEMPTION
     body = body_of(request, {"reason": reason, "tracking_id": tracking_id, "metadata": metadata})
     return Prepared(endpoint, endpoint.url_path(redemption_id=redemption_id), body)
+
+
+def release_session(code: str, session_key: str) -> Prepared[None]:
+    """Release what a validation session (LOCK) holds of a code."""
+    return _call(e.RELEASE_SESSION, code=code, session_key=session_key)
 
 
 def track_event(

@@ -85,6 +85,7 @@ class Operations:
     validate_stacked = Method(b.validate_stacked)
     redeem_stacked = Method(b.redeem_stacked)
     rollback_redemption = Method(b.rollback_redemption)
+    release_session = Method(b.release_session)
     track_event = Method(b.track_event)
     add_gift_balance = Method(b.add_gift_balance)
     create_stacking_rules = Method(b.create_stacking_rules)

@@ -227,11 +227,17 @@ ROLLBACK_REDEMPTION: Endpoint[RollbackResponse] = Endpoint(
     tags=("redemptions",),
 )
 
+RELEASE_SESSION: Endpoint[None] = Endpoint(
+    "release_session", "DELETE", "/v1/vouchers/{code}/sessions/{sessionKey}", "app", "releaseValidationSession",
+    "Release a validation session's hold on a code", None, status=204, error_statuses=(401, 404),
+    path_params=(Param("code", "code"), Param("sessionKey", "session_key")), tags=("vouchers",), idempotent=True,
+)
+
 #: Operations of the real service beyond the interface document, served and
 #: journaled like the interface's own.
 BEYOND_INTERFACE: tuple[Endpoint[Any], ...] = (
     CREATE_STACKING_RULES, LIST_STACKING_RULES, GET_STACKING_RULES, UPDATE_STACKING_RULES,
-    DELETE_STACKING_RULES, VALIDATE_STACKED, REDEEM_STACKED, ROLLBACK_REDEMPTION,
+    DELETE_STACKING_RULES, VALIDATE_STACKED, REDEEM_STACKED, ROLLBACK_REDEMPTION, RELEASE_SESSION,
 )
 
 #: Every operation of the service that promolab serves: the simulator binds

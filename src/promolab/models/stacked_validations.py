@@ -35,6 +35,8 @@ __all__ = [
     "RedeemableInput",
     "RedeemableOutcome",
     "RedeemableResult",
+    "SessionInput",
+    "SessionLock",
     "StackableOptions",
     "StackedValidationRequest",
     "StackedValidationResponse",
@@ -56,13 +58,39 @@ class RedeemableGift(RequestModel):
 
 
 class RedeemableInput(RequestModel):
-    """One redeemable of a stacked request: a code (`voucher`) or a tier."""
+    """One redeemable of a stacked request: a code (`voucher`), a tier, or a
+    promotion stack (alone: it stands for its tiers, in its order)."""
 
     __omit_if_none__ = frozenset({"gift"})
 
-    object: Literal["voucher", "promotion_tier"]
+    object: Literal["voucher", "promotion_tier", "promotion_stack"]
     id: RedeemableId
     gift: RedeemableGift | None = None
+
+
+TtlUnit = Literal["DAYS", "HOURS", "MINUTES", "SECONDS", "MILLISECONDS", "MICROSECONDS", "NANOSECONDS"]
+
+
+class SessionInput(RequestModel):
+    """A validation session: LOCK holds what the validation applied (a use
+    of each code, the gift credits) until it is redeemed, released or ends;
+    a redemption sending the key spends what the session holds."""
+
+    __omit_if_none__ = frozenset({"key", "ttl", "ttl_unit"})
+
+    type: Literal["LOCK"]
+    key: Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_\-]+$")] | None = None
+    ttl: Annotated[int, Field(ge=1, le=1_000_000, strict=True)] | None = None
+    ttl_unit: TtlUnit | None = None
+
+
+class SessionLock(WireModel):
+    """The session a validation started (echoed)."""
+
+    key: str
+    type: Literal["LOCK"] = "LOCK"
+    ttl: int
+    ttl_unit: TtlUnit
 
 
 class StackableOptions(RequestModel):
@@ -72,11 +100,12 @@ class StackableOptions(RequestModel):
 
 
 class StackedValidationRequest(RequestModel):
-    __omit_if_none__ = frozenset({"order", "customer", "tracking_id", "metadata", "options"})
+    __omit_if_none__ = frozenset({"order", "customer", "session", "tracking_id", "metadata", "options"})
 
     redeemables: Annotated[list[RedeemableInput], Field(min_length=1, max_length=MAX_REDEEMABLES)]
     order: OrderInput | None = None
     customer: CustomerInput | None = None
+    session: SessionInput | None = None
     tracking_id: Annotated[str, Field(max_length=200)] | None = None
     metadata: Metadata | None = None
     options: StackableOptions | None = None
@@ -137,7 +166,7 @@ class StackedValidationResponse(WireModel):
     stacking limit) and one at least applied; under PARTIAL, one at least
     applied. Under PARTIAL `redeemables` lists the applicable ones only."""
 
-    __omit_if_none__ = frozenset({"tracking_id"})
+    __omit_if_none__ = frozenset({"tracking_id", "session"})
 
     id: Annotated[str, Field(pattern=r"^valid_[a-f0-9]+$")]
     valid: StrictBool
@@ -146,4 +175,5 @@ class StackedValidationResponse(WireModel):
     inapplicable_redeemables: list[RedeemableOutcome] = Field(default_factory=list)
     order: Order
     tracking_id: str | None = None
+    session: SessionLock | None = None
     stacking_rules: StackingRules

@@ -48,6 +48,8 @@ PREFIXES: dict[str, str] = {
     "redemption": "r_",
     "rollback": "rr_",
     "order": "ord_",
+    "session": "ssn_",
+    "promotion_stack": "stack_",
 }
 
 

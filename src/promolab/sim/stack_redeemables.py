@@ -30,6 +30,7 @@ from ..engine import (
 )
 from .promotions import PricingView, campaign_categories
 from .refusals import NotFound, SimError
+from .sessions import Held
 from .state import derived
 
 if TYPE_CHECKING:
@@ -53,15 +54,19 @@ class ResolvedRedeemable:
 
 
 def resolve_redeemables(
-    sim: Simulator, view: PricingView, redeemables: list[models.RedeemableInput]
+    sim: Simulator, view: PricingView, redeemables: list[models.RedeemableInput], holds: Held
 ) -> list[ResolvedRedeemable]:
-    return [_resolve(sim, view, position, r) for position, r in enumerate(redeemables)]
+    """What each redeemable sent is, with the uses and credits that sessions
+    other than the request's own hold (`sessions.held`) taken as spent."""
+    return [_resolve(sim, view, position, r, holds) for position, r in enumerate(redeemables)]
 
 
-def _resolve(sim: Simulator, view: PricingView, position: int, sent: models.RedeemableInput) -> ResolvedRedeemable:
+def _resolve(
+    sim: Simulator, view: PricingView, position: int, sent: models.RedeemableInput, holds: Held
+) -> ResolvedRedeemable:
     if sent.object == "promotion_tier":
         return _tier(sim, view, position, sent.id)
-    return _code(sim, position, sent)
+    return _code(sim, position, sent, holds)
 
 
 def _refused(position: int, sent_object: str, sent_id: str, error: SimError,
@@ -92,7 +97,7 @@ def _tier(sim: Simulator, view: PricingView, position: int, tier_id: str) -> Res
     return ResolvedRedeemable(entry, None, None, categories, campaign)
 
 
-def _code(sim: Simulator, position: int, sent: models.RedeemableInput) -> ResolvedRedeemable:
+def _code(sim: Simulator, position: int, sent: models.RedeemableInput, holds: Held) -> ResolvedRedeemable:
     st = sim.state
     vid = sim.indexes.voucher_by_code.get(sent.id)
     voucher = st.vouchers.get(vid) if vid is not None else st.vouchers.get(sent.id)
@@ -114,16 +119,18 @@ def _code(sim: Simulator, position: int, sent: models.RedeemableInput) -> Resolv
         return refuse("voucher_not_active", "voucher is not active yet", f"Voucher {voucher.code} starts at {start.isoformat()}")
     if end is not None and now > end:
         return refuse("voucher_expired", "voucher has already expired", f"Voucher {voucher.code} expired at {end.isoformat()}")
-    if voucher.redemption_quantity is not None and voucher.redeemed_quantity >= voucher.redemption_quantity:
+    in_sessions = holds.uses[voucher.id]
+    if voucher.redemption_quantity is not None and voucher.redeemed_quantity + in_sessions >= voucher.redemption_quantity:
         return refuse("quantity_exceeded", "voucher's redemptions limit has been exceeded",
-                      f"Voucher {voucher.code} has been redeemed {voucher.redeemed_quantity} time(s), its limit")
+                      f"Voucher {voucher.code} has been redeemed {voucher.redeemed_quantity} time(s) and is held by "
+                      f"{in_sessions} session(s); its limit is {voucher.redemption_quantity}")
     stack_categories = _stack_categories(categories)
     if voucher.type == "GIFT_VOUCHER" and voucher.gift is not None:
-        balance = voucher.gift.balance
+        balance = voucher.gift.balance - holds.credits[voucher.id]
         asked = sent.gift.credits if sent.gift is not None else None
         if asked is not None and asked > balance:
             return refuse("gift_amount_exceeded", "gift amount has been exceeded",
-                          f"Voucher {voucher.code} has {balance} of credits; {asked} were asked for")
+                          f"Voucher {voucher.code} has {balance} of credits not held by sessions; {asked} were asked for")
         entry = StackEntry(position, "voucher", sent.id, gift_credits=balance if asked is None else asked,
                            categories=stack_categories)
         return ResolvedRedeemable(entry, voucher, None, categories, campaign)

@@ -32,6 +32,7 @@ from .records import (
     Product,
     Program,
     Project,
+    PromotionStack,
     PromotionTier,
     Publication,
     RedeemedOrder,
@@ -44,6 +45,7 @@ from .records import (
     Settings,
     Sku,
     TrackedEvent,
+    ValidationSession,
     Voucher,
     VoucherTransaction,
     WebhookConfig,
@@ -98,6 +100,10 @@ class State(Record):
     orders: dict[str, RedeemedOrder] = Field(default_factory=dict, exclude_if=_empty)
     redemptions: dict[str, RedemptionRecord] = Field(default_factory=dict, exclude_if=_empty)
     rollbacks: dict[str, RollbackRecord] = Field(default_factory=dict, exclude_if=_empty)
+    #: Promotion stacks of the scenario's campaigns.
+    promotion_stacks: dict[str, PromotionStack] = Field(default_factory=dict, exclude_if=_empty)
+    #: Validation sessions (LOCK) by key.
+    sessions: dict[str, ValidationSession] = Field(default_factory=dict, exclude_if=_empty)
 
     def dump(self) -> dict[str, Any]:
         """JSON-ready image with secrets in clear (a snapshot must restore a

@@ -30,6 +30,7 @@ from ..render.redemptions import (
     undiscounted,
 )
 from ..request_parsing import parse
+from ..sessions import release
 from ..stack_spending import give_back, order_by_source, remember_order, rollback_deadline, spend
 from ..usage import usage_of
 from .stacked_validation import StackedRequest, priced_stack
@@ -92,6 +93,8 @@ def redeem_stacked(sim: Simulator, *, request: Any) -> dict[str, Any]:
         stored.redemptions[only.id] = {
             "date": format_instant(now), "related_object_type": only.related_object_type, "related_object_id": only.related_object_id,
         }  # fmt: skip
+    if priced.body.session is not None:  # its holds are spent now
+        release(sim, priced.body.session.key)
     outcomes = [priced.outcome(r) for r in result.redeemables]
     out: dict[str, Any] = {"redemptions": [render_redemption(st, c) for c in children]}
     if parent_id is not None:

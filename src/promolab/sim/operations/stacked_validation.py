@@ -29,8 +29,10 @@ from ...engine import (
 from ...models import endpoints
 from ..operation import bind
 from ..promotions import PricingView, customer_context, invalid_payload, pricing_view, tracking_id
-from ..refusals import InvalidPayload, SimError
+from ..records import SessionHold
+from ..refusals import InvalidPayload, NotFound, SimError
 from ..request_parsing import parse
+from ..sessions import held, lock
 from ..stack_redeemables import ResolvedRedeemable, resolve_redeemables
 from ..usage import usage_of
 from .stacking_rules import stacking_rules_in_force
@@ -114,11 +116,9 @@ def priced_stack(sim: Simulator, request: Any) -> StackedRequest:
     seen: set[tuple[str, str]] = set()
     for sent in body.redeemables:
         if (sent.object, sent.id) in seen:
-            raise SimError(
-                f"Duplicated redeemables detected in one request: {sent.object} {sent.id}",
-                key="duplicated_redeemables", message="Duplicated redeemables detected",
-            )
+            raise _duplicated(f"{sent.object} {sent.id}")
         seen.add((sent.object, sent.id))
+    redeemables = _expand_stack(sim, body.redeemables)
     view = pricing_view(sim)
     given = request.get("customer") if isinstance(request, dict) else None
     customer, source = customer_context(sim, view, given)
@@ -126,11 +126,43 @@ def priced_stack(sim: Simulator, request: Any) -> StackedRequest:
         order = normalize_order(view.catalogue, request.get("order"), customer.id if customer else None)
     except PricingInputError as exc:
         raise invalid_payload(exc) from None
-    resolved = resolve_redeemables(sim, view, body.redeemables)
+    session_key = body.session.key if body.session is not None else None
+    resolved = resolve_redeemables(sim, view, redeemables, held(sim, except_key=session_key))
+    _refuse_the_same_code_twice(resolved)
     ctx = PricingContext(sim.now, body.metadata or {}, usage=usage_of(sim))
     result = evaluate_stack([r.entry for r in resolved], order, customer, ctx, rules)
     tracking = tracking_id(sim.state.project.id, source) if source is not None else body.tracking_id
     return StackedRequest(body, view, resolved, result, rules, tracking)
+
+
+def _duplicated(what: str) -> SimError:
+    return SimError(f"Duplicated redeemables detected in one request: {what}",
+                    key="duplicated_redeemables", message="Duplicated redeemables detected")
+
+
+def _refuse_the_same_code_twice(resolved: list[ResolvedRedeemable]) -> None:
+    """One voucher named twice, by its code and by its id, is one redeemable sent twice."""
+    seen: dict[str, str] = {}
+    for item in resolved:
+        if item.voucher is not None:
+            if item.voucher.id in seen:
+                raise _duplicated(f"voucher {seen[item.voucher.id]} and {item.entry.id} are one code")
+            seen[item.voucher.id] = item.entry.id
+
+
+def _expand_stack(sim: Simulator, sent: list[models.RedeemableInput]) -> list[models.RedeemableInput]:
+    """A promotion stack stands for its tiers, in its order; it must come
+    alone (400 `invalid_redeemables`, the service's words)."""
+    stacks = [r for r in sent if r.object == "promotion_stack"]
+    if not stacks:
+        return sent
+    if len(sent) > 1:
+        raise SimError("Promotion Stack cannot be use with other redeemables", key="invalid_redeemables",
+                       message="Invalid redeemables")
+    stack = sim.state.promotion_stacks.get(stacks[0].id)
+    if stack is None:
+        raise NotFound("promotion_stack", stacks[0].id)
+    return [models.RedeemableInput(object="promotion_tier", id=tier_id) for tier_id in stack.tier_ids]
 
 
 def validate_stacked(sim: Simulator, *, request: Any) -> dict[str, Any]:
@@ -148,7 +180,23 @@ def validate_stacked(sim: Simulator, *, request: Any) -> dict[str, Any]:
     }
     if priced.tracking_id is not None:
         out["tracking_id"] = priced.tracking_id
+    asked = priced.body.session
+    if asked is not None and result.valid:
+        session = lock(sim, asked, _holds(priced))
+        out["session"] = {"key": session.key, "type": "LOCK", "ttl": session.ttl, "ttl_unit": session.ttl_unit}
     out["stacking_rules"] = priced.rules.settings()
+    return out
+
+
+def _holds(priced: StackedRequest) -> list[SessionHold]:
+    """What a LOCK session of this validation holds: a use of each code
+    applied, and the credits of each gift card (tiers are not held)."""
+    out = []
+    for stacked in priced.result.applicable:
+        voucher = priced.resolved[stacked.entry.position].voucher
+        if voucher is not None:
+            credits = stacked.step.order_discount if stacked.entry.gift_credits is not None and stacked.step else 0
+            out.append(SessionHold(voucher_id=voucher.id, credits=credits))
     return out
 
 

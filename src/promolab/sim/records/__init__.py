@@ -5,6 +5,7 @@ from .campaigns import (
     Campaign,
     CodePool,
     GiftState,
+    PromotionStack,
     PromotionTier,
     ReferralSettings,
     ReferrerReward,
@@ -30,14 +31,15 @@ from .loyalty import (
 from .project import Credentials, Project, RateLimit, Settings
 from .publications import Publication
 from .redemptions import RedeemedOrder, RedemptionRecord, RollbackRecord
+from .sessions import SessionHold, ValidationSession
 from .webhooks import DeliveryAttempt, PendingDelivery, WebhookConfig
 
 __all__ = [
     "Campaign", "Card", "CardDefinition", "CardTransaction", "CodePool", "Collection",
     "Credentials", "Customer", "DeliveryAttempt", "EarningRule", "EventSchema", "GiftState",
     "GrantedReward", "Incentive", "Member", "MetadataProperty", "PendingDelivery", "Product",
-    "Program", "Project", "PromotionTier", "Publication", "RateLimit", "RedeemedOrder",
+    "Program", "Project", "PromotionStack", "PromotionTier", "Publication", "RateLimit", "RedeemedOrder",
     "RedemptionRecord", "ReferralConversion", "ReferralSettings", "ReferrerReward", "Reward",
-    "RewardAssignment", "RewardCost", "RollbackRecord", "Segment", "Settings", "Sku",
-    "TrackedEvent", "ValidityTimeframe", "Voucher", "VoucherTransaction", "WebhookConfig",
+    "RewardAssignment", "RewardCost", "RollbackRecord", "Segment", "SessionHold", "Settings", "Sku",
+    "TrackedEvent", "ValidationSession", "ValidityTimeframe", "Voucher", "VoucherTransaction", "WebhookConfig",
 ]

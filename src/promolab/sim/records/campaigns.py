@@ -19,6 +19,7 @@ __all__ = [
     "CampaignType",
     "CodePool",
     "GiftState",
+    "PromotionStack",
     "PromotionTier",
     "ReferralSettings",
     "ReferrerReward",
@@ -91,6 +92,16 @@ class PromotionTier(Record):
     validation_rules: dict[str, Any] | None = None
     applicable_to: dict[str, Any] | None = None
     metadata: Metadata = Field(default_factory=dict)
+    created_at: Instant | None = None
+
+
+class PromotionStack(Record):
+    """Tiers of one campaign redeemed together (`{"object": "promotion_stack"}`)."""
+
+    id: str
+    campaign_id: str
+    name: str
+    tier_ids: list[str]
     created_at: Instant | None = None
 
 

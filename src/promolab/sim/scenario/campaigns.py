@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from ..records import Campaign, GiftState, PromotionTier, Voucher
+from ..records import Campaign, GiftState, PromotionStack, PromotionTier, Voucher
 from . import schema
 from .builder import Builder
 from .wire_checks import check_discount, check_rules
@@ -38,7 +38,7 @@ class CampaignsBuilder(Builder):
                 raise self.fail("a GIFT_VOUCHERS campaign needs gift_amount", "gift_amount")
             if c.referral is not None and c.type != "REFERRAL_PROGRAM":
                 raise self.fail("only a REFERRAL_PROGRAM campaign converts referrals", "referral")
-            fields = c.model_dump(exclude={"id", "tiers", "vouchers", "code_pool"})
+            fields = c.model_dump(exclude={"id", "tiers", "stacks", "vouchers", "code_pool"})
             st.campaigns[cid] = Campaign(id=cid, created_at=self.now, **fields)
             # Inside the campaign's block: a refused campaign builds none of them.
             for j, t in enumerate(c.tiers):
@@ -55,6 +55,9 @@ class CampaignsBuilder(Builder):
                     )
                     self._compile_tier(record, st.campaigns[cid], len(st.campaigns) - 1)
                     st.tiers[tid] = record
+            for j, stack in enumerate(c.stacks):
+                with self.entity(f"{path}.stacks[{j}]"):
+                    self._stack(cid, stack)
             for j, v in enumerate(c.vouchers):
                 with self.entity(f"{path}.vouchers[{j}]"):
                     self._voucher(cid, c, v)
@@ -62,6 +65,20 @@ class CampaignsBuilder(Builder):
                 with self.entity(f"{path}.code_pool"):
                     for code in self._generate_codes(cid, c.code_pool):
                         self._voucher(cid, c, schema.VoucherSpec(code=code))
+
+    def _stack(self, campaign_id: str, stack: schema.PromotionStackSpec) -> None:
+        """A promotion stack: tiers of its own campaign, each once."""
+        st = self.state
+        for k, tier_id in enumerate(stack.tiers):
+            tier = st.tiers.get(tier_id)
+            if tier is None or tier.campaign_id != campaign_id:
+                raise self.fail(f"{tier_id} is not a tier of this campaign", f"tiers[{k}]")
+        if len(set(stack.tiers)) != len(stack.tiers):
+            raise self.fail("a stack names each tier once", "tiers")
+        sid = self.new_id("promotion_stack", stack.id, st.promotion_stacks)
+        st.promotion_stacks[sid] = PromotionStack(
+            id=sid, campaign_id=campaign_id, name=stack.name, tier_ids=list(stack.tiers), created_at=self.now
+        )
 
     def _compile_tier(self, tier: PromotionTier, campaign: Campaign, index: int) -> None:
         """Compile `tier` as a validation will (`promotions.build_view`), so a

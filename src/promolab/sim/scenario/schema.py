@@ -99,6 +99,15 @@ class PromotionTierSpec(Record):
     metadata: Metadata = Field(default_factory=dict)
 
 
+class PromotionStackSpec(Record):
+    """Tiers of the campaign that a request redeems together, by the stack's id."""
+
+    id: str | None = None
+    name: str
+    #: The campaign's tier ids, in application order (1 to 30).
+    tiers: list[str] = Field(min_length=1, max_length=30)
+
+
 class VoucherSpec(Record):
     id: str | None = None
     code: str = Field(min_length=1, max_length=100)
@@ -131,6 +140,7 @@ class CampaignSpec(Record):
     gift_amount: Money | None = None
     referral: ReferralSettings | None = None
     tiers: list[PromotionTierSpec] = Field(default_factory=list)
+    stacks: list[PromotionStackSpec] = Field(default_factory=list)
     vouchers: list[VoucherSpec] = Field(default_factory=list)
     code_pool: CodePool | None = None
 
