@@ -146,6 +146,7 @@ CALLS = [
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
+    ClientCall("control.why_not", ({"redeemables": [{"object": "voucher", "id": f"CODE {ODD}"}]},)),
     ClientCall("control.advance", (60,)),
     ClientCall("control.snapshot"),
     ClientCall("control.restore", ({"format": "promolab.snapshot/1"},)),

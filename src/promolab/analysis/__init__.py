@@ -9,6 +9,8 @@
 - Sweeps: `sweep` (vectorized, `engine="pandas"|"dask"`) -> `SweepResult`,
   `prepare_orders`.
 - Plots: `plot_discount_by_tier`, `plot_discount_distribution`.
+- Stacking: `why_not_frame` (each redeemable of a stacked request, and what
+  stopped it).
 """
 
 from .compare import COMPARE_COLUMNS, best_tier, compare_tiers, discount_matrix, pivot_tiers
@@ -25,6 +27,7 @@ from .frames import (
 from .orders import as_requests, order_request, orders_from_frame, orders_from_records
 from .plots import plot_discount_by_tier, plot_discount_distribution
 from .sweep import SWEEP_COLUMNS, OrderBatch, SweepResult, prepare_orders, sweep
+from .why_not import WHY_NOT_COLUMNS, why_not_frame
 
 __all__ = [
     "COMPARE_COLUMNS",
@@ -33,6 +36,7 @@ __all__ = [
     "SWEEP_COLUMNS",
     "TRANSACTION_COLUMNS",
     "VALIDATION_COLUMNS",
+    "WHY_NOT_COLUMNS",
     "OrderBatch",
     "SweepResult",
     "as_requests",
@@ -51,4 +55,5 @@ __all__ = [
     "sweep",
     "transactions_frame",
     "validation_frame",
+    "why_not_frame",
 ]

@@ -291,6 +291,14 @@ def sim_member(member_id: str) -> Prepared[dict[str, Any]]:
     return _call(e.SIM_MEMBER, member_id=member_id)
 
 
+def sim_why_not(request: models.StackedValidationRequest | Mapping[str, Any]) -> Prepared[dict[str, Any]]:
+    """`{"object": "list", "data": [{position, tried, id, object, kind, status,
+    applied, key, message, why}]}`: each redeemable of a stacked request,
+    whether it applied and, if not, the rule or limit that stopped it and
+    what it saw. Prices like a validation; changes nothing."""
+    return Prepared(e.SIM_WHY_NOT, e.SIM_WHY_NOT.path, body_of(request, {}))
+
+
 def sim_coverage() -> Prepared[dict[str, Any]]:
     """`{"object": "list", "data": [{method, path, operation, implemented}]}`:
     which routes of the service this simulator implements."""

@@ -107,3 +107,4 @@ class ControlOperations:
     webhook_deliveries = Method(b.sim_webhook_deliveries)
     member = Method(b.sim_member)
     coverage = Method(b.sim_coverage)
+    why_not = Method(b.sim_why_not)

@@ -25,7 +25,7 @@ from ..sim.refusals import InvalidPayload, NotFound
 from ..sim.request_parsing import parse
 from .routes import Call
 
-__all__ = ["AdvanceRequest", "advance", "clock", "deliveries", "member", "reset", "restore", "snapshot", "state"]
+__all__ = ["AdvanceRequest", "advance", "clock", "deliveries", "member", "reset", "restore", "snapshot", "state", "why_not"]
 
 
 def _json_number(value: Any) -> Any:
@@ -84,6 +84,13 @@ def restore(call: Call) -> tuple[int, Any]:
 
 def deliveries(call: Call) -> tuple[int, Any]:
     return 200, {"object": "list", "data": [d.model_dump(mode="json") for d in call.sim.state.webhook_deliveries]}
+
+
+def why_not(call: Call) -> tuple[int, Any]:
+    """The body is a stacked validation request; nothing changes."""
+    from ..sim.why_not import why_not as explain
+
+    return 200, {"object": "list", "data": explain(call.sim, call.body)}
 
 
 def member(call: Call) -> tuple[int, Any]:

@@ -37,6 +37,7 @@ _CONTROL: dict[str, Handler] = {
     endpoints.SIM_RESTORE.name: control.restore,
     endpoints.SIM_DELIVERIES.name: control.deliveries,
     endpoints.SIM_MEMBER.name: control.member,
+    endpoints.SIM_WHY_NOT.name: control.why_not,
     endpoints.SIM_COVERAGE.name: coverage,
 }
 

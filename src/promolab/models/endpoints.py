@@ -266,13 +266,15 @@ SIM_DELIVERIES = _control("sim_deliveries", "GET", "/_sim/webhooks/deliveries", 
 SIM_MEMBER = _control("sim_member", "GET", "/_sim/loyalty/members/{memberId}", "simMember",
                       "A member's cards, balances, transactions and rewards", (401, 404),
                       (Param("memberId", "member_id"),))
+SIM_WHY_NOT = _control("sim_why_not", "POST", "/_sim/why-not", "simWhyNot",
+                       "Why each redeemable of a stacked request was or was not applied", (400, 401))
 SIM_COVERAGE = _control("sim_coverage", "GET", "/_sim/coverage", "simCoverage",
                         "Which interface operations are implemented")
 
 #: The served simulator's control API (like moto's `/moto-api/`).
 CONTROL: tuple[Endpoint[dict[str, Any]], ...] = (
     SIM_STATE, SIM_RESET, SIM_CLOCK, SIM_ADVANCE, SIM_SNAPSHOT, SIM_RESTORE, SIM_DELIVERIES, SIM_MEMBER,
-    SIM_COVERAGE,
+    SIM_WHY_NOT, SIM_COVERAGE,
 )
 
 #: The served document itself (no credentials).

@@ -1,0 +1,35 @@
+"""Why not, as a DataFrame: each redeemable of a stacked request, applied or what stopped it.
+
+The rows are the simulator's (`sim.why_not`: the engine's explanation, never
+part of the service's answer); the frame gives them stable columns and
+dtypes, so a notebook can filter, group and join them like any other frame.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ..sim.simulator import Simulator
+from ..sim.why_not import WHY_NOT_COLUMNS, why_not
+
+__all__ = ["WHY_NOT_COLUMNS", "why_not_frame"]
+
+_DTYPES = {
+    "position": "int64", "tried": "int64", "id": "string", "object": "string", "kind": "string",
+    "status": "string", "applied": "int64", "key": "string", "message": "string", "why": "string",
+}  # fmt: skip
+
+
+def why_not_frame(sim: Simulator, request: Any) -> pd.DataFrame:
+    """One row per redeemable of the stacked validation `request` (a dict or
+    `models.StackedValidationRequest`), in the request's order: `status`,
+    `applied` (cents), and for one not applied the service's `key` and
+    `message` and the explanation `why`. Prices like a validation and
+    changes nothing."""
+    if hasattr(request, "model_dump"):
+        request = request.model_dump(mode="json", exclude_unset=True)
+    rows = why_not(sim, request)
+    frame = pd.DataFrame(rows, columns=list(WHY_NOT_COLUMNS))
+    return frame.astype(_DTYPES)
