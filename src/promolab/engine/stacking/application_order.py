@@ -30,12 +30,10 @@ DEFAULT_HIERARCHY = 1
 _GROUP: dict[StackKind, int] = {"EXCLUSIVE": 0, "COMMON": 1, "JOINT": 2}
 
 
-def _ids(entry: StackEntry) -> set[str]:
-    return {c.id for c in entry.categories}
-
-
 def stack_kind(entry: StackEntry, rules: StackingRules) -> StackKind:
-    ids = _ids(entry)
+    ids = entry.category_ids
+    if not ids:
+        return "COMMON"
     if ids.intersection(rules.exclusive_categories):
         return "EXCLUSIVE"
     if ids.intersection(rules.joint_categories):
@@ -81,7 +79,9 @@ def _by_category(entry: StackEntry, yes: list[str], no: list[str], default: bool
     """A yes/no setting with per-category overrides: a category of the entry
     in `yes` says yes, else one in `no` says no, else the project's `default`
     (the rules keep the two lists disjoint)."""
-    ids = _ids(entry)
+    ids = entry.category_ids
+    if not ids:
+        return default
     if ids.intersection(yes):
         return True
     if ids.intersection(no):

@@ -24,7 +24,7 @@ gives it (tests/engine/test_stacking.py checks it against `price_normalized`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from ..compiled_tier import CompiledTier
@@ -131,7 +131,7 @@ class RunningOrder:
         """The line a discount is taken of: as sent, or less its discounts so far."""
         if initial_mode or not done or line.amount is None:
             return line
-        return replace(line, amount=line.amount - done, wire_item=None)
+        return line.with_amount(line.amount - done)
 
 
 def _order_like(order: NormalizedOrder, lines: tuple[Line, ...], amount: int) -> NormalizedOrder:

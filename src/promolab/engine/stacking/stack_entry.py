@@ -10,7 +10,7 @@ free of state and of the service's records.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from ..compiled_tier import CompiledTier
@@ -54,10 +54,14 @@ class StackEntry:
     #: disabled, redemption limit reached, credits over the balance): it is
     #: INAPPLICABLE with this key and message.
     refusal: RuleFailure | None = None
+    #: The ids of `categories`, what the stacking rules' category lists are
+    #: matched against (computed once: read per rule per request).
+    category_ids: frozenset[str] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.refusal is None and (self.discount is None) == (self.gift_credits is None):
             raise ValueError(f"{self.id}: an entry has a discount or gift credits (exactly one), or a refusal")
+        object.__setattr__(self, "category_ids", frozenset(c.id for c in self.categories))
 
 
 @dataclass(slots=True)
