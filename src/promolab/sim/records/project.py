@@ -9,7 +9,7 @@ from pydantic import AfterValidator, Field, SecretStr
 
 from ._base import Record, Secret
 
-__all__ = ["Credentials", "Project", "RateLimit", "Settings"]
+__all__ = ["Credentials", "Project", "RateLimit", "Settings", "TimeZoneName", "WeekStart"]
 
 
 class Credentials(Record):
@@ -54,6 +54,11 @@ def _known_zone(name: str) -> str:
     return name
 
 
+#: An IANA time zone name (`Europe/Berlin`), checked against the zone database.
+TimeZoneName = Annotated[str, AfterValidator(_known_zone)]
+WeekStart = Literal["MONDAY", "SATURDAY", "SUNDAY"]
+
+
 class Project(Record):
     id: str = "proj_promolab"
     name: str = "promolab project"
@@ -62,7 +67,7 @@ class Project(Record):
     #: weeks and months of budget limits (`redemption.count.daily`, …).
     #: Left out of dumps at their defaults (a dump from before they existed
     #: reads the same).
-    timezone: Annotated[str, AfterValidator(_known_zone)] = Field(default="UTC", exclude_if=lambda v: v == "UTC")
-    week_start: Literal["MONDAY", "SATURDAY", "SUNDAY"] = Field(
+    timezone: TimeZoneName = Field(default="UTC", exclude_if=lambda v: v == "UTC")
+    week_start: WeekStart = Field(
         default="MONDAY", exclude_if=lambda v: v == "MONDAY"
     )

@@ -92,7 +92,8 @@ class _Builder(CatalogueBuilder, CampaignsBuilder, LoyaltyBuilder):
 
     def build(self, spec: schema.Scenario) -> State:
         st = self.state
-        st.project = Project(id=spec.project.id, name=spec.project.name, credentials=spec.project.credentials)
+        st.project = Project(id=spec.project.id, name=spec.project.name, credentials=spec.project.credentials,
+                             timezone=spec.project.timezone, week_start=spec.project.week_start)
         st.settings = spec.settings
         if spec.project.stacking_rules is not None:
             with self.entity("project.stacking_rules"):

@@ -24,6 +24,7 @@ from ..records import (
     ValidityTimeframe,
 )
 from ..records._base import Instant, Metadata, Money, Points, Record, Secret
+from ..records.project import TimeZoneName, WeekStart
 
 __all__ = ["Scenario"]
 
@@ -38,6 +39,9 @@ class ProjectSpec(Record):
     #: The project's stacking rules: the fields given, the service's defaults
     #: for the rest (docs/stacking.md). Left out: none written, the defaults apply.
     stacking_rules: StackingRulesChange | None = None
+    #: Calendar of budget periods (docs/stacking.md § Budgets and limits).
+    timezone: TimeZoneName = "UTC"
+    week_start: WeekStart = "MONDAY"
 
 
 class ClockSpec(Record):
