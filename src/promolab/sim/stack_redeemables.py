@@ -29,7 +29,7 @@ from ..engine import (
     compile_tier,
 )
 from .promotions import PricingView, campaign_categories
-from .refusals import NotFound, SimError
+from .refusals import InvalidPayload, NotFound, SimError
 from .state import derived
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from .records import Campaign, Voucher
     from .simulator import Simulator
 
-__all__ = ["ResolvedRedeemable", "resolve_redeemables"]
+__all__ = ["ResolvedRedeemable", "check_redeemables", "resolve_redeemables"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +50,24 @@ class ResolvedRedeemable:
     #: The categories as the wire shows them (`categories` of the answer).
     categories: tuple[dict[str, Any], ...]
     campaign: Campaign | None
+
+
+def check_redeemables(redeemables: list[models.RedeemableInput], rules: models.StackingRules) -> None:
+    """The request-level refusals (400, nothing priced): more redeemables than
+    the rules' `redeemables_limit`, or one redeemable named twice."""
+    if len(redeemables) > rules.redeemables_limit:
+        raise InvalidPayload(
+            f"Property .redeemables: at most {rules.redeemables_limit} redeemables may be sent "
+            f"(the project's redeemables_limit), got {len(redeemables)}"
+        )
+    seen: set[tuple[str, str]] = set()
+    for sent in redeemables:
+        if (sent.object, sent.id) in seen:
+            raise SimError(
+                f"Duplicated redeemables detected in one request: {sent.object} {sent.id}",
+                key="duplicated_redeemables", message="Duplicated redeemables detected",
+            )
+        seen.add((sent.object, sent.id))
 
 
 def resolve_redeemables(

@@ -29,9 +29,9 @@ from ...engine import (
 from ...models import endpoints
 from ..operation import bind
 from ..promotions import PricingView, customer_context, invalid_payload, pricing_view, tracking_id
-from ..refusals import InvalidPayload, SimError
+from ..refusals import SimError
 from ..request_parsing import parse
-from ..stack_redeemables import ResolvedRedeemable, resolve_redeemables
+from ..stack_redeemables import ResolvedRedeemable, check_redeemables, resolve_redeemables
 from ..usage import usage_of
 from .stacking_rules import stacking_rules_in_force
 
@@ -106,19 +106,7 @@ def priced_stack(sim: Simulator, request: Any) -> StackedRequest:
     common part); raises the request-level 400s before pricing anything."""
     body = parse(models.StackedValidationRequest, request)
     rules = stacking_rules_in_force(sim)
-    if len(body.redeemables) > rules.redeemables_limit:
-        raise InvalidPayload(
-            f"Property .redeemables: at most {rules.redeemables_limit} redeemables may be sent "
-            f"(the project's redeemables_limit), got {len(body.redeemables)}"
-        )
-    seen: set[tuple[str, str]] = set()
-    for sent in body.redeemables:
-        if (sent.object, sent.id) in seen:
-            raise SimError(
-                f"Duplicated redeemables detected in one request: {sent.object} {sent.id}",
-                key="duplicated_redeemables", message="Duplicated redeemables detected",
-            )
-        seen.add((sent.object, sent.id))
+    check_redeemables(body.redeemables, rules)
     view = pricing_view(sim)
     given = request.get("customer") if isinstance(request, dict) else None
     customer, source = customer_context(sim, view, given)
