@@ -8,6 +8,8 @@
   `pivot_tiers`, `discount_matrix`.
 - Sweeps: `sweep` (vectorized, `engine="pandas"|"dask"`) -> `SweepResult`,
   `prepare_orders`.
+- Stacking policies: `compare_stacking_policies` (vectorized, equal to
+  `evaluate_stack`) -> `StackingComparison`.
 - Plots: `plot_discount_by_tier`, `plot_discount_distribution`.
 - Stacking: `why_not_frame` (each redeemable of a stacked request, and what
   stopped it).
@@ -26,6 +28,7 @@ from .frames import (
 )
 from .orders import as_requests, order_request, orders_from_frame, orders_from_records
 from .plots import plot_discount_by_tier, plot_discount_distribution
+from .stacking_policies import StackingComparison, compare_stacking_policies
 from .sweep import SWEEP_COLUMNS, OrderBatch, SweepResult, prepare_orders, sweep
 from .why_not import WHY_NOT_COLUMNS, why_not_frame
 
@@ -38,9 +41,11 @@ __all__ = [
     "VALIDATION_COLUMNS",
     "WHY_NOT_COLUMNS",
     "OrderBatch",
+    "StackingComparison",
     "SweepResult",
     "as_requests",
     "best_tier",
+    "compare_stacking_policies",
     "compare_tiers",
     "deliveries_frame",
     "discount_matrix",

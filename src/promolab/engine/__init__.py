@@ -69,12 +69,17 @@ from .rule_evaluation import RuleFailure, lookup
 from .rules import AUDIENCE_FAMILIES, RULE_FAMILIES, RuleSet, compile_rules
 from .schedule import RunningTiers
 from .stacking import (
+    FIXED_REASONS,
     StackCategory,
     StackedRedeemable,
     StackEntry,
     StackKind,
     StackResult,
+    application_order,
     evaluate_stack,
+    initial_amount_mode,
+    skips_no_effect,
+    why_rules_failed,
 )
 from .tier_spec import CampaignInfo, TierSpec
 from .tier_wire import promotion_tier_wire
@@ -83,6 +88,7 @@ __all__ = [
     "AUDIENCE_FAMILIES",
     "BUDGET_FAMILIES",
     "EFFECTS",
+    "FIXED_REASONS",
     "INT64_MAX",
     "OPERATORS",
     "QUALIFICATION_IGNORED",
@@ -114,10 +120,12 @@ __all__ = [
     "TierSpec",
     "Usage",
     "UsageQuery",
+    "application_order",
     "compile_conditions",
     "compile_rules",
     "compile_tier",
     "evaluate_stack",
+    "initial_amount_mode",
     "lookup",
     "normalize_order",
     "numeric_value",
@@ -129,6 +137,8 @@ __all__ = [
     "promotion_tier_wire",
     "round_half_up",
     "running_entries",
+    "skips_no_effect",
     "split_proportionally",
     "tier_entries",
+    "why_rules_failed",
 ]

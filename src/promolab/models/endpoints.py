@@ -208,7 +208,7 @@ DELETE_STACKING_RULES: Endpoint[None] = Endpoint(
 VALIDATE_STACKED: Endpoint[StackedValidationResponse] = Endpoint(
     "validate_stacked", "POST", "/v1/validations", "app", "validateStackedDiscounts",
     "Validate stacked redeemables (codes, gift cards, tiers) under the stacking rules",
-    StackedValidationResponse, StackedValidationRequest, error_statuses=(400, 401), tags=("validation",),
+    StackedValidationResponse, StackedValidationRequest, error_statuses=(400, 401, 404), tags=("validation",),
     idempotent=True,
 )
 

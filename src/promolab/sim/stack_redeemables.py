@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from .. import models
 from ..engine import (
     CampaignInfo,
     CompiledTier,
@@ -29,16 +30,18 @@ from ..engine import (
     compile_tier,
 )
 from .promotions import PricingView, campaign_categories
-from .refusals import NotFound, SimError
+from .refusals import InvalidPayload, NotFound, SimError
 from .sessions import Held
 from .state import derived
 
 if TYPE_CHECKING:
-    from .. import models
     from .records import Campaign, Voucher
     from .simulator import Simulator
 
-__all__ = ["ResolvedRedeemable", "resolve_redeemables"]
+__all__ = [
+    "ResolvedRedeemable", "check_redeemables", "duplicated", "expand_stack", "refuse_the_same_code_twice",
+    "resolve_redeemables",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +54,52 @@ class ResolvedRedeemable:
     #: The categories as the wire shows them (`categories` of the answer).
     categories: tuple[dict[str, Any], ...]
     campaign: Campaign | None
+
+
+def check_redeemables(redeemables: list[models.RedeemableInput], rules: models.StackingRules) -> None:
+    """The request-level refusals (400, nothing priced): more redeemables than
+    the rules' `redeemables_limit`, or one redeemable named twice."""
+    if len(redeemables) > rules.redeemables_limit:
+        raise InvalidPayload(
+            f"Property .redeemables: at most {rules.redeemables_limit} redeemables may be sent "
+            f"(the project's redeemables_limit), got {len(redeemables)}"
+        )
+    seen: set[tuple[str, str]] = set()
+    for sent in redeemables:
+        if (sent.object, sent.id) in seen:
+            raise duplicated(f"{sent.object} {sent.id}")
+        seen.add((sent.object, sent.id))
+
+
+def duplicated(what: str) -> SimError:
+    """400 `duplicated_redeemables`: one redeemable sent twice."""
+    return SimError(f"Duplicated redeemables detected in one request: {what}",
+                    key="duplicated_redeemables", message="Duplicated redeemables detected")
+
+
+def refuse_the_same_code_twice(resolved: list[ResolvedRedeemable]) -> None:
+    """One voucher named twice, by its code and by its id, is one redeemable sent twice."""
+    seen: dict[str, str] = {}
+    for item in resolved:
+        if item.voucher is not None:
+            if item.voucher.id in seen:
+                raise duplicated(f"voucher {seen[item.voucher.id]} and {item.entry.id} are one code")
+            seen[item.voucher.id] = item.entry.id
+
+
+def expand_stack(sim: Simulator, sent: list[models.RedeemableInput]) -> list[models.RedeemableInput]:
+    """A promotion stack stands for its tiers, in its order; it must come
+    alone (400 `invalid_redeemables`, the service's words)."""
+    stacks = [r for r in sent if r.object == "promotion_stack"]
+    if not stacks:
+        return sent
+    if len(sent) > 1:
+        raise SimError("Promotion Stack cannot be use with other redeemables", key="invalid_redeemables",
+                       message="Invalid redeemables")
+    stack = sim.state.promotion_stacks.get(stacks[0].id)
+    if stack is None:
+        raise NotFound("promotion_stack", stacks[0].id)
+    return [models.RedeemableInput(object="promotion_tier", id=tier_id) for tier_id in stack.tier_ids]
 
 
 def resolve_redeemables(

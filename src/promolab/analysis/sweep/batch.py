@@ -263,6 +263,9 @@ class Chunk:
         self.overflow = self.lines.overflow or max(top, top_quantity) * longest >= _SAFE
         sums = np.ascontiguousarray(self.codes.sums(stack(self.lines)).T)
         self.amount, self.total_quantity = sums[0], sums[1]
+        #: What `order.initial_amount` reads: the amount as sent (a stacked
+        #: redeemable's rules read the running total as `amount`).
+        self.initial_amount = self.amount
         #: Column sums of the rest of the stacked table, one row per column.
         self.column_sums = sums[2:]
         #: float64 segment sums (`segment_sum`) are exact below 2**53

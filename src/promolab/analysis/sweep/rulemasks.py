@@ -75,7 +75,7 @@ class NotVectorizable(ValueError):
 _EMPTY_ORDER = NormalizedOrder((), 0, 0, 0, 0, {}, None, None)
 _SCALARS = {
     "order.amount": "amount",
-    "order.initial_amount": "amount",  # no initial_amount is sent: it equals the amount
+    "order.initial_amount": "initial_amount",  # no initial_amount is sent: it equals the amount
     "order.items.count": "n_lines",
     "order.items.quantity": "total_quantity",
 }
@@ -329,24 +329,29 @@ class BoundRules:
         return None  # scalars and prices read the chunk directly
 
     # -- evaluation ------------------------------------------------------------------------
-    def evaluate(self, chunk: Chunk) -> tuple[np.ndarray, np.ndarray]:
+    def evaluate(self, chunk: Chunk, by_rule: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """(passes, reason codes) per order of the chunk; reason 0 where it passes.
 
+        `by_rule`: the code says which rule failed first (k + 1 for the k-th
+        rule of `program.leaves`, `len(leaves) + 1` when none did: the logic
+        failed as a whole), for callers that report the rule's own message.
         The masks returned are read-only to the caller: they may be shared
         with other tiers of the chunk (`chunk.masks`).
         """
         tree = self.program.tree
         if tree is None:
             return np.ones(chunk.n, dtype=bool), np.zeros(chunk.n, dtype=np.int8)
+        codes = {rid: k + 1 for k, rid in enumerate(self.program.leaves)} if by_rule else self.codes
+        generic_code = len(self.program.leaves) + 1 if by_rule else ORDER_FAIL
         if tree[0] == "leaf":  # one rule: its mask, its reason where it fails
             ok = self._leaf_mask(tree[1], chunk)
-            return ok, np.where(ok, np.int8(0), np.int8(self.codes[tree[1]]))
+            return ok, np.where(ok, np.int8(0), np.int8(codes[tree[1]]))
         reason = np.zeros(chunk.n, dtype=np.int8)
         leaves = {rid: (lambda rid=rid: self._leaf_mask(rid, chunk)) for rid in self.program.leaves}
-        ok = eval_logic(tree, leaves, np.ones(chunk.n, dtype=bool), reason, self.codes)
+        ok = eval_logic(tree, leaves, np.ones(chunk.n, dtype=bool), reason, codes)
         generic = ~ok & (reason == 0)
         if generic.any():
-            reason[generic] = ORDER_FAIL
+            reason[generic] = generic_code
         reason[ok] = 0
         return ok, reason
 
@@ -372,7 +377,7 @@ class BoundRules:
         family, table = leaf.family, self._tables[rid]
         if family in _SCALARS:
             subject = _SCALARS[family]
-            values = chunk.amount if subject == "amount" else getattr(chunk, subject)
+            values = getattr(chunk, subject)
             if leaf.fast is not None:
                 return _apply_fast(values, leaf.fast)
             return check_values(values, leaf.rule.get("conditions") or {}, self.now)

@@ -236,6 +236,10 @@ class DiscountKernel:
         self.abudgets = [e.aggregated_amount_limit for e in scope.included]
 
     # -- order level ------------------------------------------------------------------------
+    def order_values(self, base: np.ndarray) -> np.ndarray:
+        """An APPLY_TO_ORDER discount of each order amount in `base` (a new array)."""
+        return self._order(base)
+
     def _order(self, amount: np.ndarray) -> np.ndarray:
         if self.kind == "AMOUNT":
             assert self.amount_off is not None
@@ -305,29 +309,41 @@ class DiscountKernel:
             raise Overflow("order amounts beyond 2**52")
         # Every eligible line is priced, valid order or not: orders never share
         # lines or budgets, and the caller keeps the valid ones.
-        key = chunk.key
-        el = self.eligible[key]
+        el = self.eligible[chunk.key]
         if not el.any():
             return np.zeros(chunk.n, dtype=np.int64)
-        units, base, cap = self._units_base_cap(
-            key, chunk.quantity, chunk.price, chunk.has_price, chunk.line_amount, chunk.order, el
+        return chunk.segment_sum(
+            self.line_values(chunk.key, chunk.quantity, chunk.price, chunk.has_price, chunk.line_amount,
+                             chunk.order, el)
         )
+
+    def line_values(self, key: np.ndarray, quantity: np.ndarray, price: np.ndarray, has_price: np.ndarray,
+                    amount: np.ndarray, order: np.ndarray, el: np.ndarray) -> np.ndarray:
+        """Each line's discount (0 outside `el`), lines of one order contiguous
+        and in order (`order`: a non-decreasing order index per line).
+
+        `el` may be narrower than the scope (stacking: lines an earlier
+        discount took under the products mode ONCE) and `amount` other than
+        price x quantity (stacking: a line's amount less earlier discounts).
+        """
+        units, base, cap = self._units_base_cap(key, quantity, price, has_price, amount, order, el)
         if self.proportional:
             assert self.amount_off is not None
             weights = base if self.effect == "APPLY_TO_ITEMS_PROPORTIONALLY" else units
             idx = np.flatnonzero(el)
             value = np.zeros(key.size, dtype=np.int64)
-            value[idx] = split_groups(self.amount_off, weights[idx], cap[idx], chunk.order[idx])
+            if idx.size:
+                value[idx] = split_groups(self.amount_off, weights[idx], cap[idx], order[idx])
         else:
-            value = self._capped(key, chunk.price, chunk.has_price, units, base, cap)
+            value = self._capped(key, price, has_price, units, base, cap)
         np.multiply(value, el, out=value)
         if self.agga is not None:
             agga = self.agga[key]
             for e in np.unique(agga[el & (agga >= 0)]).tolist():
-                budget_pass(value, el & (agga == e), chunk.order, int(self.abudgets[e] or 0))
+                budget_pass(value, el & (agga == e), order, int(self.abudgets[e] or 0))
         if self.aggregated is not None:
-            budget_pass(value, el, chunk.order, self.aggregated)
-        return chunk.segment_sum(value)
+            budget_pass(value, el, order, self.aggregated)
+        return value
 
     # -- per-line arithmetic, shared by both ------------------------------------------------
     def _units_base_cap(

@@ -21,7 +21,11 @@ Decisions where the service's documents are silent are written in
 docs/decisions.md § Stacking and each is made in one place here.
 """
 
-from .evaluation import StackResult, evaluate_stack
+from .application_order import application_order, initial_amount_mode, skips_no_effect
+from .evaluation import FIXED_REASONS, StackResult, evaluate_stack, why_rules_failed
 from .stack_entry import StackCategory, StackedRedeemable, StackEntry, StackKind
 
-__all__ = ["StackCategory", "StackEntry", "StackKind", "StackResult", "StackedRedeemable", "evaluate_stack"]
+__all__ = [
+    "FIXED_REASONS", "StackCategory", "StackEntry", "StackKind", "StackResult", "StackedRedeemable",
+    "application_order", "evaluate_stack", "initial_amount_mode", "skips_no_effect", "why_rules_failed",
+]

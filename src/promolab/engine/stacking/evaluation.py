@@ -30,11 +30,11 @@ from ..context import CustomerContext, PricingContext
 from ..lines import NormalizedOrder
 from ..rule_evaluation import RuleFailure
 from .application_order import application_order, initial_amount_mode, skips_no_effect
-from .limits import ApplicationLimits
+from .limits import LIMIT_FAILURES, ApplicationLimits
 from .running_order import RunningOrder
 from .stack_entry import StackedRedeemable, StackEntry, StackKind, Status
 
-__all__ = ["StackResult", "evaluate_stack"]
+__all__ = ["FIXED_REASONS", "StackResult", "evaluate_stack", "why_rules_failed"]
 
 _PRECEDING = RuleFailure(
     "preceding_validation_failed", "Redeemable cannot be applied due to preceding validation failure"
@@ -104,7 +104,7 @@ def evaluate_stack(
             continue
         failure = _check(entry, running, customer, ctx)
         if failure is not None:
-            why = _seen(failure, running, len(answers))
+            why = why_rules_failed(failure, running.total, running.order.amount, len(answers))
             answers[entry.position] = _not_applied(entry, kind, "INAPPLICABLE", failure, why)
             failed = all_mode
             continue
@@ -165,10 +165,22 @@ def _check(
     return failure
 
 
-def _seen(failure: RuleFailure, running: RunningOrder, before: int) -> str:
-    """The failure's message, with the running amount its rules saw when
-    redeemables before it had already discounted the order."""
-    total = running.total
-    if failure.key != "order_rules_violated" or total == running.order.amount:
+def why_rules_failed(failure: RuleFailure, total: int, amount: int, before: int) -> str:
+    """The failure's message, with the running amount its rules saw (`total`)
+    when the `before` redeemables tried before it had already discounted the
+    order (`amount` as sent)."""
+    if failure.key != "order_rules_violated" or total == amount:
         return failure.message
     return f"{failure.message} (the order's amount was {total} after the {before} redeemable(s) tried before it)"
+
+
+#: The reasons that do not depend on the order: key -> (message, why). Callers
+#: that decide a stack another way (the analysis layer's vectorized policy
+#: comparison) report these, so the words live here only.
+FIXED_REASONS: dict[str, tuple[str, str]] = {
+    _PRECEDING.key: (_PRECEDING.message, _WHY_PRECEDING),
+    _EXCLUSION.key: (_EXCLUSION.message, _WHY_EXCLUSION),
+    _NO_EFFECT.key: (_NO_EFFECT.message, _WHY_NO_EFFECT),
+    _UNIT.key: (_UNIT.message, _UNIT.message),
+    **{f.key: (f.message, f.message) for f in LIMIT_FAILURES},
+}

@@ -15,7 +15,7 @@ from ...models import StackingRules
 from ..rule_evaluation import RuleFailure
 from .stack_entry import StackEntry, StackKind
 
-__all__ = ["ApplicationLimits"]
+__all__ = ["LIMIT_FAILURES", "ApplicationLimits"]
 
 _TOTAL = RuleFailure("applicable_redeemables_limit_exceeded", "Applicable redeemables limit exceeded")
 _PER_CATEGORY = RuleFailure(
@@ -28,6 +28,9 @@ _EXCLUSIVE_PER_CATEGORY = RuleFailure(
     "applicable_exclusive_redeemables_per_category_limit_exceeded",
     "Applicable exclusive redeemables limit per category exceeded",
 )
+
+#: Every limit's refusal, in the order `refusal` checks them.
+LIMIT_FAILURES = (_TOTAL, _EXCLUSIVE, _EXCLUSIVE_PER_CATEGORY, _PER_CATEGORY)
 
 
 class ApplicationLimits:

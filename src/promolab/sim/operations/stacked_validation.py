@@ -30,10 +30,16 @@ from ...models import endpoints
 from ..operation import bind
 from ..promotions import PricingView, customer_context, invalid_payload, pricing_view, tracking_id
 from ..records import SessionHold
-from ..refusals import InvalidPayload, NotFound, SimError
+from ..refusals import SimError
 from ..request_parsing import parse
 from ..sessions import held, lock
-from ..stack_redeemables import ResolvedRedeemable, resolve_redeemables
+from ..stack_redeemables import (
+    ResolvedRedeemable,
+    check_redeemables,
+    expand_stack,
+    refuse_the_same_code_twice,
+    resolve_redeemables,
+)
 from ..usage import usage_of
 from .stacking_rules import stacking_rules_in_force
 
@@ -108,17 +114,8 @@ def priced_stack(sim: Simulator, request: Any) -> StackedRequest:
     common part); raises the request-level 400s before pricing anything."""
     body = parse(models.StackedValidationRequest, request)
     rules = stacking_rules_in_force(sim)
-    if len(body.redeemables) > rules.redeemables_limit:
-        raise InvalidPayload(
-            f"Property .redeemables: at most {rules.redeemables_limit} redeemables may be sent "
-            f"(the project's redeemables_limit), got {len(body.redeemables)}"
-        )
-    seen: set[tuple[str, str]] = set()
-    for sent in body.redeemables:
-        if (sent.object, sent.id) in seen:
-            raise _duplicated(f"{sent.object} {sent.id}")
-        seen.add((sent.object, sent.id))
-    redeemables = _expand_stack(sim, body.redeemables)
+    check_redeemables(body.redeemables, rules)
+    redeemables = expand_stack(sim, body.redeemables)
     view = pricing_view(sim)
     given = request.get("customer") if isinstance(request, dict) else None
     customer, source = customer_context(sim, view, given)
@@ -128,41 +125,11 @@ def priced_stack(sim: Simulator, request: Any) -> StackedRequest:
         raise invalid_payload(exc) from None
     session_key = body.session.key if body.session is not None else None
     resolved = resolve_redeemables(sim, view, redeemables, held(sim, except_key=session_key))
-    _refuse_the_same_code_twice(resolved)
+    refuse_the_same_code_twice(resolved)
     ctx = PricingContext(sim.now, body.metadata or {}, usage=usage_of(sim))
     result = evaluate_stack([r.entry for r in resolved], order, customer, ctx, rules)
     tracking = tracking_id(sim.state.project.id, source) if source is not None else body.tracking_id
     return StackedRequest(body, view, resolved, result, rules, tracking)
-
-
-def _duplicated(what: str) -> SimError:
-    return SimError(f"Duplicated redeemables detected in one request: {what}",
-                    key="duplicated_redeemables", message="Duplicated redeemables detected")
-
-
-def _refuse_the_same_code_twice(resolved: list[ResolvedRedeemable]) -> None:
-    """One voucher named twice, by its code and by its id, is one redeemable sent twice."""
-    seen: dict[str, str] = {}
-    for item in resolved:
-        if item.voucher is not None:
-            if item.voucher.id in seen:
-                raise _duplicated(f"voucher {seen[item.voucher.id]} and {item.entry.id} are one code")
-            seen[item.voucher.id] = item.entry.id
-
-
-def _expand_stack(sim: Simulator, sent: list[models.RedeemableInput]) -> list[models.RedeemableInput]:
-    """A promotion stack stands for its tiers, in its order; it must come
-    alone (400 `invalid_redeemables`, the service's words)."""
-    stacks = [r for r in sent if r.object == "promotion_stack"]
-    if not stacks:
-        return sent
-    if len(sent) > 1:
-        raise SimError("Promotion Stack cannot be use with other redeemables", key="invalid_redeemables",
-                       message="Invalid redeemables")
-    stack = sim.state.promotion_stacks.get(stacks[0].id)
-    if stack is None:
-        raise NotFound("promotion_stack", stacks[0].id)
-    return [models.RedeemableInput(object="promotion_tier", id=tier_id) for tier_id in stack.tier_ids]
 
 
 def validate_stacked(sim: Simulator, *, request: Any) -> dict[str, Any]:

@@ -1,0 +1,272 @@
+"""One policy's stack over a chunk of orders, in numpy: `evaluate_stack` column-wise.
+
+The engine tries the redeemables of one order one after the other
+(`engine.stacking.evaluation`); here each step runs for every order of the
+chunk at once, in the same application order (the policy's, order-
+independent), with the running order held as arrays: the order-level
+discount and the running total per order, and each line's cumulative item
+discount. Per redeemable, in that order, exactly the engine's steps:
+
+1. under ALL, the orders where an earlier one was INAPPLICABLE skip it;
+2. INAPPLICABLE when refused or out of its campaign's dates (every order),
+   or where its rules fail on the running order (masks, with `order.amount`
+   read as the running total and everything else as sent; the first failing
+   rule's message is the engine's, asked once per rule);
+3. SKIPPED for a common one where an exclusive one applied;
+4. SKIPPED where a limit is reached (counts per order, per category);
+5. its step: an order-level discount of the running total (or of the amount
+   as sent under INITIAL_AMOUNT), gift credits, or item discounts per line
+   (`DiscountKernel.line_values` on the lines' running subtotals, lines an
+   earlier discount reached left out under ONCE, a FIXED price ending the
+   line at it), each line held within its subtotal and the step within the
+   running total, trimmed from the last lines as `trim_from_last` does;
+   SKIPPED `no_effect` where it takes nothing and the policy says skip;
+6. applied elsewhere.
+
+Integer cents throughout; per-order sums go through `Chunk.segment_sum`,
+exact under the chunk guards the caller checks.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+
+import numpy as np
+
+from ...engine import RuleFailure
+from ..sweep.batch import Chunk
+from .reason_table import ReasonTable
+from .stack_outputs import INAPPLICABLE, SKIPPED, StackOutputs
+from .stack_plan import EntryTables, PlannedEntry, PolicyPlan
+
+__all__ = ["RuleProbe", "run_policy"]
+
+#: (entry's tables, failing-rule code, chunk position, running total there) -> the engine's failure.
+RuleProbe = Callable[[EntryTables, int, int, int], RuleFailure]
+
+
+class RunningArrays:
+    """The chunk's orders as the redeemables applied so far left them."""
+
+    def __init__(self, chunk: Chunk, amount_leaves: frozenset[str]) -> None:
+        self.chunk = chunk
+        self.amount_leaves = amount_leaves
+        self.done = np.zeros(chunk.key.size, dtype=np.int64)
+        self.total = chunk.amount.copy()
+        self.touched = False
+
+    def rules_view(self) -> Chunk:
+        """The chunk as rules read it: `amount` is the running total; masks of
+        `order.amount` rules computed on another total are not reused."""
+        chunk = self.chunk
+        if not self.touched:
+            return chunk
+        view = copy.copy(chunk)
+        view.amount = self.total
+        view.masks = {k: v for k, v in chunk.masks.items() if k not in self.amount_leaves}
+        return view
+
+    def keep_masks(self, view: Chunk) -> None:
+        """Masks a view computed that do not depend on the running total serve later steps."""
+        if view is not self.chunk:
+            for k, v in view.masks.items():
+                if k not in self.amount_leaves:
+                    self.chunk.masks.setdefault(k, v)
+
+    def step(self, planned: PlannedEntry, once: bool) -> tuple[np.ndarray, np.ndarray | None]:
+        """(cents off per order, cents off per line or None for an order-level step)."""
+        tables, chunk = planned.tables, self.chunk
+        if tables.tier is None:  # gift credits
+            return np.minimum(tables.entry.gift_credits or 0, self.total), None
+        kernel = tables.kernel
+        assert kernel is not None
+        if kernel.order_level:
+            base = chunk.amount if planned.initial else self.total
+            return np.minimum(kernel.order_values(base), self.total), None
+        done = self.done
+        el = kernel.eligible.take(chunk.key)
+        if once:
+            el &= done == 0
+        fixed = kernel.kind == "FIXED" and not planned.initial
+        amount = chunk.line_amount if planned.initial or fixed else chunk.line_amount - done
+        values = kernel.line_values(chunk.key, chunk.quantity, chunk.price, chunk.has_price, amount, chunk.order, el)
+        if fixed:  # the price set, less what earlier discounts already took
+            values = np.maximum(values - done, 0)
+        np.minimum(values, chunk.line_amount - done, out=values)
+        sums = chunk.segment_sum(values)
+        excess = sums - self.total
+        if (excess > 0).any():
+            _trim_from_last(values, sums, np.maximum(excess, 0), chunk)
+            sums = chunk.segment_sum(values)
+        return sums, values
+
+    def apply(self, applied: np.ndarray, taken: np.ndarray, lines: np.ndarray | None) -> None:
+        """The orders in `applied` take their step (`taken` per order, `lines` per line)."""
+        if lines is not None:
+            self.done += lines * applied.take(self.chunk.order)
+        self.total -= taken * applied
+        self.touched = True
+
+
+def _trim_from_last(values: np.ndarray, sums: np.ndarray, excess: np.ndarray, chunk: Chunk) -> None:
+    """`trim_from_last` per order, in place: `excess` cents back from the last lines first."""
+    order = chunk.order
+    cumulative = np.cumsum(values)
+    first = chunk.starts[:-1]
+    before = np.zeros(chunk.n, dtype=np.int64)
+    has = chunk.n_lines > 0
+    before[has] = cumulative[first[has]] - values[first[has]]
+    after = sums.take(order) - (cumulative - before.take(order))  # this order's lines after each line
+    values -= np.clip(excess.take(order) - after, 0, values)
+
+
+class _Limits:
+    """Per order: how many applied, from exclusive categories, per category."""
+
+    def __init__(self, n: int) -> None:
+        self.count = np.zeros(n, dtype=np.int16)
+        self.exclusive = np.zeros(n, dtype=np.int16)
+        self.per_category: dict[str, np.ndarray] = {}
+
+    def _of(self, category: str) -> np.ndarray:
+        found = self.per_category.get(category)
+        if found is None:
+            found = self.per_category[category] = np.zeros(self.count.size, dtype=np.int16)
+        return found
+
+    def refusals(self, planned: PlannedEntry, plan: PolicyPlan, candidates: np.ndarray) -> list[tuple[str, np.ndarray]]:
+        """(limit key, orders it refuses) in the engine's order of checks (`ApplicationLimits.refusal`)."""
+        rules = plan.rules
+        out = []
+        left = candidates.copy()
+
+        def refuse(key: str, mask: np.ndarray) -> None:
+            hit = left & mask
+            if hit.any():
+                out.append((key, hit))
+                left[hit] = False
+
+        refuse("applicable_redeemables_limit_exceeded", self.count >= rules.applicable_redeemables_limit)
+        if planned.kind == "EXCLUSIVE":
+            refuse("applicable_exclusive_redeemables_limit_exceeded",
+                   self.exclusive >= rules.applicable_exclusive_redeemables_limit)
+            limit = rules.applicable_exclusive_redeemables_per_category_limit
+            if limit is not None:
+                for category in planned.categories:
+                    refuse("applicable_exclusive_redeemables_per_category_limit_exceeded", self._of(category) >= limit)
+            return out
+        overrides = rules.applicable_redeemables_category_limits
+        default = rules.applicable_redeemables_per_category_limit
+        for category in planned.categories:
+            limit = overrides.get(category, default)
+            if limit is not None:
+                refuse("applicable_redeemables_per_category_limit_exceeded", self._of(category) >= limit)
+        return out
+
+    def record(self, planned: PlannedEntry, applied: np.ndarray) -> None:
+        self.count += applied
+        if planned.kind == "EXCLUSIVE":
+            self.exclusive += applied
+        for category in planned.categories:
+            self._of(category)[...] += applied
+
+
+def _inapplicable(planned: PlannedEntry, live: np.ndarray, running: RunningArrays, probe: RuleProbe,
+                  table: ReasonTable, reason: np.ndarray, seen: np.ndarray) -> np.ndarray:
+    """Step 2: the live orders where the redeemable is INAPPLICABLE, their reasons written."""
+    tables = planned.tables
+    chunk = running.chunk
+    failures: list[tuple[RuleFailure, np.ndarray]] = []
+    passing = live
+    if tables.constant is not None:
+        failures.append((tables.constant, live))
+        passing = np.zeros_like(live)
+    elif tables.rules is not None:
+        view = running.rules_view()
+        ok, codes = tables.rules.evaluate(view, by_rule=True)
+        running.keep_masks(view)
+        failing = live & ~ok
+        for code in np.unique(codes[failing]).tolist():
+            rows = failing & (codes == code)
+            failure = tables.messages.get(code)
+            if failure is None:
+                i = int(np.argmax(rows))
+                failure = tables.messages[code] = probe(tables, code, i, int(running.total[i]))
+            failures.append((failure, rows))
+        passing = live & ok
+    bad = np.asarray(live & ~passing, dtype=bool)
+    if tables.unit and passing.any():
+        reason[passing] = table.fixed("unsupported_in_stack")
+        bad = live.copy()
+    for failure, rows in failures:
+        reason[rows] = table.failure(failure, planned.before)
+        if failure.key == "order_rules_violated":
+            moved = rows & (running.total != chunk.amount)
+            seen[moved] = running.total[moved]
+    return bad
+
+
+def run_policy(plan: PolicyPlan, p: int, chunk: Chunk, out: StackOutputs, table: ReasonTable,
+               probe: RuleProbe, amount_leaves: frozenset[str]) -> None:
+    """Policy `p` over the chunk, into column `p` of `out` (the chunk's block).
+
+    Each redeemable's cells are written into contiguous rows of a scratch
+    (redeemables x orders), copied into the order-major block once: masked
+    writes straight into the block's strided columns cost several times more.
+    """
+    n, r_count = chunk.n, out.status.shape[2]
+    scratch = StackOutputs.allocate(r_count, 1, n)  # (redeemables, 1, orders): rows contiguous
+    running = RunningArrays(chunk, amount_leaves)
+    limits = _Limits(n)
+    failed = np.zeros(n, dtype=bool)
+    exclusive_applied = np.zeros(n, dtype=bool)
+    any_inapplicable = np.zeros(n, dtype=bool)
+    for planned in plan.order:
+        r = planned.tables.entry.position
+        status, reason, applied, seen = (scratch.status[r, 0], scratch.reason[r, 0], scratch.applied[r, 0],
+                                         scratch.seen[r, 0])
+        if failed.any():
+            status[failed] = SKIPPED
+            reason[failed] = table.fixed("preceding_validation_failed")
+        live = ~failed
+        bad = _inapplicable(planned, live, running, probe, table, reason, seen)
+        status[bad] = INAPPLICABLE
+        any_inapplicable |= bad
+        if plan.all_mode:
+            failed |= bad
+        candidates = live & ~bad
+        if planned.kind == "COMMON":
+            excluded = candidates & exclusive_applied
+            if excluded.any():
+                status[excluded] = SKIPPED
+                reason[excluded] = table.fixed("exclusion_rules_not_met")
+                candidates &= ~excluded
+        for key, refused in limits.refusals(planned, plan, candidates):
+            status[refused] = SKIPPED
+            reason[refused] = table.fixed(key)
+            candidates &= ~refused
+        if not candidates.any():
+            continue
+        taken, lines = running.step(planned, plan.once)
+        if planned.skip_no_effect:
+            nothing = candidates & (taken == 0)
+            if nothing.any():
+                status[nothing] = SKIPPED
+                reason[nothing] = table.fixed("no_effect")
+                candidates &= ~nothing
+        running.apply(candidates, taken, lines)
+        np.multiply(taken, candidates, out=applied)
+        limits.record(planned, candidates)
+        if planned.kind == "EXCLUSIVE":
+            exclusive_applied |= candidates
+    for name in ("status", "reason", "applied", "seen"):
+        getattr(out, name)[:, p, :] = getattr(scratch, name)[:, 0, :].T
+    valid = limits.count > 0
+    if plan.all_mode:
+        valid &= ~any_inapplicable
+    out.amount[:] = chunk.amount
+    out.valid[:, p] = valid
+    out.applicable[:, p] = limits.count
+    out.discount[:, p] = np.where(valid, chunk.amount - running.total, 0)
+    out.total[:, p] = np.where(valid, running.total, chunk.amount)

@@ -1,0 +1,172 @@
+"""How one stack of redeemables is evaluated over a batch, per policy.
+
+Everything about a redeemable that does not depend on the order is settled
+here once: a refusal by the caller or a campaign that does not run at the
+pricing instant (INAPPLICABLE for every order), its rules as masks
+(`sweep.rulemasks`), its discount as a numpy kernel (`sweep.vectorized`),
+or its gift credits (`EntryTables`). Everything that depends on the policy
+only comes from the engine's own functions (`application_order`,
+`initial_amount_mode`, `skips_no_effect`), so the order in which the
+redeemables are tried, their kinds and per-category modes are the engine's
+(`PolicyPlan`).
+
+A stack is vectorized when every redeemable that can reach the rules has
+rules with a mask form and, for a discount, a kernel; otherwise the whole
+stack takes the engine (`evaluate_stack` per order), and `reason` says why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from ...engine import (
+    CompiledTier,
+    CustomerContext,
+    PricingContext,
+    RuleFailure,
+    StackEntry,
+    StackKind,
+    application_order,
+    initial_amount_mode,
+    skips_no_effect,
+)
+from ...models import StackingRules
+from ..sweep.batch import KeyTable
+from ..sweep.rulemasks import BoundRules, NotVectorizable, compile_program
+from ..sweep.vectorized import DiscountKernel
+
+__all__ = ["EntryTables", "PolicyPlan", "StackPlan", "plan_stack"]
+
+#: Rule codes of one redeemable are int8 (`BoundRules.evaluate(by_rule=True)`).
+_MAX_RULES = 120
+
+
+@dataclass
+class EntryTables:
+    """One redeemable of the stack, bound to a batch."""
+
+    entry: StackEntry
+    #: INAPPLICABLE for every order before its rules are read (caller's refusal, campaign).
+    constant: RuleFailure | None = None
+    rules: BoundRules | None = None
+    kernel: DiscountKernel | None = None
+    #: A UNIT discount: INAPPLICABLE (`unsupported_in_stack`) wherever its rules pass.
+    unit: bool = False
+    #: The engine's message per failing-rule code (filled on first sight: `RuleMessages`).
+    messages: dict[int, RuleFailure] = field(default_factory=dict)
+    #: Leaf keys of its `order.amount` rules: masks that change with the running total.
+    amount_leaves: frozenset[str] = frozenset()
+
+    @property
+    def tier(self) -> CompiledTier | None:
+        return self.entry.discount
+
+
+@dataclass(frozen=True)
+class PlannedEntry:
+    """A redeemable as one policy tries it."""
+
+    tables: EntryTables
+    kind: StackKind
+    initial: bool
+    skip_no_effect: bool
+    #: Redeemables tried before it (what a rule failure's `why` counts).
+    before: int
+    categories: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class PolicyPlan:
+    name: str
+    rules: StackingRules
+    order: tuple[PlannedEntry, ...]
+
+    @property
+    def all_mode(self) -> bool:
+        return self.rules.redeemables_application_mode == "ALL"
+
+    @property
+    def once(self) -> bool:
+        return self.rules.redeemables_products_application_mode == "ONCE"
+
+
+@dataclass
+class StackPlan:
+    entries: list[EntryTables]
+    policies: list[PolicyPlan]
+    path: str
+    reason: str
+    amount_leaves: frozenset[str] = frozenset()
+
+
+def _bind_entry(
+    entry: StackEntry, keys: KeyTable, customers: Sequence[CustomerContext | None], ctx: PricingContext,
+) -> tuple[EntryTables, str | None]:
+    """The entry's tables and, when it cannot be vectorized, why."""
+    if entry.refusal is not None:
+        return EntryTables(entry, constant=entry.refusal), None
+    tier = entry.discount
+    if tier is None:
+        return EntryTables(entry), None  # gift credits
+    failure = tier.campaign.evaluate(ctx.now)
+    if failure is not None:
+        return EntryTables(entry, constant=failure), None
+    tables = EntryTables(entry, unit=tier.amount_discount is None)
+    try:
+        program = compile_program(tier.spec.rules)
+    except ValueError as exc:  # NotVectorizable, or logic the masks cannot parse
+        return tables, f"{entry.id}: rules not vectorizable ({exc})"
+    if len(program.leaves) > _MAX_RULES:
+        return tables, f"{entry.id}: more than {_MAX_RULES} rules"
+    if program.tree is not None:
+        tables.rules = program.bind(keys, customers, ctx.now, ctx.redemption_metadata)
+        tables.amount_leaves = frozenset(
+            tables.rules.leaf_keys[rid] for rid, leaf in program.leaves.items() if leaf.family == "order.amount"
+        )
+    if not tables.unit:
+        try:
+            tables.kernel = DiscountKernel(tier, keys)
+        except NotVectorizable as exc:
+            return tables, f"{entry.id}: discount not vectorizable ({exc})"
+    return tables, None
+
+
+def _policy(name: str, rules: StackingRules, tables: Mapping[int, EntryTables]) -> PolicyPlan:
+    ordered = application_order([t.entry for t in tables.values()], rules)
+    planned = tuple(
+        PlannedEntry(tables[entry.position], kind, initial_amount_mode(entry, rules), skips_no_effect(entry, rules),
+                     before, tuple(c.id for c in entry.categories))
+        for before, (entry, kind) in enumerate(ordered)
+    )
+    return PolicyPlan(name, rules, planned)
+
+
+def plan_stack(
+    entries: Sequence[StackEntry],
+    policies: Mapping[str, StackingRules],
+    keys: KeyTable,
+    customers: Sequence[CustomerContext | None],
+    ctx: PricingContext,
+) -> StackPlan:
+    bound = [_bind_entry(e, keys, customers, ctx) for e in entries]
+    tables = {t.entry.position: t for t, _ in bound}
+    plans = [_policy(name, rules, tables) for name, rules in policies.items()]
+    problems = [p for _, p in bound if p is not None]
+    leaves = frozenset().union(*(t.amount_leaves for t, _ in bound))
+    if problems:
+        return StackPlan([t for t, _ in bound], plans, "fallback",
+                         "; ".join(problems) + ": the engine evaluates every order", leaves)
+    kinds = ", ".join(_describe(t) for t, _ in bound)
+    return StackPlan([t for t, _ in bound], plans, "vectorized", kinds, leaves)
+
+
+def _describe(tables: EntryTables) -> str:
+    entry = tables.entry
+    if tables.constant is not None:
+        return f"{entry.id}: {tables.constant.key}"
+    if entry.discount is None:
+        return f"{entry.id}: gift credits"
+    tier = entry.discount
+    return f"{entry.id}: {tier.kind} {tier.effect}"
+

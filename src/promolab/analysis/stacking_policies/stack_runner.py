@@ -1,0 +1,124 @@
+"""A stack over a batch of orders, chunk by chunk: numpy where exact, the engine where not.
+
+Per chunk, every policy runs in numpy (`running_arrays`) when the stack is
+vectorized and the chunk's amounts are safely inside int64; otherwise (a
+stack planned for the engine, a chunk with huge amounts, a kernel that
+reports `Overflow`) the engine's `evaluate_stack` prices each order of the
+chunk under each policy, writing the same cells. The engine is also asked,
+once per rule, for the message of a rule that failed in numpy (`probe`), so
+the reasons read the engine's words.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from ...engine import Catalogue, PricingContext, RuleFailure, StackResult, evaluate_stack
+from ..sweep.batch import Chunk, OrderBatch
+from ..sweep.fallback import EngineOrders
+from ..sweep.vectorized import Overflow
+from .reason_table import Reason, ReasonTable
+from .running_arrays import RuleProbe, run_policy
+from .stack_outputs import STATUSES, StackOutputs
+from .stack_plan import EntryTables, StackPlan
+
+__all__ = ["evaluate_stack_plan"]
+
+#: Prefix sums over a chunk's lines stay exact in int64 below this.
+_SAFE = 1 << 62
+_STATUS = {name: code for code, name in enumerate(STATUSES)}
+
+
+def _vectorizable(chunk: Chunk) -> bool:
+    if chunk.overflow or not chunk.exact or not chunk.n:
+        return False
+    return int(chunk.amount.max()) * max(chunk.n, 1) < _SAFE
+
+
+def _probe(chunk: Chunk, orders: EngineOrders, catalogue: Catalogue, ctx: PricingContext) -> RuleProbe:
+    """The engine's failure for a rule that failed in numpy, on the order where it did."""
+    batch = chunk.batch
+
+    def probe(tables: EntryTables, code: int, i: int, total: int) -> RuleFailure:
+        tier = tables.tier
+        assert tier is not None
+        order = orders.get(i, catalogue)
+        if total != order.amount:  # the rules read the running total (`RunningOrder.rules_view`)
+            order = dataclasses.replace(order, amount=total, memo={}, shared={})
+        failure = tier.rules.evaluate(
+            order, batch.customer_context(chunk.a + i), ctx.now, ctx.redemption_metadata, ctx.audience_only,
+            usage=ctx.usage, subject=(tier.id, tier.spec.campaign.id), ignored=ctx.ignored_rules,
+        )  # fmt: skip
+        if failure is None:
+            raise AssertionError(f"{tier.id}: rule code {code} failed in numpy but the engine passes the order")
+        return failure
+
+    return probe
+
+
+def write_result(result: StackResult, amount: int, out: StackOutputs, i: int, p: int, table: ReasonTable) -> None:
+    """The engine's answer for order i under policy p, into every cell of `out`."""
+    out.amount[i] = amount
+    out.valid[i, p] = result.valid
+    out.applicable[i, p] = len(result.applicable)
+    out.discount[i, p] = result.discount
+    out.total[i, p] = amount - result.discount
+    for answer in result.redeemables:
+        r = answer.entry.position
+        out.status[i, p, r] = _STATUS[answer.status]
+        out.applied[i, p, r] = answer.applied
+        out.seen[i, p, r] = -1
+        if answer.reason_key is None:
+            out.reason[i, p, r] = 0
+        else:
+            out.reason[i, p, r] = table.code(Reason(answer.reason_key, answer.reason or "", answer.why or ""))
+
+
+def _engine_chunk(plan: StackPlan, chunk: Chunk, orders: EngineOrders, catalogue: Catalogue,
+                  ctx: PricingContext, out: StackOutputs, table: ReasonTable) -> None:
+    entries = [t.entry for t in plan.entries]
+    batch = chunk.batch
+    for i in range(chunk.n):
+        order = orders.get(i, catalogue)
+        customer = batch.customer_context(chunk.a + i)
+        for p, policy in enumerate(plan.policies):
+            result = evaluate_stack(entries, order, customer, ctx, policy.rules)
+            write_result(result, order.amount, out, i, p, table)
+
+
+def evaluate_stack_plan(
+    plan: StackPlan,
+    batch: OrderBatch,
+    catalogue: Catalogue,
+    ctx: PricingContext,
+    out: StackOutputs,
+    table: ReasonTable,
+    *,
+    chunk_size: int,
+    on_chunk: Callable[[int], None] | None = None,
+) -> int:
+    """Every order of `batch` under every policy of `plan`, into `out`; returns
+    how many orders the engine priced."""
+    distinct = batch.distinct.fresh() if batch.distinct is not None else None
+    by_engine = 0
+    for a in range(0, batch.n_orders, chunk_size):
+        b = min(batch.n_orders, a + chunk_size)
+        chunk = Chunk(batch, a, b, distinct)
+        orders = EngineOrders(chunk)
+        block = out.block(a, b)
+        done = False
+        if plan.path == "vectorized" and _vectorizable(chunk):
+            probe = _probe(chunk, orders, catalogue, ctx)
+            try:
+                for p, policy in enumerate(plan.policies):
+                    run_policy(policy, p, chunk, block, table, probe, plan.amount_leaves)
+                done = True
+            except Overflow:
+                pass  # the engine rewrites every cell of the block
+        if not done:
+            _engine_chunk(plan, chunk, orders, catalogue, ctx, block, table)
+            by_engine += chunk.n
+        if on_chunk is not None:
+            on_chunk(chunk.n)
+    return by_engine
