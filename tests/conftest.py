@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,11 @@ class Served:
     def http(self) -> httpx.Client:
         return httpx.Client(base_url=self.base_url, timeout=10.0)
 
+    def reset(self) -> None:
+        """Back to the scenario's initial state (`POST /_sim/reset`)."""
+        with self.client() as client:
+            client.control.reset()
+
 
 def _demo_credentials(path: Path) -> dict[str, str]:
     creds = Simulator.from_scenario(path).state.project.credentials
@@ -70,22 +76,37 @@ def _demo_credentials(path: Path) -> dict[str, str]:
     }
 
 
-@pytest.fixture
-def served(demo_path: Path) -> Iterator[Served]:
-    """`python -m promolab.cli serve --scenario demo.yaml` on a free port.
+@contextmanager
+def _serve(path: Path) -> Iterator[Served]:
+    """`python -m promolab.cli serve --scenario PATH` on a free port.
 
     Readiness is probed with GET /openapi.json, which needs no credentials and
     never draws a request id, so the server's request-id counter is untouched
     when the test starts. The process is always terminated
     (`subprocess_helpers.serving`).
     """
-    credentials = _demo_credentials(demo_path)
+    credentials = _demo_credentials(path)
     port = free_port()
     base_url = f"http://127.0.0.1:{port}"
     with serving(
-        [sys.executable, "-m", "promolab.cli", "serve", "--scenario", str(demo_path),
+        [sys.executable, "-m", "promolab.cli", "serve", "--scenario", str(path),
          "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
         f"{base_url}/openapi.json", name="promolab serve", seconds=60, interval=0.1,
         env={**os.environ, "PYTHONUNBUFFERED": "1"},
     ) as process:
         yield Served(base_url, process, credentials)
+
+
+@pytest.fixture
+def served(demo_path: Path) -> Iterator[Served]:
+    """A served demo scenario of its own for one test (see `_serve`)."""
+    with _serve(demo_path) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def served_module(demo_path: Path) -> Iterator[Served]:
+    """One served demo scenario for a whole test module; its tests put it back
+    to the scenario's state with `Served.reset()` (the control API's reset)."""
+    with _serve(demo_path) as server:
+        yield server
