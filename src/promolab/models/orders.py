@@ -184,6 +184,10 @@ class OrderItemInput(RequestModel):
             "product",
             "sku",
             "metadata",
+            "discount_quantity",
+            "initial_quantity",
+            "discount_amount",
+            "initial_amount",
         }
     )
 
@@ -197,6 +201,12 @@ class OrderItemInput(RequestModel):
     product: OrderItemProductInput | None = None
     sku: OrderItemSkuInput | None = None
     metadata: Metadata | None = None
+    #: Fields of a computed line that the service's request schema also
+    #: allows (its SDKs send them, as null when unset): accepted, not read.
+    discount_quantity: NonNegativeInt64 | None = None
+    initial_quantity: NonNegativeInt64 | None = None
+    discount_amount: Money | None = None
+    initial_amount: Money | None = None
 
     @model_validator(mode="after")
     def _identifies_itself(self) -> Self:
@@ -220,10 +230,19 @@ class OrderItemInput(RequestModel):
 class OrderInput(RequestModel):
     """The cart sent for validation; ``amount``, when given, is used as-is (§1.3)."""
 
-    __omit_if_none__ = frozenset({"id", "source_id", "amount", "items", "metadata"})
+    __omit_if_none__ = frozenset(
+        {"id", "source_id", "status", "amount", "initial_amount", "discount_amount", "items", "metadata"}
+    )
 
     id: str | None = None
     source_id: str | None = None
+    #: Accepted as the service's schema allows it; a redemption's order is PAID.
+    status: Literal["CREATED", "PAID", "CANCELED", "FULFILLED"] | None = None
     amount: Money | None = None
+    #: The amount before any discount, when it differs from `amount`
+    #: (`order.initial_amount` rules read it; default: `amount`).
+    initial_amount: Money | None = None
+    #: Accepted (the service's schema has it), not read: discounts are computed.
+    discount_amount: Money | None = None
     items: list[OrderItemInput] | None = None
     metadata: Metadata | None = None

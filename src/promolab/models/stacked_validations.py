@@ -19,7 +19,7 @@ from pydantic import Field, StrictBool
 
 from ._base import RequestModel, WireModel
 from .categories import Category
-from .common import Metadata, Money
+from .common import INTEGER_ONLY, Metadata, Money, NonNegativeInt64
 from .customers import CustomerInput
 from .discounts import Discount
 from .errors import ErrorBody
@@ -35,6 +35,7 @@ __all__ = [
     "RedeemableInput",
     "RedeemableOutcome",
     "RedeemableResult",
+    "RedeemableReward",
     "SessionInput",
     "SessionLock",
     "StackableOptions",
@@ -57,15 +58,26 @@ class RedeemableGift(RequestModel):
     credits: Money | None = None
 
 
+class RedeemableReward(RequestModel):
+    """A loyalty card's pay-with-points reward (accepted; loyalty cards are
+    not stacked yet: docs/decisions.md)."""
+
+    __omit_if_none__ = frozenset({"id", "points"})
+
+    id: Annotated[str, Field(min_length=1, max_length=100)] | None = None
+    points: NonNegativeInt64 | None = None
+
+
 class RedeemableInput(RequestModel):
     """One redeemable of a stacked request: a code (`voucher`), a tier, or a
     promotion stack (alone: it stands for its tiers, in its order)."""
 
-    __omit_if_none__ = frozenset({"gift"})
+    __omit_if_none__ = frozenset({"gift", "reward"})
 
     object: Literal["voucher", "promotion_tier", "promotion_stack"]
     id: RedeemableId
     gift: RedeemableGift | None = None
+    reward: RedeemableReward | None = None
 
 
 TtlUnit = Literal["DAYS", "HOURS", "MINUTES", "SECONDS", "MILLISECONDS", "MICROSECONDS", "NANOSECONDS"]
@@ -80,7 +92,7 @@ class SessionInput(RequestModel):
 
     type: Literal["LOCK"]
     key: Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[A-Za-z0-9_\-]+$")] | None = None
-    ttl: Annotated[int, Field(ge=1, le=1_000_000, strict=True)] | None = None
+    ttl: Annotated[int, Field(ge=1, le=1_000_000, strict=True), INTEGER_ONLY] | None = None
     ttl_unit: TtlUnit | None = None
 
 
