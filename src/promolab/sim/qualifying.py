@@ -42,6 +42,7 @@ from ..engine import (
 from .promotions import PricingView, customer_context, invalid_payload, pricing_view
 from .publishing_lookups import customer_codes, standalone_codes
 from .stack_redeemables import ResolvedRedeemable, resolve_redeemables
+from .state import derived
 from .usage import usage_of
 
 if TYPE_CHECKING:
@@ -154,16 +155,24 @@ def _candidates(
     """The redeemables the scenario considers, resolved against state: tiers
     (campaign creation order, then hierarchy; inactive ones too, refused as
     such), the customer's codes, the generic codes."""
-    sent: list[models.RedeemableInput] = []
+    found: list[ResolvedRedeemable] = []
     if scope.tiers:
-        sent += [_input("promotion_tier", tier_id) for tier_id in sim.state.tiers]
+        found += derived(sim, "qualification_tiers", lambda state: _resolved_tiers(sim, view))
     codes: dict[str, None] = {}
     if scope.wallet and customer is not None and customer.id is not None:
         codes.update(dict.fromkeys(v.code for v in customer_codes(sim, customer.id)))
     if scope.generic:
         codes.update(dict.fromkeys(v.code for v in standalone_codes(sim)))
-    sent += [_input("voucher", code) for code in codes]
-    return resolve_redeemables(sim, view, sent)
+    return found + resolve_redeemables(sim, view, [_input("voucher", code) for code in codes])
+
+
+def _resolved_tiers(sim: Simulator, view: PricingView) -> tuple[ResolvedRedeemable, ...]:
+    """Every tier resolved, kept with the state's derived lookups (like the
+    pricing view it resolves against): what resolving reads of a tier (its
+    record, its campaign's categories, its compiled form) changes only when
+    the view is rebuilt, and resolving 50 tiers per request was most of a
+    qualification's cost (benchmarks/bench_qualifications.py)."""
+    return tuple(resolve_redeemables(sim, view, [_input("promotion_tier", tier_id) for tier_id in sim.state.tiers]))
 
 
 def _input(kind: Literal["voucher", "promotion_tier"], redeemable_id: str) -> models.RedeemableInput:
