@@ -54,8 +54,7 @@ FilterField = Literal[
     "resource_type", "resource_id", "campaign_id", "campaign_type", "voucher_type", "code", "category_id",
 ]
 
-#: The largest position a cursor may name (far past any list the simulator holds).
-MAX_POSITION = 10_000_000
+#: A position cursor: up to 8 digits, far past any list the simulator holds.
 _POSITION = re.compile(r"^position:(0|[1-9][0-9]{0,7})$")
 
 
