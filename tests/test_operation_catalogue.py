@@ -141,6 +141,7 @@ CALLS = [
     ClientCall("delete_stacking_rules", (f"proj {ODD}", f"stk {ODD}")),
     ClientCall("validate_stacked", (), {"redeemables": [{"object": "voucher", "id": f"CODE {ODD}"}]}),
     ClientCall("redeem_stacked", (), {"redeemables": [{"object": "voucher", "id": f"CODE {ODD}"}]}),
+    ClientCall("qualifications", (), {"customer": {"source_id": "ann"}, "scenario": "ALL"}),
     ClientCall("rollback_redemption", (f"r {ODD}",), {"reason": "returned"}),
     ClientCall("release_session", (f"CODE {ODD}", f"ssn {ODD}")),
     ClientCall("control.state"),
@@ -372,6 +373,10 @@ SERVED: dict[str, Through] = {
         lambda c: c.validate_stacked(redeemables=[{"object": "voucher", "id": "WELCOME-ALICE"}]),
         ["request"], {"request": {"redeemables": [{"object": "voucher", "id": "WELCOME-ALICE"}]}},
     ),
+    "qualifications": Through(
+        lambda c: c.qualifications(customer={"source_id": "alice"}, options={"limit": 2}),
+        ["request"], {"request": {"customer": {"source_id": "alice"}, "options": {"limit": 2}}},
+    ),
 }
 
 
@@ -416,7 +421,7 @@ def test_a_handler_passes_the_arguments_a_journal_line_records(
 
 def test_the_reads_are_the_ones_that_change_nothing() -> None:
     reads = {op.name for op in OPERATIONS if op.endpoint is not None and not op.write}
-    assert reads == {"get_incentive", "validate", "list_stacking_rules", "get_stacking_rules"}
+    assert reads == {"get_incentive", "validate", "list_stacking_rules", "get_stacking_rules", "qualifications"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

@@ -160,6 +160,15 @@ SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
     ("/v1/validations", "POST", "/v1/validations", APP, {
         "redeemables": [{"object": "voucher", "id": "A"}, {"object": "voucher", "id": "A"}]}),  # 400 duplicated
     ("/v1/validations", "POST", "/v1/validations", APP, {"redeemables": []}),  # 400 invalid_payload
+    # qualifications: a page with a cursor, every expand, the last page; refused requests
+    ("/v1/qualifications", "POST", "/v1/qualifications", APP, {
+        "customer": {"source_id": "alice"}, "order": {"items": [{"product_id": "prod_mug", "quantity": 2}]},
+        "options": {"limit": 2, "sorting_rule": "BEST_DEAL", "expand": ["redeemable", "category", "validation_rules"]},
+    }),
+    ("/v1/qualifications", "POST", "/v1/qualifications", APP, {
+        "scenario": "CUSTOMER_WALLET", "customer": {"source_id": "bob"}, "options": {"limit": 50}}),
+    ("/v1/qualifications", "POST", "/v1/qualifications", APP, {"options": {"limit": 51}}),  # 400 invalid_payload
+    ("/v1/qualifications", "POST", "/v1/qualifications", {}, {}),  # 401
     # stacked redemption (a parent and two children), refused ones, its rollback, refused rollbacks
     ("/v1/redemptions", "POST", "/v1/redemptions", APP, TWO_CODES),
     ("/v1/redemptions", "POST", "/v1/redemptions", APP, {"redeemables": [{"object": "voucher", "id": "NO-SUCH"}]}),  # 404
@@ -202,6 +211,7 @@ def test_every_answer_of_a_session_is_what_the_document_says(
     assert set(statuses) == {f"{r.method} {r.path}" for r in ROUTES if not r.endpoint.control}
     assert statuses[f"POST {PURCHASES}"] == {202, 423, 404, 400}
     assert statuses["GET /v2/loyalties/incentives/{id}"] == {200, 400, 401, 404}
+    assert statuses["POST /v1/qualifications"] == {200, 400, 401}
     # the webhook delivery the gift balance caused, against the `webhooks` section
     assert len(deliveries) == 2, "a gift card bought with points, then a gift balance: two webhooks"
     (operation,) = (item["post"] for item in document["webhooks"].values())
@@ -291,6 +301,7 @@ BODY_PATHS = {
     "createStackingRules": "/management/v1/projects/proj_kestrel/stacking-rules",
     "updateStackingRules": RULES_OF_DEMO,
     "validateStackedDiscounts": "/v1/validations",
+    "checkEligibility": "/v1/qualifications",
     "redeemStackedDiscounts": "/v1/redemptions",
     "rollbackStackedRedemptions": f"/v1/redemptions/{PARENT_OF_DEMO}/rollbacks",
 }

@@ -103,6 +103,16 @@ _BUSINESS_INVALID_PAYLOAD: list[tuple[str | None, re.Pattern[str], str]] = [
     ("validatePromotions", re.compile(r"is more than 9223372036854775807|add up to more than|UNIT discount adds"),
      ("a line's price x quantity, the order's sum or the units a UNIT discount adds would pass 2^63-1, "
       "which each number alone cannot show")),
+    ("checkEligibility", re.compile(r"a date-time cursor pages the DEFAULT order only"),
+     "a date-time starting_after with sorting_rule BEST_DEAL/LEAST_DEAL: a rule between two fields"),
+    ("checkEligibility", re.compile(r"Property \.options\.filters"),
+     "the filter object's fields and operators (the document types it as a free-form object)"),
+    ("checkEligibility", re.compile(r"Property \.options\.starting_after: Value error, must be a date-time"),
+     "a date-time the schema's format admits and Python's calendar does not (a leap second)"),
+    ("checkEligibility", re.compile(r"is not in the catalogue and the item has no price"),
+     "an order line names a product the scenario's catalogue lacks, without a price: nothing to price"),
+    ("checkEligibility", re.compile(r"is more than 9223372036854775807|add up to more than|UNIT discount adds"),
+     "a line's price x quantity, the order's sum or the units a UNIT discount adds would pass 2^63-1"),
     (None, re.compile(r"non-integer \w+: |should be a whole number"),
      ("JSON Schema counts 10.0 as an integer; the models refuse any float on purpose (models/common.py: "
      "a price in major units is a caller bug), which no JSON Schema keyword can say. Only excused when "

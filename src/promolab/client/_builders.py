@@ -29,6 +29,7 @@ __all__ = [
     "list_stacking_rules",
     "publish",
     "purchase_reward",
+    "qualifications",
     "redeem_stacked",
     "release_session",
     "rollback_redemption",
@@ -167,6 +168,24 @@ def validate_stacked(
     order, under the project's stacking rules (`VALIDATE_STACKED`)."""
     body = _stacked_body(request, redeemables, customer, order, metadata, options, session)
     return Prepared(e.VALIDATE_STACKED, e.VALIDATE_STACKED.path, body, idempotent=True)
+
+
+def qualifications(
+    request: models.QualificationRequest | Mapping[str, Any] | None = None,
+    *,
+    customer: Mapping[str, Any] | None = None,
+    order: Mapping[str, Any] | None = None,
+    scenario: str | None = None,
+    options: Mapping[str, Any] | None = None,
+    tracking_id: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+) -> Prepared[models.QualificationResponse]:
+    """Which redeemables this customer can get for this cart, each priced
+    alone, best deal first with `options={"sorting_rule": "BEST_DEAL"}`
+    (`QUALIFICATIONS`); page with `options={"starting_after": page.more_starting_after}`."""
+    body = body_of(request, {"customer": customer, "order": order, "scenario": scenario, "options": options,
+                             "tracking_id": tracking_id, "metadata": metadata})
+    return Prepared(e.QUALIFICATIONS, e.QUALIFICATIONS.path, body, idempotent=True)
 
 
 StackedBody = models.StackedValidationRequest | Mapping[str, Any] | None

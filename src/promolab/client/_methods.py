@@ -83,6 +83,7 @@ class Operations:
     publish = Method(b.publish)
     validate_promotions = Method(b.validate_promotions)
     validate_stacked = Method(b.validate_stacked)
+    qualifications = Method(b.qualifications)
     redeem_stacked = Method(b.redeem_stacked)
     rollback_redemption = Method(b.rollback_redemption)
     release_session = Method(b.release_session)

@@ -96,6 +96,17 @@ from .promotions import (
     ValidationResponse,
 )
 from .publications import Publication, PublishCampaign, PublishCustomer, PublishRequest
+from .qualifications import (
+    QUALIFICATION_SCENARIOS,
+    QualificationGift,
+    QualificationOptions,
+    QualificationRequest,
+    QualificationResponse,
+    QualificationResult,
+    QualificationSession,
+    QualifiedRedeemable,
+    QualifiedRedeemables,
+)
 from .redemptions import (
     OrderRedemptionEntry,
     Redemption,
@@ -187,6 +198,7 @@ __all__ = [
     "INT32_MAX",
     "INT64_MAX",
     "INT64_MIN",
+    "QUALIFICATION_SCENARIOS",
     "WEBHOOK_VERSION",
     "WEBHOOK_VERSION_HEADER",
     "AddBalanceRequest",
@@ -279,6 +291,14 @@ __all__ = [
     "PublishCustomer",
     "PublishRequest",
     "PurchaseStatus",
+    "QualificationGift",
+    "QualificationOptions",
+    "QualificationRequest",
+    "QualificationResponse",
+    "QualificationResult",
+    "QualificationSession",
+    "QualifiedRedeemable",
+    "QualifiedRedeemables",
     "Quantity",
     "RedeemableDetails",
     "RedeemableGift",

@@ -28,6 +28,7 @@ from .custom_events import CustomEventRequest, CustomEventResult
 from .incentives import Incentive
 from .promotions import ValidationRequest, ValidationResponse
 from .publications import Publication, PublishRequest
+from .qualifications import QualificationRequest, QualificationResponse
 from .redemptions import RedemptionResponse, RollbackRequest, RollbackResponse
 from .rewards import Reward, RewardPurchaseRequest, RewardPurchaseResult
 from .stacked_validations import StackedValidationRequest, StackedValidationResponse
@@ -212,6 +213,13 @@ VALIDATE_STACKED: Endpoint[StackedValidationResponse] = Endpoint(
     idempotent=True,
 )
 
+QUALIFICATIONS: Endpoint[QualificationResponse] = Endpoint(
+    "qualifications", "POST", "/v1/qualifications", "app", "checkEligibility",
+    "What this customer can get for this cart, best deal first (qualifications)",
+    QualificationResponse, QualificationRequest, error_statuses=(400, 401), tags=("validation",),
+    idempotent=True,
+)
+
 REDEEM_STACKED: Endpoint[RedemptionResponse] = Endpoint(
     "redeem_stacked", "POST", "/v1/redemptions", "app", "redeemStackedDiscounts",
     "Redeem stacked redeemables: spend what a stacked validation prices", RedemptionResponse,
@@ -237,7 +245,8 @@ RELEASE_SESSION: Endpoint[None] = Endpoint(
 #: journaled like the interface's own.
 BEYOND_INTERFACE: tuple[Endpoint[Any], ...] = (
     CREATE_STACKING_RULES, LIST_STACKING_RULES, GET_STACKING_RULES, UPDATE_STACKING_RULES,
-    DELETE_STACKING_RULES, VALIDATE_STACKED, REDEEM_STACKED, ROLLBACK_REDEMPTION, RELEASE_SESSION,
+    DELETE_STACKING_RULES, VALIDATE_STACKED, QUALIFICATIONS, REDEEM_STACKED, ROLLBACK_REDEMPTION,
+    RELEASE_SESSION,
 )
 
 #: Every operation of the service that promolab serves: the simulator binds

@@ -163,6 +163,24 @@ def _stacked_summary(args: dict[str, Any], result: Any) -> Summary:
     return f"{verdict}: {len(applied)} of {sent} applied, {format_money(-discount)}", None, None, None
 
 
+def _qualifications_summary(args: dict[str, Any], result: Any) -> Summary:
+    """`3 redeemables; best promo_vip_10pct -$11.30`: the page's size and its
+    best deal (a gift card's deal: its usable credits); `0 redeemables`."""
+    page = _field(result, "redeemables")
+    items = _field(page, "data") or []
+    if not items:
+        return "0 redeemables", None, None, None
+    best = max(items, key=_deal)  # the first of equal deals: the answer's order
+    return f"{len(items)} redeemables; best {_field(best, 'id')} {format_money(-_deal(best))}", None, None, None
+
+
+def _deal(redeemable: Any) -> int:
+    gift = _field(_field(redeemable, "result"), "gift")
+    if gift is not None:
+        return int(_field(gift, "credits") or 0)
+    return int(_field(_field(redeemable, "order"), "total_applied_discount_amount") or 0)
+
+
 def _redemption_summary(args: dict[str, Any], result: Any) -> Summary:
     """`r_… 2 redeemed, -$15.00 -> ord_…`: the parent (or single) redemption,
     how many children, the discount in all, the order."""
@@ -203,5 +221,6 @@ _SUMMARIES: dict[str, Callable[[dict[str, Any], Any], Summary]] = {
     "delete_stacking_rules": _delete_stacking_rules_summary,
     "validate_stacked": _stacked_summary,
     "redeem_stacked": _redemption_summary,
+    "qualifications": _qualifications_summary,
     "rollback_redemption": _rollback_summary,
 }

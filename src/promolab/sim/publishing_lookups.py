@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "campaign_codes",
+    "customer_codes",
     "find_campaign",
     "first_publication",
     "free_code",
@@ -29,6 +30,7 @@ __all__ = [
     "publication_by_source_id",
     "register_publication",
     "register_voucher",
+    "standalone_codes",
     "voucher_by_code",
 ]
 
@@ -182,10 +184,21 @@ def campaign_codes(sim: Simulator, campaign_id: str) -> list[Voucher]:
 
 def held_codes(sim: Simulator, customer_id: str, campaign_id: str) -> list[Voucher]:
     """Codes of the campaign the customer holds, in creation order."""
-    look = _lookups(sim)
+    return [v for v in customer_codes(sim, customer_id) if v.campaign_id == campaign_id]
+
+
+def customer_codes(sim: Simulator, customer_id: str) -> list[Voucher]:
+    """Every code the customer holds now (given in the scenario or published
+    to them), in the order they got them (qualifications' wallet)."""
     vouchers = sim.state.vouchers
-    found = [vouchers[vid] for vid in dict.fromkeys(look.held.get(customer_id, []))]
-    return [v for v in found if v.holder_id == customer_id and v.campaign_id == campaign_id]
+    found = [vouchers[vid] for vid in dict.fromkeys(_lookups(sim).held.get(customer_id, []))]
+    return [v for v in found if v.holder_id == customer_id]
+
+
+def standalone_codes(sim: Simulator) -> list[Voucher]:
+    """The codes outside any campaign (generic codes), in creation order."""
+    vouchers = sim.state.vouchers
+    return [vouchers[vid] for vid in _lookups(sim).by_campaign.get(None, [])]
 
 
 def publication_by_source_id(sim: Simulator, source_id: str) -> Publication | None:

@@ -1,0 +1,183 @@
+"""Qualifications (endpoint `QUALIFICATIONS`, beyond the interface): what can
+this customer get for this cart, best deal first.
+
+`sim.qualifying` judges every redeemable the request's scenario considers;
+this module sorts the ones that qualify, cuts the page and renders it. A
+read: nothing changes, nothing is journaled, no id is handed out.
+
+Why not: `qualification_exclusions(sim, request)` gives, for the same
+request, every redeemable considered and not returned with the key and
+message of what excluded it. The wire answer does not carry them (the
+service's does not); the control API and the analysis frames read them
+from here.
+
+Order and paging (docs/decisions.md § Qualifications): DEFAULT is
+`created_at` descending, BEST_DEAL / LEAST_DEAL the amount the redeemable
+takes off the cart alone, descending / ascending; ties newest first, then by
+id. `more_starting_after` is the last item's `created_at` where that
+date-time cuts the DEFAULT list exactly (the service's cursor), else a
+position (`position:N`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ... import models
+from ...engine import StackEntry, evaluate_stack
+from ...models import endpoints, format_timestamp
+from ...models.qualifications import parse_cursor
+from ..operation import bind
+from ..promotions import tracking_id
+from ..qualifying import Qualified, Qualifying, qualify
+from ..request_parsing import parse
+from ..sessions import held
+from .stacking_rules import stacking_rules_in_force
+
+if TYPE_CHECKING:
+    from ..simulator import Simulator
+
+__all__ = ["QUALIFICATIONS", "qualification_exclusions", "qualifications"]
+
+_EMPTY_LIST: dict[str, Any] = {"object": "list", "data_ref": "data", "data": [], "total": 0}
+
+
+def qualifications(sim: Simulator, *, request: Any) -> dict[str, Any]:
+    body = parse(models.QualificationRequest, request)
+    judged = qualify(sim, body, request)
+    options = body.options or models.QualificationOptions()
+    ranked = _ranked(judged.qualified, options.sorting_rule)
+    start = _start(ranked, parse_cursor(options.starting_after))
+    page = ranked[start:start + options.limit]
+    end = start + len(page)
+    listing: dict[str, Any] = {
+        "object": "list", "data_ref": "data", "data": [_render(sim, judged, q, options) for q in page],
+        "total": len(page), "has_more": end < len(ranked),
+    }  # fmt: skip
+    if end < len(ranked):
+        listing["more_starting_after"] = _cursor_after(ranked, end, options.sorting_rule)
+    out: dict[str, Any] = {"redeemables": listing}
+    if judged.source is not None:
+        out["tracking_id"] = tracking_id(sim.state.project.id, judged.source)
+    elif body.tracking_id is not None:
+        out["tracking_id"] = body.tracking_id
+    if request.get("order") is not None:
+        out["order"] = _cart(judged)
+    out["stacking_rules"] = stacking_rules_in_force(sim).settings()
+    return out
+
+
+def qualification_exclusions(sim: Simulator, request: Any) -> list[dict[str, Any]]:
+    """Every redeemable the request considers and does not return, with what
+    excluded it: `{id, object, key, message}`, in the order they were judged
+    (tiers, then codes). Refuses a bad request like the operation does."""
+    body = parse(models.QualificationRequest, request)
+    return qualify(sim, body, request).exclusions
+
+
+# -- order and paging --------------------------------------------------------------------------------
+
+
+def _ranked(qualified: list[Qualified], rule: str) -> list[Qualified]:
+    """The qualified redeemables in answer order: ties newest first, then by id."""
+    newest = sorted(qualified, key=lambda q: q.id)
+    newest.sort(key=lambda q: q.created_at, reverse=True)
+    if rule == "BEST_DEAL":
+        newest.sort(key=lambda q: q.deal, reverse=True)  # stable: ties keep the order above
+    elif rule == "LEAST_DEAL":
+        newest.sort(key=lambda q: q.deal)
+    return newest
+
+
+def _start(ranked: list[Qualified], cursor: datetime | int | None) -> int:
+    """Where the page starts: a position, or (a date-time, DEFAULT order
+    only: the model refuses it elsewhere) the first item strictly older."""
+    if cursor is None:
+        return 0
+    if isinstance(cursor, int):
+        return min(cursor, len(ranked))
+    return next((i for i, q in enumerate(ranked) if q.created_at < cursor), len(ranked))
+
+
+def _cursor_after(ranked: list[Qualified], end: int, rule: str) -> str:
+    last, following = ranked[end - 1], ranked[end]
+    if rule == "DEFAULT" and following.created_at < last.created_at:
+        return format_timestamp(last.created_at)
+    return f"position:{end}"
+
+
+# -- rendering ---------------------------------------------------------------------------------------
+
+
+def _render(sim: Simulator, judged: Qualifying, q: Qualified, options: models.QualificationOptions) -> dict[str, Any]:
+    resolved = q.resolved
+    entry = resolved.entry
+    expand = frozenset(options.expand or ())
+    out: dict[str, Any] = {"id": entry.id, "object": entry.object, "created_at": format_timestamp(q.created_at)}
+    if q.outcome is not None:
+        outcome = q.outcome
+        out["result"] = {"discount": outcome.discount}
+        out["order"] = outcome.order
+        out["applicable_to"], out["inapplicable_to"] = outcome.applicable_to, outcome.inapplicable_to
+    else:
+        assert resolved.voucher is not None and resolved.voucher.gift is not None and q.gift_credits is not None
+        locked = held(sim).credits[resolved.voucher.id]  # validation sessions' holds on the card
+        out["result"] = {"gift": {"balance": resolved.voucher.gift.balance, "credits": q.gift_credits,
+                                  "locked_credits": locked}}
+        out["order"] = _gift_order(judged, entry, q.gift_credits)
+        out["applicable_to"], out["inapplicable_to"] = dict(_EMPTY_LIST), dict(_EMPTY_LIST)
+    if resolved.voucher is not None:
+        out["metadata"] = dict(resolved.voucher.metadata)
+    else:
+        tier = entry.discount
+        out["metadata"] = dict(tier.spec.metadata) if tier is not None else {}
+    if "category" in expand:
+        out["categories"] = [dict(c) for c in resolved.categories]
+    if "redeemable" in expand and resolved.campaign is not None:
+        out["campaign_name"] = resolved.campaign.name
+        out["campaign_id"] = resolved.campaign.id
+    if entry.object == "promotion_tier" and entry.discount is not None:
+        out["name"] = entry.discount.spec.name
+        if entry.discount.spec.banner is not None:
+            out["banner"] = entry.discount.spec.banner
+    if "validation_rules" in expand:
+        out["validation_rules_assignments"] = _assignments(sim, q)
+    return out
+
+
+def _gift_order(judged: Qualifying, entry: StackEntry, credits: int) -> dict[str, Any]:
+    """The cart with the gift card's usable credits taken off (the stacking
+    engine's answer for that one card)."""
+    alone = StackEntry(0, entry.object, entry.id, gift_credits=credits, categories=entry.categories)
+    result = evaluate_stack([alone], judged.order, judged.customer, judged.ctx, models.StackingRules())
+    order = result.order_of(result.redeemables[0])
+    return order if order is not None else result.order()
+
+
+def _cart(judged: Qualifying) -> dict[str, Any]:
+    """The order as sent, without discounts (the engine's wire order of a
+    stack that applied nothing)."""
+    return evaluate_stack([], judged.order, judged.customer, judged.ctx, models.StackingRules()).order()
+
+
+def _assignments(sim: Simulator, q: Qualified) -> dict[str, Any]:
+    """`validation_rules_assignments`: the simulator keeps a tier's rules
+    inline, without ids, so the one assignment carries its rules and ids
+    derived from them (stable across runs)."""
+    tier = sim.state.tiers.get(q.id) if q.resolved.entry.object == "promotion_tier" else None
+    rules = tier.validation_rules if tier is not None else None
+    if not rules:
+        return dict(_EMPTY_LIST)
+    digest = hashlib.blake2b(json.dumps(rules, sort_keys=True).encode(), digest_size=12).hexdigest()
+    assignment = {
+        "id": f"asgm_{hashlib.blake2b(f'{digest}:{q.id}'.encode(), digest_size=12).hexdigest()}",
+        "rule_id": f"val_{digest}", "related_object_id": q.id, "related_object_type": "promotion_tier",
+        "validation_rule": rules, "object": "validation_rules_assignment",
+    }  # fmt: skip
+    return {"object": "list", "data_ref": "data", "data": [assignment], "total": 1}
+
+
+QUALIFICATIONS = bind(endpoints.QUALIFICATIONS, qualifications, write=False)
