@@ -148,6 +148,7 @@ CALLS = [
     ClientCall("control.reset"),
     ClientCall("control.clock"),
     ClientCall("control.why_not", ({"redeemables": [{"object": "voucher", "id": f"CODE {ODD}"}]},)),
+    ClientCall("control.why_not_qualified", ({"customer": {"source_id": f"ann {ODD}"}},)),
     ClientCall("control.advance", (60,)),
     ClientCall("control.snapshot"),
     ClientCall("control.restore", ({"format": "promolab.snapshot/1"},)),

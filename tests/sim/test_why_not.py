@@ -13,7 +13,12 @@ import pandas as pd
 import pytest
 
 from promolab import Simulator
-from promolab.analysis import WHY_NOT_COLUMNS, why_not_frame
+from promolab.analysis import (
+    NOT_QUALIFIED_COLUMNS,
+    WHY_NOT_COLUMNS,
+    why_not_frame,
+    why_not_qualified_frame,
+)
 from promolab.client import ApiError
 
 DEMO = "data/scenarios/demo.yaml"
@@ -97,3 +102,22 @@ def test_a_bad_request_is_refused_like_a_validation() -> None:
     with sim.client() as client, pytest.raises(ApiError) as caught:
         client.control.why_not({"redeemables": []})
     assert (caught.value.status, caught.value.key) == (400, "invalid_payload")
+
+
+def test_what_a_qualification_left_out_and_why() -> None:
+    """Without a customer, the VIP tier (customer rules) is left out for that;
+    the served list and the frame agree, and the qualification's own answer
+    never names what it left out."""
+    sim = Simulator.from_scenario(DEMO)
+    request = {"order": MUGS, "options": {"limit": 50}}
+    frame = why_not_qualified_frame(sim, request)
+    with sim.client() as client:
+        served = client.control.why_not_qualified(request)["data"]
+        answer = client.qualifications(request)
+    assert list(frame.columns) == list(NOT_QUALIFIED_COLUMNS)
+    assert frame.to_dict("records") == served
+    left_out = {row["id"]: row["key"] for row in served}
+    assert left_out["promo_vip_10pct"] == "customer_rules_violated"
+    returned = {r.id for r in answer.redeemables.data}
+    assert not returned & set(left_out)
+    assert "customer_rules_violated" not in answer.model_dump_json()

@@ -8,11 +8,11 @@
   `pivot_tiers`, `discount_matrix`.
 - Sweeps: `sweep` (vectorized, `engine="pandas"|"dask"`) -> `SweepResult`,
   `prepare_orders`.
-- Stacking policies: `compare_stacking_policies` (vectorized, equal to
-  `evaluate_stack`) -> `StackingComparison`.
+- Stacking: `compare_stacking_policies` (vectorized, equal to
+  `evaluate_stack`) -> `StackingComparison`; `why_not_frame` (each
+  redeemable of a stacked request, and what stopped it),
+  `why_not_qualified_frame` (what a qualification left out, and why).
 - Plots: `plot_discount_by_tier`, `plot_discount_distribution`.
-- Stacking: `why_not_frame` (each redeemable of a stacked request, and what
-  stopped it).
 """
 
 from .compare import COMPARE_COLUMNS, best_tier, compare_tiers, discount_matrix, pivot_tiers
@@ -30,11 +30,12 @@ from .orders import as_requests, order_request, orders_from_frame, orders_from_r
 from .plots import plot_discount_by_tier, plot_discount_distribution
 from .stacking_policies import StackingComparison, compare_stacking_policies
 from .sweep import SWEEP_COLUMNS, OrderBatch, SweepResult, prepare_orders, sweep
-from .why_not import WHY_NOT_COLUMNS, why_not_frame
+from .why_not import NOT_QUALIFIED_COLUMNS, WHY_NOT_COLUMNS, why_not_frame, why_not_qualified_frame
 
 __all__ = [
     "COMPARE_COLUMNS",
     "DELIVERY_COLUMNS",
+    "NOT_QUALIFIED_COLUMNS",
     "PUBLICATION_COLUMNS",
     "SWEEP_COLUMNS",
     "TRANSACTION_COLUMNS",
@@ -61,4 +62,5 @@ __all__ = [
     "transactions_frame",
     "validation_frame",
     "why_not_frame",
+    "why_not_qualified_frame",
 ]

@@ -12,9 +12,9 @@ from typing import Any
 import pandas as pd
 
 from ..sim.simulator import Simulator
-from ..sim.why_not import WHY_NOT_COLUMNS, why_not
+from ..sim.why_not import NOT_QUALIFIED_COLUMNS, WHY_NOT_COLUMNS, why_not, why_not_qualified
 
-__all__ = ["WHY_NOT_COLUMNS", "why_not_frame"]
+__all__ = ["NOT_QUALIFIED_COLUMNS", "WHY_NOT_COLUMNS", "why_not_frame", "why_not_qualified_frame"]
 
 _DTYPES = {
     "position": "int64", "tried": "int64", "id": "string", "object": "string", "kind": "string",
@@ -33,3 +33,13 @@ def why_not_frame(sim: Simulator, request: Any) -> pd.DataFrame:
     rows = why_not(sim, request)
     frame = pd.DataFrame(rows, columns=list(WHY_NOT_COLUMNS))
     return frame.astype(_DTYPES)
+
+
+def why_not_qualified_frame(sim: Simulator, request: Any) -> pd.DataFrame:
+    """One row per redeemable a qualifications `request` considered and did
+    not return (`id`, `object`, `key`, `message`), in the order they were
+    judged. Changes nothing."""
+    if hasattr(request, "model_dump"):
+        request = request.model_dump(mode="json", exclude_unset=True)
+    rows = why_not_qualified(sim, request)
+    return pd.DataFrame(rows, columns=list(NOT_QUALIFIED_COLUMNS)).astype("string")

@@ -318,6 +318,13 @@ def sim_why_not(request: models.StackedValidationRequest | Mapping[str, Any]) ->
     return Prepared(e.SIM_WHY_NOT, e.SIM_WHY_NOT.path, body_of(request, {}))
 
 
+def sim_why_not_qualified(request: models.QualificationRequest | Mapping[str, Any]) -> Prepared[dict[str, Any]]:
+    """`{"object": "list", "data": [{id, object, key, message}]}`: every
+    redeemable a qualifications request considered and did not return, and
+    the check that excluded it. Changes nothing."""
+    return Prepared(e.SIM_WHY_NOT_QUALIFIED, e.SIM_WHY_NOT_QUALIFIED.path, body_of(request, {}))
+
+
 def sim_coverage() -> Prepared[dict[str, Any]]:
     """`{"object": "list", "data": [{method, path, operation, implemented}]}`:
     which routes of the service this simulator implements."""

@@ -109,3 +109,4 @@ class ControlOperations:
     member = Method(b.sim_member)
     coverage = Method(b.sim_coverage)
     why_not = Method(b.sim_why_not)
+    why_not_qualified = Method(b.sim_why_not_qualified)

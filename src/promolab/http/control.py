@@ -25,7 +25,7 @@ from ..sim.refusals import InvalidPayload, NotFound
 from ..sim.request_parsing import parse
 from .routes import Call
 
-__all__ = ["AdvanceRequest", "advance", "clock", "deliveries", "member", "reset", "restore", "snapshot", "state", "why_not"]
+__all__ = ["AdvanceRequest", "advance", "clock", "deliveries", "member", "reset", "restore", "snapshot", "state", "why_not", "why_not_qualified"]
 
 
 def _json_number(value: Any) -> Any:
@@ -89,6 +89,13 @@ def deliveries(call: Call) -> tuple[int, Any]:
 def why_not(call: Call) -> tuple[int, Any]:
     """The body is a stacked validation request; nothing changes."""
     from ..sim.why_not import why_not as explain
+
+    return 200, {"object": "list", "data": explain(call.sim, call.body)}
+
+
+def why_not_qualified(call: Call) -> tuple[int, Any]:
+    """The body is a qualifications request; nothing changes."""
+    from ..sim.why_not import why_not_qualified as explain
 
     return 200, {"object": "list", "data": explain(call.sim, call.body)}
 

@@ -38,6 +38,7 @@ _CONTROL: dict[str, Handler] = {
     endpoints.SIM_DELIVERIES.name: control.deliveries,
     endpoints.SIM_MEMBER.name: control.member,
     endpoints.SIM_WHY_NOT.name: control.why_not,
+    endpoints.SIM_WHY_NOT_QUALIFIED.name: control.why_not_qualified,
     endpoints.SIM_COVERAGE.name: coverage,
 }
 

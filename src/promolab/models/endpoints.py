@@ -277,13 +277,15 @@ SIM_MEMBER = _control("sim_member", "GET", "/_sim/loyalty/members/{memberId}", "
                       (Param("memberId", "member_id"),))
 SIM_WHY_NOT = _control("sim_why_not", "POST", "/_sim/why-not", "simWhyNot",
                        "Why each redeemable of a stacked request was or was not applied", (400, 401))
+SIM_WHY_NOT_QUALIFIED = _control("sim_why_not_qualified", "POST", "/_sim/why-not/qualifications",
+                                 "simWhyNotQualified", "What a qualification left out, and why", (400, 401))
 SIM_COVERAGE = _control("sim_coverage", "GET", "/_sim/coverage", "simCoverage",
                         "Which interface operations are implemented")
 
 #: The served simulator's control API (like moto's `/moto-api/`).
 CONTROL: tuple[Endpoint[dict[str, Any]], ...] = (
     SIM_STATE, SIM_RESET, SIM_CLOCK, SIM_ADVANCE, SIM_SNAPSHOT, SIM_RESTORE, SIM_DELIVERIES, SIM_MEMBER,
-    SIM_WHY_NOT, SIM_COVERAGE,
+    SIM_WHY_NOT, SIM_WHY_NOT_QUALIFIED, SIM_COVERAGE,
 )
 
 #: The served document itself (no credentials).
