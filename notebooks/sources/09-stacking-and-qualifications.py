@@ -1,0 +1,250 @@
+# Source of notebooks/09-stacking-and-qualifications.ipynb (built by scripts/build_notebooks.py).
+
+# %% [markdown]
+# # 9. Stacking: several codes on one cart, redeemed, rolled back, budgets, why not
+#
+# A customer at the checkout of **Kestrel Coffee Roasters** (the demo scenario) types a
+# welcome code, the shop adds its own promotion, and she pays part with a gift card. The
+# service applies them **one after the other**, each on the order the ones before it left,
+# under the project's **stacking rules** (docs/stacking.md): how many may apply, in which
+# order, on which base a percentage is taken, what happens to one that does not apply.
+#
+# This notebook prices such a stack, explains what did not apply, redeems it and rolls it
+# back, watches a campaign's budget run out, asks the service what a customer qualifies for,
+# and compares stacking policies over a batch of orders. Money is integer cents in the data;
+# tables go through `readable`, which writes amounts with their currency.
+
+# %%
+from pathlib import Path
+
+import matplotlib
+import pandas as pd
+import yaml
+
+from promolab import Simulator
+from promolab.analysis import compare_stacking_policies, why_not_frame, why_not_qualified_frame
+from promolab.display import format_money
+from promolab.widgets import readable
+
+matplotlib.rcParams.update({"svg.hashsalt": "promolab-notebooks", "figure.figsize": (8, 4), "figure.dpi": 80})
+pd.set_option("display.width", 140)
+pd.set_option("display.max_columns", 20)
+pd.set_option("display.max_colwidth", 90)
+pd.set_option("display.html.use_mathjax", False)  # "$5.00 ... $10.00" in a table is money, not maths
+
+DATA = Path("..") / "data"  # notebooks run from notebooks/
+DEMO = DATA / "scenarios" / "demo.yaml"
+
+sim = Simulator.from_scenario(DEMO)
+client = sim.client()
+PROJECT = sim.state.project.id
+
+# %% [markdown]
+# ## The project's stacking rules
+#
+# The demo project has written none, so the service's defaults apply: up to 30 redeemables
+# sent, 5 applied, 1 per category, all-or-nothing (`ALL`), in the requested order, each
+# percentage taken of the order **as discounted so far**.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+rules = client.validate_stacked(redeemables=[{"object": "voucher", "id": "WELCOME-OPEN-1"}]).stacking_rules
+pd.Series(rules.model_dump(mode="json")).to_frame("setting")
+
+# %% [markdown]
+# ## A stack on Alice's cart
+#
+# Six enamel mugs (\$72.00), her `WELCOME-ALICE` code (\$5.00 off), the shop's "\$10 off orders
+# over \$50" tier, and \$10.00 from Bob's gift card (he gave it to her). Each row is the order
+# as it stands **after** that redeemable: `applied` is its own part, `discount` everything so
+# far.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+MUGS = {"items": [{"product_id": "prod_mug", "quantity": 6}]}
+STACK = [
+    {"object": "voucher", "id": "WELCOME-ALICE"},
+    {"object": "promotion_tier", "id": "promo_welcome_10"},
+    {"object": "voucher", "id": "GIFT-BOB-25", "gift": {"credits": 1000}},
+]
+answer = client.validate_stacked(redeemables=STACK, customer={"source_id": "alice"}, order=MUGS)
+running = pd.DataFrame([
+    {"redeemable": r.id, "status": r.status, "applied": r.order.total_applied_discount_amount,
+     "discount": r.order.total_discount_amount, "total": r.order.total_amount}
+    for r in answer.redeemables
+])
+print("valid:", answer.valid, "| final total:", format_money(answer.order.total_amount))
+readable(running, money=["applied", "discount", "total"])
+
+# %% [markdown]
+# ## Why not
+#
+# Put the gift card **first** and the tier, which wants more than \$50.00 *before its own
+# discount*, now sees \$72.00 − \$10.00 − \$5.00 = \$57.00: still fine. Ask for \$25.00 of gift
+# credits instead and it sees \$42.00: the tier no longer applies, and under the default
+# all-or-nothing rule the request fails. `why_not_frame` says what stopped each redeemable
+# and what it saw; that explanation never goes into the service's answer.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+first_gift = [
+    {"object": "voucher", "id": "GIFT-ALICE-50", "gift": {"credits": 2500}},
+    {"object": "voucher", "id": "WELCOME-ALICE"},
+    {"object": "promotion_tier", "id": "promo_welcome_10"},
+    {"object": "voucher", "id": "NO-SUCH-CODE"},
+]
+why = why_not_frame(sim, {"redeemables": first_gift, "customer": {"source_id": "alice"}, "order": MUGS})
+readable(why[["tried", "id", "status", "applied", "key", "why"]], money=["applied"])
+
+# %% [markdown]
+# Under the `PARTIAL` rule the same request applies what it can and lists the rest.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+stored = client.create_stacking_rules(PROJECT, redeemables_application_mode="PARTIAL")
+partial = client.validate_stacked(redeemables=first_gift, customer={"source_id": "alice"}, order=MUGS)
+print("valid:", partial.valid, "| applied:", [r.id for r in partial.redeemables],
+      "| inapplicable:", [r.id for r in partial.inapplicable_redeemables],
+      "| total:", format_money(partial.order.total_amount))
+client.delete_stacking_rules(PROJECT, stored.id)  # back to the defaults
+
+# %% [markdown]
+# ## Redeem, then roll back
+#
+# A redemption spends what the validation priced: a use of the code, the gift credits. With
+# more than one redeemable it answers a **parent** redemption holding one child per
+# redeemable, and stores the order. A rollback of the parent gives everything back and, by
+# default, cancels the order.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+def gift_balance(code: str) -> str:
+    voucher = sim.state.vouchers[sim.indexes.voucher_by_code[code]]
+    return format_money(voucher.gift.balance)
+
+
+print("Bob's gift card before:", gift_balance("GIFT-BOB-25"))
+done = client.redeem_stacked(redeemables=STACK, customer={"source_id": "alice"},
+                             order={**MUGS, "source_id": "kestrel-order-1001"})
+children = pd.DataFrame([
+    {"redemption": r.id, "parent": r.redemption, "of": r.related_object_id, "gift_credits": r.amount,
+     "total_after": r.order.total_amount}
+    for r in done.redemptions
+])
+print("order", done.order.id, done.order.status, "| Bob's gift card after:", gift_balance("GIFT-BOB-25"))
+readable(children, money=["gift_credits", "total_after"])
+
+# %%
+# NBVAL_CHECK_OUTPUT
+back = client.rollback_redemption(done.parent_redemption.id, reason="returned the mugs")
+print("rolled back:", [r.id for r in back.rollbacks], "| gift credits back:",
+      format_money(-sum(r.amount or 0 for r in back.rollbacks)))
+print("order", back.order.id, back.order.status, "| Bob's gift card:", gift_balance("GIFT-BOB-25"))
+
+# %% [markdown]
+# ## A budget runs out
+#
+# Budgets are validation rules that count what was already redeemed. Give the welcome tier a
+# budget of three redemptions a day (`campaign.redemptions.count.daily`, in the project's time
+# zone) and let six customers try it, then try again the next morning.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+document = yaml.safe_load(DEMO.read_text(encoding="utf-8"))
+for campaign in document["campaigns"]:
+    for tier in campaign.get("tiers") or []:
+        if tier["id"] == "promo_welcome_10":
+            tier["validation_rules"] = {"rules": {
+                "1": {"name": "order.amount", "conditions": {"$more_than": [5000]}},
+                "2": {"name": "campaign.redemptions.count.daily", "conditions": {"$less_than": [3]}},
+                "logic": "1 and 2"}}
+budgeted = Simulator(scenario=document)
+shop = budgeted.client()
+attempts = []
+for day, who in [(1, "alice"), (1, "bob"), (1, "carol"), (1, "dave"), (1, "erin"), (2, "frank"), (2, "dave")]:
+    if day == 2 and budgeted.now.day == 6:
+        budgeted.advance(24 * 3600)  # the next morning
+    try:
+        redeemed = shop.redeem_stacked(redeemables=[{"object": "promotion_tier", "id": "promo_welcome_10"}],
+                                       customer={"source_id": who}, order=MUGS)
+        attempts.append({"day": day, "customer": who, "redeemed": True, "discount": redeemed.order.total_discount_amount,
+                         "refused": ""})
+    except Exception as refused:  # the client's ApiError: 400 redemption_rules_violated
+        attempts.append({"day": day, "customer": who, "redeemed": False, "discount": 0, "refused": str(refused)})
+readable(pd.DataFrame(attempts), money=["discount"])
+
+# %% [markdown]
+# ## What can Alice get for this cart?
+#
+# **Qualifications** answer the question before the checkout: which codes, gift cards and
+# promotions could this customer use on this cart, each priced **alone** on the cart, best
+# deal first. The service ignores a few rules here on purpose (campaign budgets, per-customer
+# limits, the "total before discounts" minimum): a qualifying redeemable can still be refused
+# at redemption.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+GRINDER_AND_BEANS = {"items": [{"product_id": "prod_grinder", "quantity": 1},
+                               {"product_id": "prod_beans_ethiopia", "quantity": 3}]}
+best = client.qualifications(customer={"source_id": "alice"}, order=GRINDER_AND_BEANS, scenario="ALL",
+                             options={"sorting_rule": "BEST_DEAL", "limit": 10})
+offers = pd.DataFrame([
+    {"redeemable": r.id, "object": r.object,
+     "takes_off": r.order.total_applied_discount_amount or 0, "total": r.order.total_amount}
+    for r in best.redeemables.data
+])
+print(f"{best.redeemables.total} on this page; more: {best.redeemables.has_more}")
+readable(offers, money=["takes_off", "total"])
+
+# %% [markdown]
+# Her wallet alone (`CUSTOMER_WALLET`), and what the `ALL` scenario left out, with why
+# (`why_not_qualified_frame`, never part of the service's answer).
+
+# %%
+# NBVAL_CHECK_OUTPUT
+wallet = client.qualifications(customer={"source_id": "alice"}, order=GRINDER_AND_BEANS, scenario="CUSTOMER_WALLET")
+print("wallet:", [r.id for r in wallet.redeemables.data])
+left_out = why_not_qualified_frame(sim, {"customer": {"source_id": "alice"}, "order": GRINDER_AND_BEANS,
+                                         "options": {"limit": 50}})
+left_out.groupby("key", observed=True).size().rename("left out").to_frame()
+
+# %% [markdown]
+# ## Which stacking policy costs what?
+#
+# The same five redeemables on every one of the 12,000 sample orders, priced under four
+# policies: the project's all-or-nothing default, `PARTIAL`, `PARTIAL` with each discount
+# taken of the order **as sent** (`INITIAL_AMOUNT`), and `PARTIAL` with at most two applied.
+# `compare_stacking_policies` is vectorized across orders and equal, order for order, to the
+# engine's stacked validation.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+orders = pd.read_parquet(DATA / "orders" / "sample_orders.parquet")
+stack = [{"object": "promotion_tier", "id": "promo_beans_15"}, {"object": "voucher", "id": "WELCOME-OPEN-1"},
+         {"object": "promotion_tier", "id": "promo_welcome_10"}, {"object": "promotion_tier", "id": "promo_vip_10pct"},
+         {"object": "voucher", "id": "GIFT-BOB-25", "gift": {"credits": 1000}}]
+policies = {
+    "all (default)": {},
+    "partial": {"redeemables_application_mode": "PARTIAL"},
+    "partial, initial amount": {"redeemables_application_mode": "PARTIAL", "discount_calculation_mode": "INITIAL_AMOUNT"},
+    "partial, at most 2": {"redeemables_application_mode": "PARTIAL", "applicable_redeemables_limit": 2},
+}
+compared = compare_stacking_policies(sim, orders, stack, policies)
+summary = compared.summary()
+readable(summary[["policy", "orders", "valid_orders", "total_discount", "mean_discount"]],
+         money=["total_discount", "mean_discount"], counts=["orders", "valid_orders"])
+
+# %%
+# NBVAL_CHECK_OUTPUT
+reasons = compared.reason_counts()
+reasons[reasons["policy"] == "partial"]
+
+# %%
+# NBVAL_CHECK_OUTPUT
+difference = compared.difference("partial", "partial, initial amount")
+changed = difference[difference["difference"] != 0]
+print(f"{len(changed):,} of {len(difference):,} orders change; in all {format_money(int(changed['difference'].sum()))}")
+readable(changed.head(5), money=["discount_a", "discount_b", "difference"])
+
+# %%
+compared.plot();
