@@ -296,7 +296,9 @@ def test_control_api_refuses_app_credentials(route: Any) -> None:
     sim.advance(3600)  # away from the initial state, so a reset/restore slipping through would show
     app = App(sim)
     path = route.path.replace("{memberId}", "lmbr_alice")
-    bodies = {"/_sim/restore": json.dumps(sim.snapshot(redact=True)).encode(), "/_sim/clock/advance": b'{"seconds": 60}'}
+    bodies = {"/_sim/restore": json.dumps(sim.snapshot(redact=True)).encode(), "/_sim/clock/advance": b'{"seconds": 60}',
+              "/_sim/why-not": b'{"redeemables": [{"object": "voucher", "id": "WELCOME-ALICE"}]}',
+              "/_sim/why-not/qualifications": b"{}"}
     body = bodies.get(route.path, b"")  # reset takes no body
     before = sim.dump_json()
     for credentials in (APP_HEADERS, LOYALTY_HEADERS, {**APP_HEADERS, "X-Management-Id": "kestrel-management"},
