@@ -80,7 +80,7 @@ SCENARIOS: dict[str, ScenarioScope] = {
     "PRODUCTS_DISCOUNT": ScenarioScope(tiers=True, generic=True, customer=False, products="discount"),
     "PRODUCTS_BY_CUSTOMER": ScenarioScope(tiers=True, wallet=True, generic=True, products="items"),
     "PRODUCTS_DISCOUNT_BY_CUSTOMER": ScenarioScope(tiers=True, wallet=True, generic=True, products="discount"),
-    # The simulator has no promotion stacks: nothing to consider.
+    # Not yet: promotion stacks are redeemed, not listed (docs/decisions.md § Qualifications).
     "PROMOTION_STACKS": ScenarioScope(),
 }
 
