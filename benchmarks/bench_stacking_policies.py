@@ -47,6 +47,7 @@ from promolab.analysis.stacking_policies.policy_rules import policy_rules
 from promolab.engine import PricingContext, evaluate_stack, normalize_order
 from promolab.models import RedeemableInput
 from promolab.sim.promotions import pricing_view
+from promolab.sim.sessions import held
 from promolab.sim.stack_redeemables import resolve_redeemables
 from promolab.sim.usage import usage_of
 
@@ -95,7 +96,7 @@ def engine_seconds(sim: Simulator, frame: pd.DataFrame, sample: int) -> tuple[fl
     """(wall, CPU, applications) of the per-request engine on the first `sample` orders."""
     view = pricing_view(sim)
     parsed = [RedeemableInput.model_validate(r) for r in REDEEMABLES]
-    entries = [r.entry for r in resolve_redeemables(sim, view, parsed)]
+    entries = [r.entry for r in resolve_redeemables(sim, view, parsed, held(sim))]
     rules = list(policy_rules(sim, POLICIES).values())
     ctx = PricingContext(sim.now, {}, usage=usage_of(sim))
     batch = prepare_orders(sim, frame[frame["order_id"].isin(pd.unique(frame["order_id"])[:sample])])
