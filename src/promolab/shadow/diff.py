@@ -69,7 +69,8 @@ def learn_ids(op: str, real: Any, sim: Any, ids: IdMap, masking: Masking, path: 
     if isinstance(real, dict) and isinstance(sim, dict):
         for key, value in real.items():
             if key in sim:
-                learn_ids(op, value, sim[key], ids, masking, child(path, key), is_id_key(key))
+                at = child(path, key)
+                learn_ids(op, value, sim[key], ids, masking, at, is_id_key(key, at))
     elif isinstance(real, list) and isinstance(sim, list):
         for index, (r, s) in enumerate(zip(real, sim, strict=False)):
             learn_ids(op, r, s, ids, masking, item(path, str(index)), id_field)
@@ -109,6 +110,8 @@ class _Comparison:
         if path and self.masking.mask_for(self.op, path) is not None:
             return
         if isinstance(real, dict):
+            # keys may be ids too (an order's `redemptions` by redemption id): the simulator's as the real ones
+            sim = {self.ids.as_real(k): v for k, v in sim.items()}
             for key in [*real, *(k for k in sim if k not in real)]:
                 self.compare(child(path, key), real.get(key, _ABSENT), sim.get(key, _ABSENT))
         elif isinstance(real, list):
