@@ -49,7 +49,7 @@ from .context import CustomerContext, PricingContext
 from .lines import NormalizedOrder
 from .normalize import normalize_order
 from .outcome import TierOutcome
-from .rule_evaluation import RuleEnv
+from .rule_evaluation import BudgetScope, RuleEnv
 from .settle import settle
 from .tier_spec import TierSpec
 from .tier_wire import StaticWire
@@ -75,10 +75,14 @@ def price_normalized(
     expand_category = "category" in ctx.expand
     failure = None if ctx.audience_only else tier.campaign.evaluate(ctx.now)
     if failure is None:
-        failure = tier.rules.evaluate(
-            order, customer, ctx.now, ctx.redemption_metadata, ctx.audience_only,
-            usage=ctx.usage, subject=(tier.id, tier.spec.campaign.id), ignored=ctx.ignored_rules,
-        )  # fmt: skip
+        rules = tier.rules
+        if rules.reads_usage or ctx.ignored_rules:
+            failure = rules.evaluate(
+                order, customer, ctx.now, ctx.redemption_metadata, ctx.audience_only,
+                usage=ctx.usage, subject=(tier.id, tier.spec.campaign.id), ignored=ctx.ignored_rules,
+            )  # fmt: skip
+        else:  # the common case, per tier per request: no budget to count, nothing ignored
+            failure = rules.evaluate(order, customer, ctx.now, ctx.redemption_metadata, ctx.audience_only)
     if failure is not None:
         return TierOutcome(
             tier.spec.id, False, failure.key, failure.message, None, None,
@@ -182,13 +186,14 @@ def _passing(
     """The tiers whose rules (all, or the audience ones) pass, evaluated in
     one rule environment; the verdict of rules that read the order's lines
     and amounts only is kept with the order's shared results."""
-    env = RuleEnv(order, customer, now, redemption_metadata, usage=usage)
+    budget = BudgetScope(usage) if usage is not None else None
+    env = RuleEnv(order, customer, now, redemption_metadata, budget=budget)
     shared = order.shared
     passing = []
     for tier in tiers:
         rules = tier.rules
-        if usage is not None and rules.reads_usage:
-            env.subject = (tier.spec.id, tier.spec.campaign.id)
+        if budget is not None and rules.reads_usage:
+            budget.subject = (tier.spec.id, tier.spec.campaign.id)
         check = rules.audience if audience_only else rules.full
         if check is None:
             passing.append(tier)

@@ -20,6 +20,7 @@ from .context import CustomerContext
 from .lines import Line, NormalizedOrder
 
 __all__ = [
+    "BudgetScope",
     "GroupPred",
     "Pred",
     "RuleConfigError",
@@ -50,9 +51,7 @@ class RuleEnv:
     by default, i.e. no sharing.
     """
 
-    __slots__ = (
-        "customer", "failure", "ignored", "now", "order", "redemption_metadata", "results", "subject", "usage",
-    )  # fmt: skip
+    __slots__ = ("budget", "customer", "failure", "now", "order", "redemption_metadata", "results")
 
     def __init__(
         self,
@@ -61,8 +60,7 @@ class RuleEnv:
         now: datetime,
         redemption_metadata: Mapping[str, Any],
         results: dict[Any, bool] | None = None,
-        usage: Usage | None = None,
-        ignored: frozenset[str] = frozenset(),
+        budget: BudgetScope | None = None,
     ) -> None:
         self.order = order
         self.customer = customer
@@ -70,21 +68,28 @@ class RuleEnv:
         self.redemption_metadata = redemption_metadata
         self.failure: RuleFailure | None = None
         self.results: dict[Any, bool] = {} if results is None else results
-        #: Answers budget rules (None: nothing was redeemed yet).
-        self.usage = usage
-        #: (redeemable id, campaign id) whose rules are evaluated: what budget
-        #: rules count for. Set per tier by the callers that evaluate several.
-        self.subject: tuple[str, str] | None = None
-        #: Rule names taken as satisfied (what qualifications do not check).
-        self.ignored = ignored
+        #: What budget rules count and which rules are ignored (None: nothing
+        #: to count, nothing ignored: the common case, one slot to read).
+        self.budget = budget
 
     def used(self, query: UsageQuery) -> int:
-        """The total a budget rule compares: 0 without a `usage` or subject."""
-        usage, subject = self.usage, self.subject
-        if usage is None or subject is None:
+        """The total a budget rule compares: 0 without a usage or subject."""
+        budget = self.budget
+        if budget is None or budget.usage is None or budget.subject is None:
             return 0
         customer_id = self.customer.id if self.customer is not None else None
-        return usage.value(query, subject[0], subject[1], customer_id, self.now)
+        return budget.usage.value(query, budget.subject[0], budget.subject[1], customer_id, self.now)
+
+
+@dataclass(slots=True)
+class BudgetScope:
+    """What budget rules read (a `Usage` and the redeemable it counts for:
+    (redeemable id, campaign id), set per tier by callers evaluating several)
+    and the rule names taken as satisfied (what qualifications ignore)."""
+
+    usage: Usage | None = None
+    subject: tuple[str, str] | None = None
+    ignored: frozenset[str] = frozenset()
 
 
 Pred = Callable[[RuleEnv], bool]

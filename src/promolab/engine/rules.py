@@ -73,6 +73,7 @@ from .item_rules import ITEM_FAMILIES
 from .lines import NormalizedOrder
 from .logic_parser import LogicError, and_all, compile_logic
 from .rule_evaluation import (
+    BudgetScope,
     Pred,
     RuleConfigError,
     RuleEnv,
@@ -220,7 +221,8 @@ def _leaf(rule: Mapping[str, Any], fallback: str | None) -> tuple[Pred, bool]:
     order_only = _order_only(rule, name)
 
     def leaf(env: RuleEnv) -> bool:
-        if env.ignored and name in env.ignored:
+        budget = env.budget
+        if budget is not None and name in budget.ignored:
             return True
         results = env.order.shared if order_only else env.results
         passed = results.get(leaf)
@@ -236,7 +238,7 @@ def _leaf(rule: Mapping[str, Any], fallback: str | None) -> tuple[Pred, bool]:
 
 
 def _budget_leaf(rule: Mapping[str, Any], name: str, query: UsageQuery, fallback: str | None) -> tuple[Pred, bool]:
-    """A budget rule's leaf: it compares what `env.usage` says was spent for
+    """A budget rule's leaf: it compares what the env's `budget.usage` says was spent for
     the redeemable being checked, so its verdict is never shared between
     redeemables (no `results` memo: the same rule JSON on two tiers counts
     two budgets)."""
@@ -247,7 +249,8 @@ def _budget_leaf(rule: Mapping[str, Any], name: str, query: UsageQuery, fallback
     failure = RuleFailure(_reason_key(name), _message(rule, name, fallback))
 
     def leaf(env: RuleEnv) -> bool:
-        if (env.ignored and name in env.ignored) or check(env.used(query), env.now):
+        budget = env.budget
+        if (budget is not None and name in budget.ignored) or check(env.used(query), env.now):
             return True
         if env.failure is None:
             env.failure = failure
@@ -329,8 +332,8 @@ class RuleSet:
             or shared[2] is not redemption_metadata
         ):
             shared = memo[_RESULTS] = (customer, now, redemption_metadata, {})
-        env = RuleEnv(order, customer, now, redemption_metadata, shared[3], usage, ignored)
-        env.subject = subject
+        budget = BudgetScope(usage, subject, ignored) if usage is not None or ignored else None
+        env = RuleEnv(order, customer, now, redemption_metadata, shared[3], budget)
         if pred(env):
             return None
         return env.failure or self.generic
