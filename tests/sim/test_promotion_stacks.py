@@ -85,3 +85,32 @@ def test_the_scenario_checks_its_stacks(stack: dict[str, Any], message: str) -> 
         Simulator(scenario=_scenario([stack]))
     assert message in str(caught.value)
     assert "campaigns[0].stacks[0]" in str(caught.value)
+
+
+def test_qualifications_list_the_stacks_that_apply_as_a_stacked_validation_would() -> None:
+    """PROMOTION_STACKS: each stack priced as its tiers stacked; one whose
+    tier fails is left out with that tier's reason; a stack's answer holds
+    its tiers with their running orders, equal to the stacked validation's."""
+    scenario = _scenario([
+        {"id": "stack_d", "name": "Both", "tiers": ["promo_ten", "promo_five"]},
+        {"id": "stack_min", "name": "Big carts", "tiers": ["promo_five", "promo_min"]},
+    ])
+    scenario["campaigns"][0]["tiers"].append({
+        "id": "promo_min", "name": "over $5,000", "discount": {"type": "AMOUNT", "amount_off": 500},
+        "validation_rules": {"rules": {"1": {"name": "order.initial_amount", "conditions": {"$more_than": [500000]}}}},
+    })
+    sim = Simulator(scenario=scenario)
+    request = {"order": ORDER, "scenario": "PROMOTION_STACKS"}
+    with sim.client() as client:
+        found = client.qualifications(request).redeemables.data
+        left_out = client.control.why_not_qualified(request)["data"]
+        validated = client.validate_stacked(redeemables=[{"object": "promotion_stack", "id": "stack_d"}], order=ORDER)
+        everything = client.qualifications(order=ORDER, scenario="ALL", options={"limit": 50}).redeemables.data
+    assert [(r.id, r.object, r.order.total_amount) for r in found] == [("stack_d", "promotion_stack", 359500)]
+    stack = found[0]
+    assert stack.redeemables is not None
+    assert [t.model_dump(mode="json")["order"] for t in stack.redeemables] == [
+        r.model_dump(mode="json")["order"] for r in validated.redeemables]
+    assert left_out == [{"id": "stack_min", "object": "promotion_stack", "key": "order_rules_violated",
+                         "message": "promo_min: order.initial_amount must be more than 500000"}]
+    assert "promotion_stack" not in {r.object for r in everything}  # stacks are listed by their own scenario

@@ -53,7 +53,7 @@ SCENARIO_CASES: list[tuple[str, dict[str, Any], dict[str, Any] | None, set[str]]
     ("PRODUCTS_BY_CUSTOMER", MUGS_AND_BEANS, None, _BEANS_AND_MERCH),
     ("PRODUCTS_DISCOUNT_BY_CUSTOMER", MUGS_AND_BEANS, ALICE, _BEANS_AND_MERCH | {"promo_vip_mug_5"}),
     ("PRODUCTS_DISCOUNT_BY_CUSTOMER", GEAR, ALICE, {"promo_gear_split"}),
-    ("PROMOTION_STACKS", MUGS_AND_BEANS, ALICE, set()),  # no promotion stacks in the simulator
+    ("PROMOTION_STACKS", MUGS_AND_BEANS, ALICE, set()),  # the demo declares no promotion stacks
 ]
 
 

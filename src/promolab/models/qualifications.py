@@ -180,14 +180,17 @@ class QualificationResult(WireModel):
 
 
 class QualifiedRedeemable(WireModel):
-    """One redeemable that qualifies, with the order as if it alone applied."""
+    """One redeemable that qualifies, with the order as if it alone applied;
+    a promotion stack holds its tiers (`redeemables`, each with its running
+    order) and its order has them all applied."""
 
     __omit_if_none__ = frozenset({
         "categories", "campaign_name", "campaign_id", "name", "banner", "validation_rules_assignments",
+        "redeemables",
     })  # fmt: skip
 
     id: str
-    object: Literal["voucher", "promotion_tier", "campaign"]
+    object: Literal["voucher", "promotion_tier", "campaign", "promotion_stack"]
     created_at: Timestamp
     result: QualificationResult
     order: Order
@@ -200,6 +203,7 @@ class QualifiedRedeemable(WireModel):
     name: str | None = None
     banner: str | None = None
     validation_rules_assignments: dict[str, Any] | None = None
+    redeemables: list[QualifiedRedeemable] | None = None
 
 
 class QualifiedRedeemables(WireModel):

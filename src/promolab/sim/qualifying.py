@@ -35,7 +35,9 @@ from ..engine import (
     NormalizedOrder,
     PricingContext,
     PricingInputError,
+    StackResult,
     TierOutcome,
+    evaluate_stack,
     normalize_order,
     price_normalized,
 )
@@ -47,10 +49,10 @@ from .state import derived
 from .usage import usage_of
 
 if TYPE_CHECKING:
-    from .records import Campaign
+    from .records import Campaign, PromotionStack
     from .simulator import Simulator
 
-__all__ = ["SCENARIOS", "Qualified", "Qualifying", "ScenarioScope", "qualify"]
+__all__ = ["SCENARIOS", "Qualified", "QualifiedStack", "Qualifying", "ScenarioScope", "qualify"]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -69,6 +71,8 @@ class ScenarioScope:
     audience_only: bool = False
     #: None, "items" (discount or rules reach a cart product), "discount" (discount does)
     products: str | None = None
+    #: the scenario's promotion stacks, each priced as its tiers stacked
+    stacks: bool = False
 
 
 #: The one table of what each scenario considers (docs/decisions.md § Qualifications).
@@ -80,8 +84,7 @@ SCENARIOS: dict[str, ScenarioScope] = {
     "PRODUCTS_DISCOUNT": ScenarioScope(tiers=True, generic=True, customer=False, products="discount"),
     "PRODUCTS_BY_CUSTOMER": ScenarioScope(tiers=True, wallet=True, generic=True, products="items"),
     "PRODUCTS_DISCOUNT_BY_CUSTOMER": ScenarioScope(tiers=True, wallet=True, generic=True, products="discount"),
-    # Not yet: promotion stacks are redeemed, not listed (docs/decisions.md § Qualifications).
-    "PROMOTION_STACKS": ScenarioScope(),
+    "PROMOTION_STACKS": ScenarioScope(stacks=True),
 }
 
 #: Rules whose `$in`/`$is` targets are products the cart must hold ("the rules require an item").
@@ -104,6 +107,23 @@ class Qualified:
         return self.resolved.entry.id
 
 
+@dataclass(frozen=True, slots=True)
+class QualifiedStack:
+    """A promotion stack that qualifies: its tiers stacked on the cart, under
+    the project's stacking rules (qualifications' ignore list ignored)."""
+
+    stack: PromotionStack
+    resolved: tuple[ResolvedRedeemable, ...]
+    result: StackResult
+    created_at: datetime
+    #: cents the stack takes off the cart
+    deal: int
+
+    @property
+    def id(self) -> str:
+        return self.stack.id
+
+
 @dataclass(slots=True)
 class Qualifying:
     """One request judged: what qualified, what did not and why, and what
@@ -115,7 +135,7 @@ class Qualifying:
     customer: CustomerContext | None
     source: str | None
     ctx: PricingContext
-    qualified: list[Qualified]
+    qualified: list[Qualified | QualifiedStack]
     exclusions: list[dict[str, Any]]
 
 
@@ -147,7 +167,27 @@ def qualify(sim: Simulator, body: models.QualificationRequest, request: Mapping[
         else:
             entry = resolved.entry
             judged.exclusions.append({"id": entry.id, "object": entry.object, "key": verdict[0], "message": verdict[1]})
+    if scope.stacks:
+        for stack in sim.state.promotion_stacks.values():
+            _judge_stack(sim, judged, seen, stack)
     return judged
+
+
+def _judge_stack(sim: Simulator, judged: Qualifying, customer: CustomerContext | None, stack: PromotionStack) -> None:
+    """A stack qualifies when its tiers, stacked on the cart under the
+    project's rules, make a valid validation; else its exclusion is the first
+    tier's reason (in application order) that did not apply."""
+    tiers = [_input("promotion_tier", tier_id) for tier_id in stack.tier_ids]
+    resolved = tuple(resolve_redeemables(sim, judged.view, tiers, Held()))
+    rules = sim.state.stacking_rules or models.StackingRules()
+    result = evaluate_stack([r.entry for r in resolved], judged.order, customer, judged.ctx, rules)
+    if result.valid:
+        created = stack.created_at or _EPOCH
+        judged.qualified.append(QualifiedStack(stack, resolved, result, created, result.discount))
+        return
+    failed = next(r for p in result.tried if (r := result.redeemables[p]).status != "APPLICABLE")
+    judged.exclusions.append({"id": stack.id, "object": "promotion_stack", "key": failed.reason_key,
+                              "message": f"{failed.entry.id}: {failed.reason}"})
 
 
 def _candidates(

@@ -32,7 +32,7 @@ from ...models import endpoints, format_timestamp
 from ...models.qualifications import parse_cursor
 from ..operation import bind
 from ..promotions import tracking_id
-from ..qualifying import Qualified, Qualifying, qualify
+from ..qualifying import Qualified, QualifiedStack, Qualifying, qualify
 from ..request_parsing import parse
 from ..sessions import held
 from .stacking_rules import stacking_rules_in_force
@@ -81,7 +81,7 @@ def qualification_exclusions(sim: Simulator, request: Any) -> list[dict[str, Any
 # -- order and paging --------------------------------------------------------------------------------
 
 
-def _ranked(qualified: list[Qualified], rule: str) -> list[Qualified]:
+def _ranked(qualified: list[Qualified | QualifiedStack], rule: str) -> list[Qualified | QualifiedStack]:
     """The qualified redeemables in answer order: ties newest first, then by id."""
     newest = sorted(qualified, key=lambda q: q.id)
     newest.sort(key=lambda q: q.created_at, reverse=True)
@@ -92,7 +92,7 @@ def _ranked(qualified: list[Qualified], rule: str) -> list[Qualified]:
     return newest
 
 
-def _start(ranked: list[Qualified], cursor: datetime | int | None) -> int:
+def _start(ranked: list[Qualified | QualifiedStack], cursor: datetime | int | None) -> int:
     """Where the page starts: a position, or (a date-time, DEFAULT order
     only: the model refuses it elsewhere) the first item strictly older."""
     if cursor is None:
@@ -102,7 +102,7 @@ def _start(ranked: list[Qualified], cursor: datetime | int | None) -> int:
     return next((i for i, q in enumerate(ranked) if q.created_at < cursor), len(ranked))
 
 
-def _cursor_after(ranked: list[Qualified], end: int, rule: str) -> str:
+def _cursor_after(ranked: list[Qualified | QualifiedStack], end: int, rule: str) -> str:
     last, following = ranked[end - 1], ranked[end]
     if rule == "DEFAULT" and following.created_at < last.created_at:
         return format_timestamp(last.created_at)
@@ -112,7 +112,10 @@ def _cursor_after(ranked: list[Qualified], end: int, rule: str) -> str:
 # -- rendering ---------------------------------------------------------------------------------------
 
 
-def _render(sim: Simulator, judged: Qualifying, q: Qualified, options: models.QualificationOptions) -> dict[str, Any]:
+def _render(sim: Simulator, judged: Qualifying, q: Qualified | QualifiedStack,
+            options: models.QualificationOptions) -> dict[str, Any]:
+    if isinstance(q, QualifiedStack):
+        return _render_stack(judged, q, options)
     resolved = q.resolved
     entry = resolved.entry
     expand = frozenset(options.expand or ())
@@ -146,6 +149,29 @@ def _render(sim: Simulator, judged: Qualifying, q: Qualified, options: models.Qu
     if "validation_rules" in expand:
         out["validation_rules_assignments"] = _assignments(sim, q)
     return out
+
+
+def _render_stack(judged: Qualifying, q: QualifiedStack, options: models.QualificationOptions) -> dict[str, Any]:
+    """A stack: its tiers (each with its running order, as a stacked
+    validation shows them) and the order with all of them applied."""
+    expand = frozenset(options.expand or ())
+    result = q.result
+    tiers = []
+    for stacked in result.redeemables:
+        tier = stacked.entry.discount
+        assert tier is not None  # a valid stack applied every tier
+        parts = tier.static_wire(judged.view.catalogue).fresh("category" in expand)
+        tiers.append({
+            "id": stacked.entry.id, "object": "promotion_tier", "created_at": format_timestamp(q.created_at),
+            "result": {"discount": parts[2]}, "order": result.order_of(stacked),
+            "applicable_to": parts[0], "inapplicable_to": parts[1], "metadata": dict(tier.spec.metadata),
+            "name": tier.spec.name,
+        })
+    return {
+        "id": q.stack.id, "object": "promotion_stack", "created_at": format_timestamp(q.created_at), "result": {},
+        "order": result.order(), "applicable_to": dict(_EMPTY_LIST), "inapplicable_to": dict(_EMPTY_LIST),
+        "metadata": {}, "name": q.stack.name, "redeemables": tiers,
+    }
 
 
 def _gift_order(judged: Qualifying, entry: StackEntry, credits: int) -> dict[str, Any]:
