@@ -114,3 +114,18 @@ def test_qualifications_list_the_stacks_that_apply_as_a_stacked_validation_would
     assert left_out == [{"id": "stack_min", "object": "promotion_stack", "key": "order_rules_violated",
                          "message": "promo_min: order.initial_amount must be more than 500000"}]
     assert "promotion_stack" not in {r.object for r in everything}  # stacks are listed by their own scenario
+
+
+def test_a_qualifying_stack_shows_only_the_tiers_it_applies() -> None:
+    """With its campaign in a category, the default limit of one redeemable
+    per category leaves the second tier out (SKIPPED): the stack still
+    qualifies, with the one tier it applies."""
+    scenario = _scenario([{"id": "stack_d", "name": "Both", "tiers": ["promo_ten", "promo_five"]}])
+    scenario["campaigns"][0]["category_id"] = "cat_weekend"
+    sim = Simulator(scenario=scenario)
+    with sim.client() as client:
+        found = client.qualifications(order=ORDER, scenario="PROMOTION_STACKS").redeemables.data
+        validated = client.validate_stacked(redeemables=[{"object": "promotion_stack", "id": "stack_d"}], order=ORDER)
+    assert [r.status for r in validated.redeemables] == ["APPLICABLE", "SKIPPED"]
+    assert [(t.id, t.order.total_amount) for t in found[0].redeemables or []] == [("promo_ten", 360000)]
+    assert found[0].order.total_amount == 360000

@@ -152,14 +152,14 @@ def _render(sim: Simulator, judged: Qualifying, q: Qualified | QualifiedStack,
 
 
 def _render_stack(judged: Qualifying, q: QualifiedStack, options: models.QualificationOptions) -> dict[str, Any]:
-    """A stack: its tiers (each with its running order, as a stacked
-    validation shows them) and the order with all of them applied."""
+    """A stack: the tiers it applies (each with its running order, as a
+    stacked validation shows them) and the order with all of them applied."""
     expand = frozenset(options.expand or ())
     result = q.result
     tiers = []
-    for stacked in result.redeemables:
+    for stacked in result.applicable:  # a tier a limit left out is not part of what the stack gives
         tier = stacked.entry.discount
-        assert tier is not None  # a valid stack applied every tier
+        assert tier is not None  # tiers always have a discount
         parts = tier.static_wire(judged.view.catalogue).fresh("category" in expand)
         tiers.append({
             "id": stacked.entry.id, "object": "promotion_tier", "created_at": format_timestamp(q.created_at),
