@@ -106,6 +106,7 @@ from .qualifications import (
     QualificationSession,
     QualifiedRedeemable,
     QualifiedRedeemables,
+    QualifiedStackTier,
 )
 from .redemptions import (
     OrderRedemptionEntry,
@@ -299,6 +300,7 @@ __all__ = [
     "QualificationSession",
     "QualifiedRedeemable",
     "QualifiedRedeemables",
+    "QualifiedStackTier",
     "Quantity",
     "RedeemableDetails",
     "RedeemableGift",

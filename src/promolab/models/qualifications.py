@@ -41,6 +41,7 @@ __all__ = [
     "QualificationSession",
     "QualifiedRedeemable",
     "QualifiedRedeemables",
+    "QualifiedStackTier",
     "parse_cursor",
 ]
 
@@ -179,6 +180,23 @@ class QualificationResult(WireModel):
     gift: QualificationGift | None = None
 
 
+class QualifiedStackTier(WireModel):
+    """A tier a qualifying promotion stack applies, with its running order
+    (the order as it and the stack's tiers before it left it)."""
+
+    __omit_if_none__ = frozenset({"name"})
+
+    id: str
+    object: Literal["promotion_tier"] = "promotion_tier"
+    created_at: Timestamp
+    result: QualificationResult
+    order: Order
+    applicable_to: ApplicableToList
+    inapplicable_to: ApplicableToList
+    metadata: Metadata = Field(default_factory=dict)
+    name: str | None = None
+
+
 class QualifiedRedeemable(WireModel):
     """One redeemable that qualifies, with the order as if it alone applied;
     a promotion stack holds its tiers (`redeemables`, each with its running
@@ -203,7 +221,7 @@ class QualifiedRedeemable(WireModel):
     name: str | None = None
     banner: str | None = None
     validation_rules_assignments: dict[str, Any] | None = None
-    redeemables: list[QualifiedRedeemable] | None = None
+    redeemables: list[QualifiedStackTier] | None = None
 
 
 class QualifiedRedeemables(WireModel):
