@@ -325,7 +325,10 @@ def test_replay_leaves_a_disabled_collector_and_frozen_objects_alone(fresh: Any)
     try:
         frozen = gc.get_freeze_count()
         replay(sim, [line("advance", {"minutes": 1})])
-        assert gc.get_freeze_count() == frozen  # not thawed by the replay
+        # Not thawed by the replay: a thaw empties the permanent generation. Frozen
+        # objects freed meanwhile (a cache entry replaced) leave it one by one, so
+        # the count may drop by a few (seen on 3.11), never to a fraction of it.
+        assert frozen - 1000 <= gc.get_freeze_count() <= frozen
     finally:
         gc.unfreeze()
 
