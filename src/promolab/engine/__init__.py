@@ -83,6 +83,7 @@ from .stacking import (
 )
 from .tier_spec import CampaignInfo, TierSpec
 from .tier_wire import promotion_tier_wire
+from .usage_ledger import UsageLedger, period_key_arrays, period_keys
 
 __all__ = [
     "AUDIENCE_FAMILIES",
@@ -119,6 +120,7 @@ __all__ = [
     "TierOutcome",
     "TierSpec",
     "Usage",
+    "UsageLedger",
     "UsageQuery",
     "application_order",
     "compile_conditions",
@@ -130,6 +132,8 @@ __all__ = [
     "normalize_order",
     "numeric_value",
     "parse_duration",
+    "period_key_arrays",
+    "period_keys",
     "period_start",
     "price_normalized",
     "price_running",

@@ -28,6 +28,7 @@ from zoneinfo import ZoneInfo
 __all__ = [
     "BUDGET_FAMILIES",
     "QUALIFICATION_IGNORED",
+    "WEEKDAY",
     "Period",
     "Usage",
     "UsageQuery",
@@ -37,7 +38,8 @@ __all__ = [
 
 Period = Literal["daily", "weekly", "monthly"]
 WeekStart = Literal["MONDAY", "SATURDAY", "SUNDAY"]
-_WEEKDAY: dict[WeekStart, int] = {"MONDAY": 0, "SATURDAY": 5, "SUNDAY": 6}
+#: Python weekday (Monday = 0) of each first day of the week.
+WEEKDAY: dict[WeekStart, int] = {"MONDAY": 0, "SATURDAY": 5, "SUNDAY": 6}
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,5 +104,5 @@ def period_start(now: datetime, period: Period, timezone: str = "UTC", week_star
     if period == "monthly":
         return midnight.replace(day=1)
     if period == "weekly":
-        return midnight - timedelta(days=(midnight.weekday() - _WEEKDAY[week_start]) % 7)
+        return midnight - timedelta(days=(midnight.weekday() - WEEKDAY[week_start]) % 7)
     return midnight

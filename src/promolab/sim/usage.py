@@ -1,23 +1,23 @@
-"""What budget rules count, answered from the simulator's redemption records.
+"""What budget rules count, kept from the simulator's redemption records.
 
-`RedemptionUsage` is the engine's `Usage` for a simulator: it indexes the
-child redemptions (one per code or tier redeemed) by redeemable and by
-campaign, and sums what a rule asks for over the SUCCEEDED ones (a rollback
-marks them ROLLED_BACK, which gives the budget back), in the current
-calendar period of the project's time zone when the rule has one.
+`RedemptionUsage` is the engine's `Usage` for a simulator: a `UsageLedger`
+(running totals per redeemable, campaign, customer and calendar period of
+the project's time zone) fed with the child redemptions (one per code or
+tier redeemed; a code counts under its voucher id). A rollback takes its
+children out again (`remove`), which gives the budget back.
 
 Kept with the state's derived lookups (`state.derived`): built from the
-records on first use, told of each new redemption by the redemption
-operation (`add`), rebuilt when the state object is replaced.
+SUCCEEDED records on first use, told of each new redemption (`add`) and
+rollback (`remove`) by the redemption operations, rebuilt when the state
+object is replaced. The simulated clock only moves forward, so every record
+counted is at or before the instant a rule asks about.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
-from datetime import datetime
 from typing import TYPE_CHECKING
 
-from ..engine import UsageQuery, period_start
+from ..engine.usage_ledger import UsageLedger
 from .state import derived
 
 if TYPE_CHECKING:
@@ -28,50 +28,25 @@ if TYPE_CHECKING:
 __all__ = ["RedemptionUsage", "usage_of"]
 
 
-class RedemptionUsage:
-    __slots__ = ("_by_campaign", "_by_redeemable", "_state")
+class RedemptionUsage(UsageLedger):
+    __slots__ = ()
 
     def __init__(self, state: State) -> None:
-        self._state = state
-        self._by_redeemable: dict[str, list[RedemptionRecord]] = defaultdict(list)
-        self._by_campaign: dict[str, list[RedemptionRecord]] = defaultdict(list)
+        super().__init__(state.project.timezone, state.project.week_start)
         for record in state.redemptions.values():
-            self.add(record)
+            if record.status == "SUCCEEDED":
+                self.add(record)
 
-    def add(self, record: RedemptionRecord) -> None:
+    def add(self, record: RedemptionRecord, sign: int = 1) -> None:
         """Count a new child redemption (parents count nothing themselves)."""
         if record.related_object_type == "redemption":
             return
-        self._by_redeemable[record.related_object_id].append(record)
-        if record.campaign_id is not None:
-            self._by_campaign[record.campaign_id].append(record)
+        self.record(record.related_object_id, record.campaign_id, record.customer_id, self.keys(record.date),
+                    record.discount, record.order_amount, record.order_id, sign)
 
-    def value(
-        self, query: UsageQuery, redeemable_id: str, campaign_id: str, customer_id: str | None, now: datetime
-    ) -> int:
-        if query.scope == "redeemable":
-            records = self._by_redeemable.get(redeemable_id, ())  # a tier's id, a code's voucher id
-        else:
-            records = self._by_campaign.get(campaign_id, ())
-        project = self._state.project
-        start = period_start(now, query.period, project.timezone, project.week_start) if query.period else None
-        total = 0
-        orders: set[str] = set()
-        for record in records:
-            if record.status != "SUCCEEDED" or record.date > now:
-                continue
-            if query.per_customer and (customer_id is None or record.customer_id != customer_id):
-                continue
-            if start is not None and record.date < start:
-                continue
-            if query.measure == "count":
-                total += 1
-            elif query.measure == "discount":
-                total += record.discount
-            elif record.order_id not in orders:  # order value: each order once
-                orders.add(record.order_id)
-                total += record.order_amount
-        return total
+    def remove(self, record: RedemptionRecord) -> None:
+        """Take a rolled-back child redemption out of the totals."""
+        self.add(record, sign=-1)
 
 
 def usage_of(sim: Simulator) -> RedemptionUsage:

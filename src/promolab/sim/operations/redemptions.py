@@ -178,6 +178,7 @@ def rollback_redemption(
             amount=-child.amount if child.amount else None, order=undiscounted(child.order) if cancel else child.order,
         )  # fmt: skip
         give_back(sim, child)
+        usage_of(sim).remove(child)
         child.status, child.rollback_id = "ROLLED_BACK", rollback.id
         st.rollbacks[rollback.id] = rollback
         rollbacks.append(rollback)

@@ -1,0 +1,145 @@
+"""Running totals of what was redeemed, in the shape budget rules ask for them.
+
+Budget and limit rules (`budget_rules`) compare a total so far: redemptions
+of a redeemable or of its campaign, of one customer or of everyone, ever or
+in the current calendar period. `UsageLedger` keeps those totals as they
+happen, one counter per (subject, customer, period) slot, so a rule reads a
+number instead of scanning the redemptions: the simulator (`sim.usage`) and
+the forecast (`analysis.forecast`) both count with it, which is what keeps a
+forecast equal to sending its orders through the redemption operation.
+
+A period is named by an integer key (`period_keys`): the local day's
+ordinal, the ordinal of the week's first day, `year * 12 + month - 1`, in
+the project's time zone and first day of the week. `period_key_arrays` gives
+the same keys for many instants at once (tested equal).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import numpy as np
+import pandas as pd
+
+from .budget_rules import WEEKDAY, Period, UsageQuery, WeekStart
+
+__all__ = ["PERIODS", "UsageLedger", "period_key_arrays", "period_keys"]
+
+#: The slots a redemption counts in: ever, then each calendar period.
+PERIODS: tuple[Period | None, ...] = (None, "daily", "weekly", "monthly")
+_PERIOD_INDEX: dict[Period | None, int] = {p: i for i, p in enumerate(PERIODS)}
+#: date(1970, 1, 1).toordinal(): a local day count since the epoch, as an ordinal.
+_EPOCH_ORDINAL = 719_163
+_DAY_NS = 86_400 * 10**9
+
+
+def period_keys(now: datetime, timezone: str = "UTC", week_start: WeekStart = "MONDAY") -> tuple[int, int, int]:
+    """(day, week, month) keys of the calendar periods holding `now` (aware)."""
+    local = now.astimezone(ZoneInfo(timezone)).date()
+    day = local.toordinal()
+    week = day - (local.weekday() - WEEKDAY[week_start]) % 7
+    return day, week, local.year * 12 + local.month - 1
+
+
+def period_key_arrays(
+    utc_ns: np.ndarray, timezone: str = "UTC", week_start: WeekStart = "MONDAY"
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`period_keys` of many instants given as int64 UTC nanoseconds, vectorized."""
+    local = pd.DatetimeIndex(np.asarray(utc_ns, dtype="datetime64[ns]"), tz="UTC").tz_convert(timezone)
+    wall = local.tz_localize(None)
+    days = wall.asi8 // _DAY_NS  # floor: local days since 1970-01-01 (a Thursday)
+    day = days + _EPOCH_ORDINAL
+    weekday = (days + 3) % 7  # Monday = 0
+    week = day - (weekday - WEEKDAY[week_start]) % 7
+    month = np.asarray(wall.year, dtype=np.int64) * 12 + np.asarray(wall.month, dtype=np.int64) - 1
+    return day.astype(np.int64), week.astype(np.int64), month
+
+
+class UsageLedger:
+    """Counts, discounts and order amounts of redemptions, per slot.
+
+    A slot is (scope, subject id, customer id or None, period index, period
+    key): `record` adds a redemption to every slot it belongs to (its
+    redeemable and its campaign; everyone and its customer; ever and its
+    day, week and month) and `value` reads the one a `UsageQuery` names.
+    `sign=-1` takes a rolled-back redemption out again.
+
+    An order's amount counts once per slot however many of its redemptions
+    fall in it (two tiers of one campaign on one order): `order_id` names
+    the order; None says every call is a new order (the forecast redeems
+    each order once) and saves remembering them.
+    """
+
+    __slots__ = ("_orders", "_totals", "timezone", "week_start")
+
+    def __init__(self, timezone: str = "UTC", week_start: WeekStart = "MONDAY") -> None:
+        self.timezone = timezone
+        self.week_start: WeekStart = week_start
+        #: slot -> [redemptions, discount, order amount]
+        self._totals: dict[tuple[object, ...], list[int]] = {}
+        #: (slot, order id) -> redemptions of that order counted in the slot
+        self._orders: dict[tuple[tuple[object, ...], str], int] = {}
+
+    def keys(self, now: datetime) -> tuple[int, int, int]:
+        return period_keys(now, self.timezone, self.week_start)
+
+    def record(
+        self,
+        redeemable_id: str,
+        campaign_id: str | None,
+        customer_id: str | None,
+        periods: tuple[int, int, int],
+        discount: int,
+        order_amount: int,
+        order_id: str | None = None,
+        sign: int = 1,
+    ) -> None:
+        """Count one redemption (sign=-1: take it back) made in `periods` (`keys`)."""
+        subjects: list[tuple[str, str]] = [("redeemable", redeemable_id)]
+        if campaign_id is not None:
+            subjects.append(("campaign", campaign_id))
+        customers = (None,) if customer_id is None else (None, customer_id)
+        totals = self._totals
+        for scope, subject in subjects:
+            for customer in customers:
+                for index, key in enumerate((None, *periods)):
+                    slot = (scope, subject, customer, index, key)
+                    counts = totals.get(slot)
+                    if counts is None:
+                        counts = totals[slot] = [0, 0, 0]
+                    counts[0] += sign
+                    counts[1] += sign * discount
+                    if self._first_of_order(slot, order_id, sign):
+                        counts[2] += sign * order_amount
+
+    def _first_of_order(self, slot: tuple[object, ...], order_id: str | None, sign: int) -> bool:
+        """Whether this redemption adds (or takes away) its order's amount in `slot`."""
+        if order_id is None:
+            return True
+        seen = self._orders.get((slot, order_id), 0) + sign
+        if seen:
+            self._orders[(slot, order_id)] = seen
+        else:
+            self._orders.pop((slot, order_id), None)
+        return seen == (1 if sign > 0 else 0)
+
+    def total(
+        self, query: UsageQuery, redeemable_id: str, campaign_id: str, customer_id: str | None, key: int | None
+    ) -> int:
+        """The query's total in the period named by `key` (None for a query without a period)."""
+        if query.per_customer and customer_id is None:
+            return 0
+        subject = redeemable_id if query.scope == "redeemable" else campaign_id
+        slot = (query.scope, subject, customer_id if query.per_customer else None, _PERIOD_INDEX[query.period], key)
+        counts = self._totals.get(slot)
+        if counts is None:
+            return 0
+        return counts[0] if query.measure == "count" else counts[1] if query.measure == "discount" else counts[2]
+
+    def value(
+        self, query: UsageQuery, redeemable_id: str, campaign_id: str, customer_id: str | None, now: datetime
+    ) -> int:
+        """`Usage.value`: the total so far in the period holding `now`."""
+        key = None if query.period is None else self.keys(now)[_PERIOD_INDEX[query.period] - 1]
+        return self.total(query, redeemable_id, campaign_id, customer_id, key)
