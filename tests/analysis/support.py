@@ -239,3 +239,52 @@ def random_tier(rng: np.random.Generator, index: int) -> TierSpec:
 def random_tiers(n: int, seed: int) -> list[CompiledTier]:
     rng = np.random.default_rng(seed)
     return [compile_tier(random_tier(rng, i)) for i in range(n)]
+
+
+# -- dated orders (time-aware sweep) ------------------------------------------------------------
+CHANNELS = ["app", "web", "store", None]
+
+
+def date_orders(frame: pd.DataFrame, instants: Sequence[Any], *, seed: int = 0,
+                channels: bool = True) -> pd.DataFrame:
+    """`frame` with a `placed_at` (per order, cycling through `instants`: strings or
+    aware datetimes, kept as given) and, optionally, a `channel` column."""
+    out = frame.copy()
+    codes, _ = pd.factorize(out["order_id"])
+    values = np.empty(len(instants), dtype=object)
+    values[:] = list(instants)
+    out["placed_at"] = pd.Series(values[codes % len(instants)], index=out.index, dtype=object)
+    if channels:
+        rng = np.random.default_rng(seed)
+        pick = rng.integers(0, len(CHANNELS), size=codes.max() + 1 if len(codes) else 0)
+        out["channel"] = pd.array([CHANNELS[k] for k in pick[codes]], dtype="string")
+    return out
+
+
+def engine_rows_dated(sim: Any, frame: pd.DataFrame, tiers: Sequence[CompiledTier],
+                      metadata: dict[str, Any] | None = None) -> pd.DataFrame:
+    """The per-request engine on every (order, tier), each order at its own `placed_at`
+    (a UTC datetime, as the simulator's clock would show it) with its own request
+    metadata over `metadata`: the reference of the dated sweep."""
+    from promolab.analysis import orders_from_frame
+    from promolab.analysis.orders import line_columns
+
+    view = pricing_view(sim)
+    cols = line_columns(frame)
+    rows = []
+    for i, (order_id, request) in enumerate(orders_from_frame(frame).items()):
+        now = cols.placed_at_of(i)
+        assert now is not None
+        ctx = PricingContext(now=now, redemption_metadata={**(metadata or {}), **request.get("metadata", {})})
+        customer, _ = customer_context(sim, view, request.get("customer"))
+        order = normalize_order(view.catalogue, request["order"], customer.id if customer else None)
+        for tier in tiers:
+            out = price_normalized(view.catalogue, tier, order, customer, ctx)
+            rows.append((
+                order_id, tier.id, out.valid,
+                (out.discount_amount if out.valid else 0),
+                out.order["total_amount"] if out.valid else order.amount,
+                out.reason_key,
+            ))
+    return pd.DataFrame(rows, columns=["order_id", "tier_id", "valid", "discount_amount", "total_amount",
+                                       "reason_key"], dtype=object)

@@ -14,6 +14,7 @@ from ...sim.promotions import PricingView, pricing_view
 from ..orders import line_columns
 from .batch import OrderBatch, build_batch
 from .customers import CustomerTable, customer_table
+from .instants import Instants, OrderClock, merged_metadata
 from .plan import TierPlan, bind_tiers, plan_tiers
 from .progress import progress_bar
 from .result import SweepResult, build_frame
@@ -95,9 +96,12 @@ def sweep(
     `OrderBatch` from `prepare_orders`, or (engine="dask") a dask DataFrame
     whose partitions each hold whole orders. `tiers`: ids / TierSpec /
     CompiledTier (default: every active tier, in response order).
-    `customers`: see `sweep.customers`. `at`: the pricing instant (default the
-    simulator's clock). `metadata`: the request's top-level metadata (seen by
-    `redemption.metadata` rules). `engine`: "pandas" (one thread) or "dask"
+    `customers`: see `sweep.customers`. `at`: the pricing instant of every
+    order. Without it, orders with a `placed_at` column are each priced at
+    their own instant (a *dated* sweep: `SweepResult.dated`), others at the
+    simulator's clock. `metadata`: the request's top-level metadata (seen by
+    `redemption.metadata` rules), under each order's own (`channel`,
+    `metadata.<key>` columns: the order's keys win). `engine`: "pandas" (one thread) or "dask"
     (partitions by order on the local threaded scheduler, or on `client`, a
     `distributed.Client`).
 
@@ -118,27 +122,32 @@ def sweep(
     if engine == "dask" and not isinstance(orders, pd.DataFrame | OrderBatch):
         from .dask import sweep_dask_frame
 
-        order_ids, out, plans, paths = sweep_dask_frame(
+        order_ids, out, plans, paths, placed = sweep_dask_frame(
             orders, view.catalogue, chosen, table, now, meta, client=client, progress=progress,
-            chunk_size=chunk_size,
+            chunk_size=chunk_size, dated=at is None,
         )
     else:
         batch = orders if isinstance(orders, OrderBatch) else _prepare(view, orders, table)
-        plans = plan_tiers(chosen, batch.keys, view.catalogue)
-        bound = bind_tiers(plans, chosen, batch.keys, view.catalogue, batch.customers, now, meta)
+        placed = batch.placed_at if at is None else None
+        instants = Instants.of(placed) if placed is not None else None
+        sets = merged_metadata(meta, batch.metadata_sets) if batch.metadata_code is not None else None
+        clock = OrderClock(ctx, instants, batch.metadata_code, sets or ())
+        plans = plan_tiers(chosen, batch.keys, view.catalogue, dated=instants is not None)
+        bound = bind_tiers(plans, chosen, batch.keys, view.catalogue, batch.customers, now, meta,
+                           instants=instants, metadata_sets=sets)
         paths = [b.path for b in bound]
         # codes filled by the chunks, except on a distributed client (partitions ship their own arrays)
         out = Outputs.allocate(batch.n_orders, len(chosen), codes=client is None or engine == "pandas")
         with progress_bar(batch.n_orders, progress, f"sweep ({engine})") as bar:
             if engine == "pandas":
                 evaluate_range(bound, batch, 0, batch.n_orders, out, view.catalogue, ctx,
-                               chunk_size=chunk_size, on_chunk=bar.update)
+                               chunk_size=chunk_size, on_chunk=bar.update, clock=clock)
             else:
                 from .dask import sweep_dask_batch
 
                 sweep_dask_batch(bound, batch, out, view.catalogue, ctx, chosen, table, meta,
                                  client=client, npartitions=npartitions, chunk_size=chunk_size,
-                                 on_partition=bar.update)
+                                 on_partition=bar.update, clock=clock, dated=instants is not None)
         order_ids = batch.order_ids
     frame = build_frame(order_ids, tier_ids, out)
     return SweepResult(
@@ -149,4 +158,12 @@ def sweep(
         n_orders=len(order_ids),
         tier_ids=tier_ids,
         campaign_ids=campaign_ids,
+        dated=placed is not None,
+        placed_at=_placed_series(order_ids, placed) if placed is not None else None,
     )
+
+
+def _placed_series(order_ids: pd.Index, placed: Any) -> pd.Series:
+    """Each order's pricing instant in a dated sweep (UTC, microseconds: what the engine saw)."""
+    micros = (placed // 1000).astype("datetime64[us]")
+    return pd.Series(pd.DatetimeIndex(micros).tz_localize("UTC"), index=order_ids, name="placed_at")

@@ -93,6 +93,11 @@ class OrderBatch:
     distinct: LineSet | None = None
     #: The line codes on a padded grid, in a compact dtype (with `line_code`).
     grid: PaddedCodes | None = None
+    #: Per order, when it was placed (int64 UTC ns); None: the orders are not dated.
+    placed_at: np.ndarray | None = None
+    #: Per-order codes into `metadata_sets` (the orders' own request metadata); None: none.
+    metadata_code: np.ndarray | None = None
+    metadata_sets: tuple[dict[str, Any], ...] = ()
 
     @property
     def n_orders(self) -> int:
@@ -118,6 +123,9 @@ class OrderBatch:
             line_code=self.line_code[s0:s1] if self.line_code is not None else None,
             distinct=self.distinct,
             grid=self.grid.window(a, b, working=False) if self.grid is not None else None,
+            placed_at=self.placed_at[a:b] if self.placed_at is not None else None,
+            metadata_code=self.metadata_code[a:b] if self.metadata_code is not None else None,
+            metadata_sets=self.metadata_sets,
         )
 
     def items(self, i: int) -> list[dict[str, Any]]:
@@ -202,6 +210,9 @@ def build_batch(
         line_code=found[0] if found is not None else None,
         distinct=found[1] if found is not None else None,
         grid=grid,
+        placed_at=cols.placed_at,
+        metadata_code=cols.metadata_code,
+        metadata_sets=cols.metadata_sets,
     )
 
 
@@ -256,6 +267,8 @@ class Chunk:
             self.codes = pad_codes(np.arange(s1 - s0, dtype=np.intp), self.starts, self.lines.size, width)
         stack = stack or base_table
         self.customer = batch.customer[a:b] if batch.customer is not None else None
+        #: Per-order codes into the batch's `metadata_sets` (None: the orders carry none).
+        self.metadata_code = batch.metadata_code[a:b] if batch.metadata_code is not None else None
         #: Rule masks of this chunk by rule (tiers with the same rule share one).
         self.masks: dict[str, np.ndarray] = {}
         top = int(self.lines.amount.max()) if self.lines.size else 0

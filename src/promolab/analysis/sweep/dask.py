@@ -32,6 +32,7 @@ from ...engine import Catalogue, CompiledTier, PricingContext, TierSpec, compile
 from ..orders import line_columns
 from .batch import KeyTable, OrderBatch, build_batch, resolve_keys
 from .customers import CustomerTable
+from .instants import Instants, OrderClock, merged_metadata
 from .plan import TierPlan, bind_tiers, plan_tiers
 from .progress import progress_bar
 from .runner import Outputs, evaluate_range
@@ -59,6 +60,8 @@ class _Payload:
     metadata: Mapping[str, Any]
     chunk_size: int
     customers: CustomerTable | None = None
+    #: price dated orders at their own `placed_at` (no explicit `at`)
+    dated: bool = False
 
 
 def _compile(payload: _Payload) -> list[CompiledTier]:
@@ -66,22 +69,28 @@ def _compile(payload: _Payload) -> list[CompiledTier]:
 
 
 def _run_batch(payload: _Payload, batch: OrderBatch) -> tuple[Outputs, list[str]]:
+    """Plan, bind and evaluate a batch on a worker, as `sweep` does on the driver."""
     tiers = _compile(payload)
-    plans = plan_tiers(tiers, batch.keys, payload.catalogue)
-    bound = bind_tiers(plans, tiers, batch.keys, payload.catalogue, batch.customers, payload.now, payload.metadata)
-    out = Outputs.allocate(batch.n_orders, len(tiers))
     ctx = PricingContext(now=payload.now, redemption_metadata=payload.metadata)
-    evaluate_range(bound, batch, 0, batch.n_orders, out, payload.catalogue, ctx, chunk_size=payload.chunk_size)
+    instants = Instants.of(batch.placed_at) if payload.dated and batch.placed_at is not None else None
+    sets = merged_metadata(payload.metadata, batch.metadata_sets) if batch.metadata_code is not None else None
+    plans = plan_tiers(tiers, batch.keys, payload.catalogue, dated=instants is not None)
+    bound = bind_tiers(plans, tiers, batch.keys, payload.catalogue, batch.customers, payload.now, payload.metadata,
+                       instants=instants, metadata_sets=sets)
+    out = Outputs.allocate(batch.n_orders, len(tiers))
+    clock = OrderClock(ctx, instants, batch.metadata_code, sets or ())
+    evaluate_range(bound, batch, 0, batch.n_orders, out, payload.catalogue, ctx, chunk_size=payload.chunk_size,
+                   clock=clock)
     return out, [b.path for b in bound]
 
 
-def _run_frame(payload: _Payload, part: pd.DataFrame) -> tuple[pd.Index, Outputs, list[str]]:
+def _run_frame(payload: _Payload, part: pd.DataFrame) -> tuple[pd.Index, Outputs, list[str], np.ndarray | None]:
     cols = line_columns(part)
     assert payload.customers is not None
     codes, contexts, labels = payload.customers.resolve(cols.order_ids, cols.customer, cols.customer_names)
     batch = build_batch(cols, payload.catalogue, codes, contexts, labels)
     out, paths = _run_batch(payload, batch)
-    return batch.order_ids, out, paths
+    return batch.order_ids, out, paths, batch.placed_at if payload.dated else None
 
 
 def _local_callbacks(on_done: Callable[[Any], None]) -> Any:
@@ -108,7 +117,11 @@ def sweep_dask_batch(
     npartitions: int | None = None,
     chunk_size: int,
     on_partition: Callable[[int], None] | None = None,
+    clock: OrderClock | None = None,
+    dated: bool = False,
 ) -> None:
+    """`clock`: the orders' contexts (threads share the driver's bound tiers);
+    `dated`: workers re-bind their slice at its orders' own instants."""
     n = batch.n_orders
     parts = npartitions or default_partitions(n)
     edges = np.linspace(0, n, max(1, min(parts, max(n, 1))) + 1).astype(np.int64)
@@ -119,7 +132,7 @@ def sweep_dask_batch(
 
         dsk = {
             ("promolab-sweep", i): (functools.partial(
-                evaluate_range, bound, batch, a, b, out, catalogue, ctx, chunk_size=chunk_size),)
+                evaluate_range, bound, batch, a, b, out, catalogue, ctx, chunk_size=chunk_size, clock=clock),)
             for i, (a, b) in enumerate(ranges)
         }
         sizes = {("promolab-sweep", i): b - a for i, (a, b) in enumerate(ranges)}
@@ -128,7 +141,7 @@ def sweep_dask_batch(
         return
     from distributed import as_completed
 
-    payload = _Payload(catalogue, tuple(t.spec for t in tiers), ctx.now, dict(metadata), chunk_size)
+    payload = _Payload(catalogue, tuple(t.spec for t in tiers), ctx.now, dict(metadata), chunk_size, dated=dated)
     futures = []
     spans = {}
     for a, b in ranges:
@@ -168,14 +181,17 @@ def sweep_dask_frame(
     client: Any = None,
     progress: bool = True,
     chunk_size: int,
-) -> tuple[pd.Index, Outputs, list[TierPlan], list[str]]:
+    dated: bool = False,
+) -> tuple[pd.Index, Outputs, list[TierPlan], list[str], np.ndarray | None]:
+    """`dated`: price orders with a `placed_at` at their own instants; the last
+    item returned is then their instants (UTC ns, None when not dated)."""
     from dask.base import compute
     from dask.delayed import delayed
 
 
-    payload = _Payload(catalogue, tuple(t.spec for t in tiers), now, dict(metadata), chunk_size, table)
+    payload = _Payload(catalogue, tuple(t.spec for t in tiers), now, dict(metadata), chunk_size, table, dated)
     tasks = [delayed(_run_frame, pure=True)(payload, part) for part in frame.to_delayed()]
-    results: list[tuple[pd.Index, Outputs, list[str]]] = []
+    results: list[tuple[pd.Index, Outputs, list[str], np.ndarray | None]] = []
     with progress_bar(len(tasks), progress, "sweep (dask partitions)", unit="partition") as bar:
         bar.unit = "partition"
         if client is None:
@@ -192,7 +208,9 @@ def sweep_dask_frame(
                 slots[position[fut.key]] = fut.result()
                 bar.update(1)
             results = slots
-    plans = plan_tiers(list(tiers), _catalogue_keys(catalogue), catalogue)
+    placed = [r[3] for r in results]
+    is_dated = bool(results) and all(p is not None for p in placed)
+    plans = plan_tiers(list(tiers), _catalogue_keys(catalogue), catalogue, dated=is_dated)
     order_ids = pd.Index([]) if not results else results[0][0].append([r[0] for r in results[1:]])
     if not order_ids.is_unique:
         dup = order_ids[order_ids.duplicated()][0]
@@ -210,4 +228,5 @@ def sweep_dask_frame(
     paths = [p.path for p in plans]
     for r in results:  # a partition may have left the vectorized path (report the worst)
         paths = [max(p, q, key=rank.__getitem__) for p, q in zip(paths, r[2])]
-    return order_ids, out, plans, paths
+    instants = np.concatenate([p for p in placed if p is not None]) if is_dated else None
+    return order_ids, out, plans, paths, instants

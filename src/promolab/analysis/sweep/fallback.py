@@ -16,11 +16,11 @@ from ...engine import (
     Catalogue,
     CompiledTier,
     NormalizedOrder,
-    PricingContext,
     normalize_order,
     price_normalized,
 )
 from .batch import Chunk
+from .instants import OrderClock
 from .rulemasks import REASON_CODE
 
 __all__ = ["EngineOrders", "engine_path"]
@@ -51,19 +51,20 @@ def engine_path(
     orders: EngineOrders,
     candidates: Iterable[int],
     catalogue: Catalogue,
-    ctx: PricingContext,
+    clock: OrderClock,
     valid: np.ndarray,
     discount: np.ndarray,
     na: np.ndarray,
     total: np.ndarray,
     reason: np.ndarray,
 ) -> None:
-    """Price `candidates` (chunk positions) with the engine, writing the outputs in place."""
+    """Price `candidates` (chunk positions) with the engine, writing the outputs in place,
+    each order with its own context (`clock`: its instant and request metadata)."""
     batch = orders.chunk.batch
     a = orders.chunk.a
     for i in candidates:
         order = orders.get(i, catalogue)
-        outcome = price_normalized(catalogue, tier, order, batch.customer_context(a + i), ctx)
+        outcome = price_normalized(catalogue, tier, order, batch.customer_context(a + i), clock.context(a + i))
         if outcome.valid:
             valid[i] = True
             reason[i] = 0

@@ -9,7 +9,10 @@
   evaluates every order (after the campaign check, which is per sweep).
 
 The campaign check (active, dates, timeframe, day of week) depends only on
-the sweep instant, so it is evaluated once per tier on every path.
+the sweep instant, so it is evaluated once per tier on every path; in a dated
+sweep (each order at its `placed_at`) once per verdict span (`instants`), and
+a tier whose rules read the instant (`NOW_OPERATORS`: "days ago" and the like)
+takes the engine path, which prices each order at its own instant.
 """
 
 from __future__ import annotations
@@ -19,8 +22,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+
 from ...engine import Catalogue, CompiledTier, CustomerContext
+from ...engine.conditions import NOW_OPERATORS
 from .batch import KeyTable
+from .instants import Instants, campaign_codes
 from .rulemasks import REASON_CODE, BoundRules, NotVectorizable, RuleProgram, compile_program
 from .unitkernel import UnitKernel
 from .vectorized import DiscountKernel
@@ -55,13 +62,27 @@ def make_kernel(tier: CompiledTier, keys: KeyTable, catalogue: Catalogue) -> Dis
     return DiscountKernel(tier, keys)
 
 
-def plan_tier(index: int, tier: CompiledTier, keys: KeyTable, catalogue: Catalogue) -> TierPlan:
+def reads_instant(value: Any) -> bool:
+    """Whether a rule tree uses an operator whose answer depends on the pricing instant."""
+    if isinstance(value, Mapping):
+        return any(k in NOW_OPERATORS or reads_instant(v) for k, v in value.items())
+    if isinstance(value, list | tuple):
+        return any(reads_instant(v) for v in value)
+    return False
+
+
+def plan_tier(index: int, tier: CompiledTier, keys: KeyTable, catalogue: Catalogue, *,
+              dated: bool = False) -> TierPlan:
+    """`dated`: orders are priced at their own instants (rule masks are bound at one)."""
     program: RuleProgram | None = None
     rule_problem = discount_problem = None
-    try:
-        program = compile_program(tier.spec.rules)
-    except ValueError as exc:  # NotVectorizable, or a logic string the masks cannot parse
-        rule_problem = str(exc)
+    if dated and reads_instant(tier.spec.rules):
+        rule_problem = "a rule reads the pricing instant, and each order has its own"
+    else:
+        try:
+            program = compile_program(tier.spec.rules)
+        except ValueError as exc:  # NotVectorizable, or a logic string the masks cannot parse
+            rule_problem = str(exc)
     try:
         make_kernel(tier, keys, catalogue)
     except NotVectorizable as exc:
@@ -80,8 +101,9 @@ def plan_tier(index: int, tier: CompiledTier, keys: KeyTable, catalogue: Catalog
     return TierPlan(index, tier.id, tier.spec.campaign.id, tier.kind, tier.effect, path, reason, program)
 
 
-def plan_tiers(tiers: Sequence[CompiledTier], keys: KeyTable, catalogue: Catalogue) -> list[TierPlan]:
-    return [plan_tier(i, t, keys, catalogue) for i, t in enumerate(tiers)]
+def plan_tiers(tiers: Sequence[CompiledTier], keys: KeyTable, catalogue: Catalogue, *,
+               dated: bool = False) -> list[TierPlan]:
+    return [plan_tier(i, t, keys, catalogue, dated=dated) for i, t in enumerate(tiers)]
 
 
 @dataclass
@@ -91,9 +113,12 @@ class BoundTier:
     plan: TierPlan
     tier: CompiledTier
     #: reason code of the campaign check at the sweep instant, 0 when it passes
+    #: (in a dated sweep: the code shared by every order, when they all share one)
     campaign_code: int
     rules: BoundRules | None
     kernel: DiscountKernel | UnitKernel | None
+    #: per-order campaign codes (batch positions) when the verdict varies over a dated batch
+    campaign_codes: np.ndarray | None = None
 
     @property
     def path(self) -> str:
@@ -110,18 +135,30 @@ def bind_tiers(
     customers: Sequence[CustomerContext | None],
     now: datetime,
     metadata: Mapping[str, Any],
+    *,
+    instants: Instants | None = None,
+    metadata_sets: Sequence[Mapping[str, Any]] | None = None,
 ) -> list[BoundTier]:
+    """`instants`: the orders' own instants (a dated sweep), None to check every
+    campaign at `now`; `metadata_sets`: see `RuleProgram.bind`."""
     out = []
     for plan, tier in zip(plans, tiers):
-        failure = tier.campaign.evaluate(now)
-        code = REASON_CODE[failure.key] if failure is not None else 0
+        per_order = None
+        if instants is None:
+            failure = tier.campaign.evaluate(now)
+            code = REASON_CODE[failure.key] if failure is not None else 0
+        else:
+            codes = campaign_codes(tier, instants.distinct)
+            code = int(codes[0]) if codes.size else 0
+            if codes.size and np.any(codes != code):
+                per_order, code = codes[instants.inverse], 0
         rules = kernel = None
         if plan.program is not None:
-            rules = plan.program.bind(keys, customers, now, metadata)
+            rules = plan.program.bind(keys, customers, now, metadata, metadata_sets)
             if plan.path == "vectorized":
                 try:
                     kernel = make_kernel(tier, keys, catalogue)
                 except NotVectorizable:
                     kernel = None  # keys of this batch share budgets: price with the engine
-        out.append(BoundTier(plan, tier, code, rules, kernel))
+        out.append(BoundTier(plan, tier, code, rules, kernel, per_order))
     return out

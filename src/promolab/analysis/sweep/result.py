@@ -59,7 +59,11 @@ class SweepResult:
       average discount (see `summary.py`): data, in cents and fractions;
     - `summary_table()` / `summary_text()`: the same for people, money with
       its currency (the scenario's `project.currency`; the simulator does not
-      keep it, so pass it: `promolab.display.scenario_currency`).
+      keep it, so pass it: `promolab.display.scenario_currency`);
+    - `dated`: True when each order was priced at its own `placed_at` (no `at`
+      was given and the orders carry the column); `at` is then the simulator's
+      clock at the sweep, used for no order, and `placed_at` holds each
+      order's instant (UTC, indexed by order id; None when not dated).
     """
 
     frame: pd.DataFrame
@@ -69,6 +73,8 @@ class SweepResult:
     n_orders: int
     tier_ids: tuple[str, ...]
     campaign_ids: tuple[str, ...]
+    dated: bool = False
+    placed_at: pd.Series | None = None
 
     def _matrices(self) -> tuple[np.ndarray, np.ndarray]:
         t = len(self.tier_ids)
@@ -113,5 +119,6 @@ class SweepResult:
     def __repr__(self) -> str:
         counts = self.paths["path"].value_counts().to_dict()
         shown = ", ".join(f"{k}={v}" for k, v in counts.items() if v)
+        when = "each order's placed_at" if self.dated else self.at.isoformat()
         return (f"<SweepResult {self.n_orders} orders x {len(self.tier_ids)} tiers at "
-                f"{self.at.isoformat()} engine={self.engine} paths: {shown}>")
+                f"{when} engine={self.engine} paths: {shown}>")

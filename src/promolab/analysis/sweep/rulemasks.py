@@ -10,7 +10,9 @@ rule is evaluated ONCE per distinct subject through the engine's own
   targets), `order.items.metadata`, sub-rule `.metadata`;
 - per customer (few): `customer.metadata`, `customer.segment`;
 - once per sweep: `order.metadata` (orders from line items carry none),
-  `redemption.metadata` (the sweep's `metadata=`);
+  `redemption.metadata` (the sweep's `metadata=`), or once per distinct
+  request metadata when the orders carry their own (`channel`,
+  `metadata.<key>` columns: `metadata_sets`, read through `chunk.metadata_code`);
 - per distinct value: `order.items.price_each|price_any`, sub-rules on
   `.price/.quantity/.amount/.subtotal_amount`, `.aggregated_quantity|amount`,
   and the order scalars under unusual operators;
@@ -222,8 +224,11 @@ class RuleProgram:
         customers: Sequence[CustomerContext | None],
         now: datetime,
         metadata: Mapping[str, Any],
+        metadata_sets: Sequence[Mapping[str, Any]] | None = None,
     ) -> BoundRules:
-        return BoundRules(self, keys, customers, now, metadata)
+        """`metadata_sets`: the distinct per-order request metadata (codes: `Chunk.metadata_code`),
+        None when every order sends `metadata`."""
+        return BoundRules(self, keys, customers, now, metadata, metadata_sets)
 
 
 def _sub_rule_ids(rule: Mapping[str, Any]) -> tuple[Node | None, dict[str, Mapping[str, Any]]]:
@@ -276,8 +281,10 @@ class BoundRules:
         customers: Sequence[CustomerContext | None],
         now: datetime,
         metadata: Mapping[str, Any],
+        metadata_sets: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
         self.program = program
+        self._metadata_sets = metadata_sets
         self.now = now
         self.codes = {rid: _reason(leaf.family) for rid, leaf in program.leaves.items()}
         self._keys = keys
@@ -297,6 +304,8 @@ class BoundRules:
     def _bind_leaf(self, leaf: Leaf, keys: KeyTable, customers: Sequence[CustomerContext | None],
                    now: datetime, metadata: Mapping[str, Any]) -> Any:
         family, rule = leaf.family, leaf.rule
+        if family == "redemption.metadata" and self._metadata_sets is not None:
+            return np.array([_engine_ok(rule, _EMPTY_ORDER, None, now, m) for m in self._metadata_sets], dtype=bool)
         if family in _CONSTANT:
             return _engine_ok(rule, _EMPTY_ORDER, None, now, metadata)
         if family in _CUSTOMER:
@@ -382,6 +391,10 @@ class BoundRules:
                 return _apply_fast(values, leaf.fast)
             return check_values(values, leaf.rule.get("conditions") or {}, self.now)
         if family in _CONSTANT:
+            if isinstance(table, np.ndarray):  # per distinct request metadata
+                if chunk.metadata_code is None:
+                    return np.full(chunk.n, bool(table[0]))
+                return table[chunk.metadata_code]
             return np.full(chunk.n, bool(table))
         if family in _CUSTOMER:
             if chunk.customer is None:

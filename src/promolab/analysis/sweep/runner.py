@@ -24,6 +24,7 @@ import numpy as np
 from ...engine import Catalogue, PricingContext
 from .batch import Chunk, OrderBatch, base_table
 from .fallback import EngineOrders, engine_path
+from .instants import OrderClock
 from .lineset import LineSet
 from .plan import BoundTier
 from .vectorized import DiscountKernel, Overflow
@@ -162,7 +163,7 @@ class TierColumns:
 
 
 def _engine(bt: BoundTier, chunk: Chunk, engine: EngineOrders, candidates: Sequence[int] | range,
-            catalogue: Catalogue, ctx: PricingContext, out: Outputs, t: int, discount: np.ndarray) -> np.ndarray:
+            catalogue: Catalogue, clock: OrderClock, out: Outputs, t: int, discount: np.ndarray) -> np.ndarray:
     """The per-request engine on `candidates` (chunk positions); the rest stay invalid.
     Returns the tier's totals."""
     n = chunk.n
@@ -171,7 +172,7 @@ def _engine(bt: BoundTier, chunk: Chunk, engine: EngineOrders, candidates: Seque
     total = chunk.amount.copy()
     reason = out.reason[:, t].copy()
     discount.fill(0)
-    engine_path(bt.tier, engine, candidates, catalogue, ctx, valid, discount, na, total, reason)
+    engine_path(bt.tier, engine, candidates, catalogue, clock, valid, discount, na, total, reason)
     out.valid[:, t] = valid
     out.na[:, t] = na
     out.reason[:, t] = reason
@@ -179,7 +180,7 @@ def _engine(bt: BoundTier, chunk: Chunk, engine: EngineOrders, candidates: Seque
 
 
 def _evaluate_tier(bt: BoundTier, t: int, chunk: Chunk, sums: np.ndarray | None, engine: EngineOrders,
-                   catalogue: Catalogue, ctx: PricingContext, out: Outputs, discount: np.ndarray) -> np.ndarray | None:
+                   catalogue: Catalogue, clock: OrderClock, out: Outputs, discount: np.ndarray) -> np.ndarray | None:
     """Tier t over the chunk: flags into column t of `out` (a zeroed block), the
     discounts into `discount` (the tier's row of the chunk's scratch, every
     entry written); returns the totals when they are not `amount - discount`
@@ -188,12 +189,22 @@ def _evaluate_tier(bt: BoundTier, t: int, chunk: Chunk, sums: np.ndarray | None,
         out.reason[:, t] = bt.campaign_code
         discount.fill(0)
         return None
+    # A dated sweep whose campaign verdict varies: orders outside the campaign
+    # fail with its reason before any rule (the engine's order of checks).
+    blocked = bt.campaign_codes[chunk.a:chunk.b] if bt.campaign_codes is not None else None
+    live = None
+    if blocked is not None and blocked.any():
+        live = blocked == 0
+        out.reason[:, t] = blocked
     if chunk.overflow:  # amounts that may leave int64: the engine decides everything
-        return _engine(bt, chunk, engine, range(chunk.n), catalogue, ctx, out, t, discount)
+        everyone = range(chunk.n) if live is None else np.flatnonzero(live).tolist()
+        return _engine(bt, chunk, engine, everyone, catalogue, clock, out, t, discount)
     ok: np.ndarray | None = None  # None: every order passes (no rules)
     if bt.rules is not None and bt.rules.program.tree is not None:
         ok, reason = bt.rules.evaluate(chunk)
-        out.reason[:, t] = reason
+        out.reason[:, t] = reason if live is None else np.where(live, reason, blocked)
+    if live is not None:
+        ok = live if ok is None else ok & live  # a new array: rule masks are shared
     kernel = bt.kernel
     if kernel is not None:
         try:
@@ -220,7 +231,7 @@ def _evaluate_tier(bt: BoundTier, t: int, chunk: Chunk, sums: np.ndarray | None,
             return total if ok is None else np.where(ok, total, chunk.amount)
     # engine path: every order (fallback, or no rules) or the ones passing the masks (hybrid)
     candidates = np.flatnonzero(ok).tolist() if ok is not None else range(chunk.n)
-    return _engine(bt, chunk, engine, candidates, catalogue, ctx, out, t, discount)
+    return _engine(bt, chunk, engine, candidates, catalogue, clock, out, t, discount)
 
 
 def evaluate_range(
@@ -236,6 +247,7 @@ def evaluate_range(
     chunk_size: int = DEFAULT_CHUNK,
     on_chunk: Callable[[int], None] | None = None,
     width: int | None = None,
+    clock: OrderClock | None = None,
 ) -> None:
     """Orders a..b-1 of `batch` into `out` rows (a - offset)..(b - offset), which must be zeroed.
 
@@ -243,7 +255,10 @@ def evaluate_range(
     copied into the order-major block once per chunk: writing int64 columns
     straight into the block costs more as soon as the block outgrows the L2
     cache. `width`: the padded grid's width (tests force long orders past it).
+    `clock`: each order's own context on the engine path (a dated batch, per-order
+    metadata); default: `ctx` for every order.
     """
+    clock = clock or OrderClock(ctx)
     distinct = batch.distinct.fresh() if batch.distinct is not None else None
     columns = TierColumns(tiers)
     pattern = CodePattern(out, chunk_size)
@@ -257,7 +272,7 @@ def evaluate_range(
         block.fill_codes(c0 - offset, pattern)
         totals = {}
         for t, bt in enumerate(tiers):
-            total = _evaluate_tier(bt, t, chunk, columns.sums(chunk, t), engine, catalogue, ctx, block,
+            total = _evaluate_tier(bt, t, chunk, columns.sums(chunk, t), engine, catalogue, clock, block,
                                    scratch[t, :n])
             if total is not None:
                 totals[t] = total
