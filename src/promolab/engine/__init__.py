@@ -47,7 +47,14 @@ order under a project's stacking rules (`stacking`), the answer (`outcome`,
 """
 
 from .amount_discounts import AmountBenefit
-from .budget_rules import BUDGET_FAMILIES, QUALIFICATION_IGNORED, Usage, UsageQuery, period_start
+from .budget_rules import (
+    BUDGET_FAMILIES,
+    QUALIFICATION_IGNORED,
+    Usage,
+    UsageQuery,
+    WeekStart,
+    period_start,
+)
 from .campaign import parse_duration
 from .catalogue import (
     SHIPPING_PRODUCT,
@@ -57,7 +64,7 @@ from .catalogue import (
     CatalogueSku,
 )
 from .compiled_tier import EFFECTS, CompiledTier, compile_tier
-from .conditions import OPERATORS, compile_conditions, numeric_value
+from .conditions import NOW_OPERATORS, OPERATORS, compile_conditions, numeric_value
 from .context import CustomerContext, PricingContext
 from .errors import INT64_MAX, PricingInputError, PricingOverflowError, TierConfigError
 from .lines import Line, NormalizedOrder
@@ -65,7 +72,7 @@ from .money import round_half_up, split_proportionally
 from .normalize import normalize_order
 from .outcome import TierOutcome
 from .pricing import price_normalized, price_running, price_tier, running_entries, tier_entries
-from .rule_evaluation import RuleFailure, lookup
+from .rule_evaluation import RuleFailure, checker, lookup
 from .rules import AUDIENCE_FAMILIES, RULE_FAMILIES, RuleSet, compile_rules
 from .schedule import RunningTiers
 from .stacking import (
@@ -91,6 +98,7 @@ __all__ = [
     "EFFECTS",
     "FIXED_REASONS",
     "INT64_MAX",
+    "NOW_OPERATORS",
     "OPERATORS",
     "QUALIFICATION_IGNORED",
     "RULE_FAMILIES",
@@ -122,7 +130,9 @@ __all__ = [
     "Usage",
     "UsageLedger",
     "UsageQuery",
+    "WeekStart",
     "application_order",
+    "checker",
     "compile_conditions",
     "compile_rules",
     "compile_tier",

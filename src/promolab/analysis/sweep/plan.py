@@ -24,8 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ...engine import Catalogue, CompiledTier, CustomerContext
-from ...engine.conditions import NOW_OPERATORS
+from ...engine import NOW_OPERATORS, Catalogue, CompiledTier, CustomerContext
 from .batch import KeyTable
 from .instants import Instants, campaign_codes
 from .rulemasks import REASON_CODE, BoundRules, NotVectorizable, RuleProgram, compile_program

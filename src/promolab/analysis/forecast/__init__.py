@@ -1,0 +1,13 @@
+"""Campaign forecasting: dated orders walked in time order, budgets spent as they go.
+
+- `forecast(sim, orders, ...)` -> `ForecastResult` (`api`, `candidates`,
+  `spending`, `result`);
+- `CostModel`: redemption rates, cost of goods, shipping (`costs`);
+- `budget_leaves`: how a tier's budget rules are taken out so the rest sweeps.
+"""
+
+from .api import POLICIES, forecast
+from .costs import CostModel
+from .result import BUDGET_COLUMNS, ORDER_COLUMNS, PERIOD_COLUMNS, ForecastResult
+
+__all__ = ["BUDGET_COLUMNS", "ORDER_COLUMNS", "PERIOD_COLUMNS", "POLICIES", "CostModel", "ForecastResult", "forecast"]

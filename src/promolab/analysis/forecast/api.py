@@ -1,0 +1,106 @@
+"""`forecast`: dated orders walked in time order, each redeeming what the policy says.
+
+The policy "best": each order redeems the candidate tier that gives it the
+largest discount at its `placed_at` (ties: the earlier candidate, i.e. the
+response order), among the tiers whose budgets and limits still allow it.
+That is what an order sent to the redemption operation with that one tier
+gets: the forecast equals sending the orders one by one (tested order for
+order), without sending them (`candidates` sweeps, `spending` walks).
+
+Free-item (UNIT) tiers are left out: the redemption operation does not
+apply them in a stack (docs/decisions.md); `ForecastResult.excluded` says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ...engine import CompiledTier
+from ...sim.promotions import pricing_view
+from ..orders import line_columns
+from ..sweep.batch import build_batch
+from ..sweep.customers import customer_table
+from ..sweep.progress import progress_bar
+from .budget_leaves import budgeted
+from .candidates import candidate_tiers, candidates
+from .costs import CostModel
+from .facts import OrderFacts
+from .result import ForecastResult
+from .spending import WatchedTier, walk
+
+if TYPE_CHECKING:
+    from ...sim.simulator import Simulator
+
+__all__ = ["POLICIES", "forecast"]
+
+POLICIES = ("best",)
+
+
+def _watched(tiers: list[CompiledTier]) -> list[WatchedTier]:
+    """The tiers whose redemptions some budget counts, or that have budgets:
+    a budget of a campaign counts every tier of it."""
+    split = [budgeted(t) for t in tiers]
+    counted_campaigns = {
+        t.spec.campaign.id for t, b in zip(tiers, split, strict=True)
+        if b is not None and any(leaf.query.scope == "campaign" for leaf in b.leaves)
+    }
+    return [
+        WatchedTier(p, t.id, t.spec.campaign.id, b) for p, (t, b) in enumerate(zip(tiers, split, strict=True))
+        if b is not None or t.spec.campaign.id in counted_campaigns
+    ]
+
+
+def forecast(
+    sim: Simulator,
+    orders: pd.DataFrame,
+    *,
+    tiers: Any = None,
+    policy: str = "best",
+    costs: CostModel | None = None,
+    customers: Any = None,
+    progress: bool = True,
+    on_chunk: Callable[[int], None] | None = None,
+) -> ForecastResult:
+    """Walk dated orders in time order and redeem, spending budgets and limits.
+
+    `orders`: a line-items frame with `placed_at` (see `analysis.orders`),
+    optionally `channel`, `metadata.<key>`, and per-order columns kept as they
+    are (`segment`, ...). `tiers`: the candidates (ids, TierSpec, CompiledTier;
+    default every active tier). `costs`: redemption rates, cost of goods,
+    shipping (`CostModel`; default every qualifying order redeems).
+    `customers`: as for `sweep`. The simulator is read, never changed.
+    """
+    if policy not in POLICIES:
+        raise ValueError(f"policy must be one of {', '.join(POLICIES)}; got {policy!r}")
+    if not isinstance(orders, pd.DataFrame):
+        raise TypeError(f"orders must be a line-items DataFrame, got {type(orders).__name__}")
+    costs = costs or CostModel()
+    view = pricing_view(sim)
+    chosen, excluded = candidate_tiers(view, tiers)
+    cols = line_columns(orders)
+    if cols.placed_at is None:
+        raise ValueError("a forecast needs a 'placed_at' column: when each order was placed")
+    table = customer_table(sim, view, customers)
+    codes, contexts, labels = table.resolve(cols.order_ids, cols.customer, cols.customer_names)
+    batch = build_batch(cols, view.catalogue, codes, contexts, labels)
+    facts = OrderFacts.of(orders, cols, batch, sim.state.project.timezone, sim.state.project.week_start)
+    costs.check(orders, facts)
+    watched = _watched(chosen)
+    with progress_bar(batch.n_orders, progress, "forecast") as bar:
+        def advance(n: int) -> None:
+            bar.update(n)
+            if on_chunk is not None:
+                on_chunk(n)
+
+        found = candidates(sim, batch, chosen, watched, customers, on_chunk=advance)
+    facts.amount = found.amount
+    order = np.argsort(facts.placed_at, kind="stable")
+    rates = costs.rates(chosen, facts)
+    spent = walk(order, found.plain_tier, found.plain_discount, watched, found.watched_discount, found.watched_bits,
+                 facts.counted_customer, found.amount, facts.periods, costs.draws(cols.order_ids), rates,
+                 facts.ledger())  # fmt: skip
+    return ForecastResult.build(sim, chosen, watched, excluded, facts, spent, order, costs.goods(batch))

@@ -1,0 +1,71 @@
+"""The forecast's reference: the same dated orders sent one by one to a service.
+
+For each order in time order the simulator's clock is moved to its
+`placed_at`, the promotion validation says what each candidate tier gives,
+and the best one (the forecast's policy) is redeemed through the redemption
+operation, which spends the budgets. Two requests per order, and exactly
+what the service does: the forecast must agree with it order for order
+(tests/analysis/test_forecast_differential.py); the benchmark measures how
+much faster the forecast is. Any client works; only a simulator's clock can
+be moved (`clock`), so against a real deployment the orders are priced now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from ..orders import line_columns, utc_datetime
+from .costs import CostModel
+from .facts import order_columns
+
+if TYPE_CHECKING:
+    from ...client import Client
+    from ...sim.simulator import Simulator
+
+__all__ = ["ONE_BY_ONE_COLUMNS", "send_one_by_one"]
+
+ONE_BY_ONE_COLUMNS = ("order_id", "qualified_tier_id", "redeemed", "tier_id", "discount", "redemption_id")
+
+
+def send_one_by_one(client: Client, orders: pd.DataFrame, tiers: Sequence[str], *,
+                    costs: CostModel | None = None, clock: Simulator | None = None) -> pd.DataFrame:
+    """Send each order (time order) through `client`, redeeming the best of
+    `tiers` (ids, in the forecast's candidate order: `ForecastResult.tier_ids`).
+    `clock`: the simulator behind the client, whose clock is moved to each
+    order's instant. Returns one row per order, in the order sent."""
+    costs = costs or CostModel()
+    position = {t: p for p, t in enumerate(tiers)}
+    cols = line_columns(orders)
+    if cols.placed_at is None:
+        raise ValueError("the orders need a 'placed_at' column")
+    draws = costs.draws(cols.order_ids)
+    factors = costs.order_factors(order_columns(orders)) if costs.cohort_rates else np.ones(cols.n_orders)
+    rows: list[dict[str, Any]] = []
+    for i in np.argsort(cols.placed_at, kind="stable").tolist():
+        if clock is not None:
+            at = utc_datetime(int(cols.placed_at[i]))
+            if at < clock.now:
+                raise ValueError(f"order {cols.order_ids[i]!r} was placed at {at.isoformat()}, "
+                                 f"before the simulator's clock ({clock.now.isoformat()})")
+            clock.advance(at - clock.now)
+        customer = cols.customer_of(i)
+        who = {"source_id": customer} if customer is not None else None
+        order = {"items": cols.items(i)}
+        metadata = cols.metadata_of(i) or None
+        answer = client.validate_promotions(order=order, customer=who, metadata=metadata)
+        offers = [(t.discount_amount or 0, position[t.id], t) for t in answer.promotions if t.id in position and t.valid]
+        offers = [o for o in offers if o[0] > 0]
+        best = min(offers, key=lambda o: (-o[0], o[1]))[2] if offers else None
+        row: dict[str, Any] = {"order_id": str(cols.order_ids[i]), "qualified_tier_id": best.id if best else None,
+                               "redeemed": False, "tier_id": None, "discount": 0, "redemption_id": None}
+        if best is not None and draws[i] < costs.tier_rate(best.id, best.campaign.id) * factors[i]:
+            done = client.redeem_stacked(redeemables=[{"object": "promotion_tier", "id": best.id}],
+                                         order=order, customer=who, metadata=metadata)
+            row.update(redeemed=True, tier_id=best.id, discount=done.order.total_applied_discount_amount or 0,
+                       redemption_id=done.redemptions[0].id)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=list(ONE_BY_ONE_COLUMNS))

@@ -1,0 +1,187 @@
+"""`ForecastResult`: per order, per period, per budget; money in cents.
+
+- `orders`: one row per order in time order (`ORDER_COLUMNS`, then the
+  frame's own per-order columns such as `channel` and `segment`);
+- `budgets`: one row per budget or limit rule of a candidate tier: its
+  bound, what was used by the end, when it first refused an order the tier
+  would otherwise have won (`ran_out_at`) and how many it refused;
+- `periods(freq)`: per campaign and calendar day / week / month of the
+  project's time zone: redemptions, discount, orders held back, and the
+  running totals (what a burn-down draws);
+- `summary()`: per campaign.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import pandas as pd
+
+from ...engine import CompiledTier
+from .facts import OrderFacts
+from .spending import Spending, WatchedTier
+
+if TYPE_CHECKING:
+    from ...sim.simulator import Simulator
+
+__all__ = ["BUDGET_COLUMNS", "ORDER_COLUMNS", "PERIOD_COLUMNS", "ForecastResult"]
+
+ORDER_COLUMNS = (
+    "order_id", "placed_at", "customer", "amount", "quantity", "qualified_tier_id", "redeemed", "tier_id",
+    "campaign_id", "discount", "held_back_tier_id", "held_back_by", "cost_of_goods", "margin",
+)  # fmt: skip
+BUDGET_COLUMNS = (
+    "tier_id", "campaign_id", "rule_id", "rule", "per_customer", "period", "limit", "used", "ran_out_at",
+    "orders_held_back",
+)  # fmt: skip
+PERIOD_COLUMNS = (
+    "campaign_id", "period_start", "redemptions", "discount", "held_back", "redemptions_to_date", "discount_to_date",
+)  # fmt: skip
+_FREQ = ("day", "week", "month")
+#: date(1970, 1, 1).toordinal()
+_EPOCH_ORDINAL = 719_163
+
+
+def _labels(names: Sequence[str], codes: np.ndarray) -> pd.Categorical:
+    return pd.Categorical.from_codes(codes.astype(np.int32), categories=pd.Index(list(names), dtype="string"))
+
+
+@dataclass
+class ForecastResult:
+    orders: pd.DataFrame
+    budgets: pd.DataFrame
+    excluded: dict[str, str]
+    tier_ids: tuple[str, ...]
+    tier_campaigns: dict[str, str]
+    timezone: str
+    #: each order's (day, week, month) keys (`engine.period_keys`), in the rows' order
+    period_keys: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+    @classmethod
+    def build(cls, sim: Simulator, tiers: Sequence[CompiledTier], watched: Sequence[WatchedTier],
+              excluded: dict[str, str], facts: OrderFacts, spent: Spending, order: np.ndarray,
+              goods: np.ndarray | None) -> ForecastResult:
+        tz = facts.timezone
+        ids = [t.id for t in tiers]
+        campaigns = [t.spec.campaign.id for t in tiers]
+        campaign_names = list(dict.fromkeys(campaigns))
+        campaign_code = np.array([campaign_names.index(c) for c in campaigns], dtype=np.int32)
+        won = spent.tier[order]
+        redeemed = spent.redeemed[order]
+        tier_code = np.where(redeemed, won, -1)
+        held = spent.held_tier[order]
+        amount = np.asarray(facts.amount)[order]
+        discount = spent.discount[order]
+        customer = facts.customer[order]
+        held_rule = np.full(len(order), -1, dtype=np.int32)
+        rule_names: list[str] = []
+        budgets_rows = []
+        first_held: dict[tuple[int, int], int] = {}
+        for spec in watched:
+            if spec.budget is None:
+                continue
+            for j, leaf in enumerate(spec.budget.leaves):
+                mask = (held == spec.position) & (spent.held_leaf[order] == j)
+                name = leaf.name
+                if name not in rule_names:
+                    rule_names.append(name)
+                held_rule[mask] = rule_names.index(name)
+                hits = np.flatnonzero(mask)
+                first_held[(spec.position, j)] = int(hits[0]) if hits.size else -1
+                used: int | None = None
+                if not leaf.query.per_customer and leaf.query.period is None:
+                    used = spent.ledger.total(leaf.query, spec.tier_id, spec.campaign_id, None, None)
+                budgets_rows.append({
+                    "tier_id": spec.tier_id, "campaign_id": spec.campaign_id, "rule_id": leaf.rule_id, "rule": name,
+                    "per_customer": leaf.query.per_customer, "period": leaf.query.period, "limit": leaf.limit,
+                    "used": used,
+                    "ran_out_at": (pd.Timestamp(int(facts.placed_at[order][hits[0]]), tz="UTC").tz_convert(tz)
+                                   if hits.size else pd.NaT),
+                    "orders_held_back": int(hits.size),
+                })  # fmt: skip
+        frame = pd.DataFrame({
+            "order_id": pd.array(np.asarray(facts.order_ids.astype(str))[order], dtype="string"),
+            "placed_at": pd.DatetimeIndex(facts.placed_at[order], tz="UTC").tz_convert(tz),
+            "customer": pd.array(np.where(customer >= 0, np.asarray(facts.customer_names + ("",), dtype=object)[customer], None),
+                                 dtype="string"),
+            "amount": amount,
+            "quantity": facts.quantity[order],
+            "qualified_tier_id": _labels(ids, won),
+            "redeemed": redeemed,
+            "tier_id": _labels(ids, tier_code),
+            "campaign_id": _labels(campaign_names, np.where(tier_code >= 0, campaign_code[np.maximum(tier_code, 0)], -1)),
+            "discount": discount,
+            "held_back_tier_id": _labels(ids, held),
+            "held_back_by": _labels(rule_names, held_rule),
+            "cost_of_goods": pd.array(goods[order] if goods is not None else [None] * len(order), dtype="Int64"),
+        })  # fmt: skip
+        frame["margin"] = frame["amount"] - frame["cost_of_goods"] - frame["discount"]
+        for name, values in facts.columns.items():
+            if name not in frame.columns:
+                frame[name] = values[order]
+        frame.index = pd.RangeIndex(len(frame))
+        budgets = pd.DataFrame(budgets_rows, columns=list(BUDGET_COLUMNS)).astype({
+            "tier_id": "string", "campaign_id": "string", "rule_id": "string", "rule": "string",
+            "period": "string", "limit": "Int64", "used": "Int64", "orders_held_back": "int64",
+        })  # fmt: skip
+        if budgets.empty:
+            budgets["ran_out_at"] = pd.Series([], dtype=f"datetime64[ns, {tz}]")
+        keys = (facts.periods[0][order], facts.periods[1][order], facts.periods[2][order])
+        return cls(frame, budgets, dict(excluded), tuple(ids), dict(zip(ids, campaigns, strict=True)), tz, keys)
+
+    def periods(self, freq: Literal["day", "week", "month"] = "day") -> pd.DataFrame:
+        """Per campaign and calendar period (the project's time zone; weeks from
+        its first day of the week): what was redeemed, what budgets held back,
+        and the running totals. Every period from the first order to the last
+        is listed for every campaign redeemed or held back, empty ones with 0."""
+        if freq not in _FREQ:
+            raise ValueError(f"freq must be one of {', '.join(_FREQ)}, got {freq!r}")
+        o = self.orders
+        start = _period_start(self.period_keys, freq, self.timezone)
+        held_campaign = o["held_back_tier_id"].astype(object).map(self.tier_campaigns).astype("string")
+        parts = pd.DataFrame({
+            "campaign_id": o["campaign_id"].astype("string").fillna(held_campaign),
+            "period_start": start,
+            "redemptions": o["redeemed"].astype(np.int64),
+            "discount": o["discount"].astype(np.int64),
+            "held_back": o["held_back_tier_id"].notna().astype(np.int64),
+        })  # fmt: skip
+        parts = parts[parts["campaign_id"].notna()]
+        if o.empty:
+            return pd.DataFrame(columns=list(PERIOD_COLUMNS))
+        every = _period_range(start.min(), start.max(), freq)
+        grid = pd.MultiIndex.from_product([sorted(parts["campaign_id"].unique()), every],
+                                          names=["campaign_id", "period_start"])
+        sums = parts.groupby(["campaign_id", "period_start"]).sum().reindex(grid, fill_value=0).reset_index()
+        sums["campaign_id"] = sums["campaign_id"].astype("string")
+        for column in ("redemptions", "discount"):
+            sums[f"{column}_to_date"] = sums.groupby("campaign_id")[column].cumsum()
+        return sums[list(PERIOD_COLUMNS)]
+
+    def summary(self) -> pd.DataFrame:
+        """Per campaign: redemptions, discount given, orders held back by a budget."""
+        p = self.periods("month")
+        out = p.groupby("campaign_id", as_index=False)[["redemptions", "discount", "held_back"]].sum()
+        return out.sort_values("discount", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _period_start(keys: tuple[np.ndarray, np.ndarray, np.ndarray], freq: str, timezone: str) -> pd.Series:
+    """The local midnight starting each order's day, week or month, from the
+    period keys the budgets counted in (one rule for both)."""
+    day, week, month = keys
+    if freq == "month":
+        wall = pd.to_datetime({"year": month // 12, "month": month % 12 + 1, "day": 1})
+    else:
+        ordinal = day if freq == "day" else week
+        wall = pd.Series((ordinal - _EPOCH_ORDINAL).astype("timedelta64[D]") + np.datetime64("1970-01-01", "ns"))
+    return wall.dt.tz_localize(timezone, ambiguous=False, nonexistent="shift_forward")
+
+
+def _period_range(first: pd.Timestamp, last: pd.Timestamp, freq: str) -> pd.DatetimeIndex:
+    """Every period start from the first to the last (wall-clock steps, then the zone)."""
+    step = {"day": "D", "week": "7D", "month": "MS"}[freq]
+    wall = pd.date_range(first.tz_localize(None), last.tz_localize(None), freq=step)
+    return wall.tz_localize(first.tz, ambiguous=False, nonexistent="shift_forward")

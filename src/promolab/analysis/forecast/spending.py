@@ -1,0 +1,178 @@
+"""The forecast's walk in time order: budgets and limits spent as orders redeem.
+
+Everything that does not depend on what was redeemed before is known for
+every order before the walk starts (the sweep, `candidates`): the best
+plain tier (no budget reads it, none of its redemptions is read), and for
+each *watched* tier (a tier with budget rules, or one whose redemptions a
+budget counts) its discount and the set of budget verdict combinations
+under which it is valid. The walk visits, in time order, only the orders
+where a watched tier could apply; for each it reads the budget totals from a
+`UsageLedger` (the simulator's own counting), picks the winner exactly as
+the policy does, and records the redemption. A watched tier that cannot beat
+the plain best is not even asked about its budgets.
+
+Orders with equal instants keep their input order (the order they would be
+sent in).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import numpy as np
+
+from ...engine import UsageLedger
+from .budget_leaves import BudgetedTier
+
+__all__ = ["Rates", "Spending", "WatchedTier", "walk"]
+
+
+@dataclass(frozen=True)
+class WatchedTier:
+    """A tier whose choice changes what later orders can get."""
+
+    position: int  # in the candidate order (ties go to the lower position)
+    tier_id: str
+    campaign_id: str
+    budget: BudgetedTier | None
+
+
+@dataclass(frozen=True)
+class Rates:
+    """The chance that order i redeems candidate t: `tier[t] * order[i]`
+    (a rate per tier times a factor per order, from its cohort)."""
+
+    tier: np.ndarray
+    order: np.ndarray
+
+
+@dataclass
+class Spending:
+    """The walk's answers, per order (input positions)."""
+
+    #: the tier won (candidate position), -1 none
+    tier: np.ndarray
+    discount: np.ndarray
+    redeemed: np.ndarray
+    #: the tier that would have won with budgets unlimited, when a budget refused it (-1 none)
+    held_tier: np.ndarray
+    #: which leaf of that tier refused it (index into its leaves), -1 none
+    held_leaf: np.ndarray
+    ledger: UsageLedger
+
+
+def walk(
+    order: np.ndarray,
+    plain_tier: np.ndarray,
+    plain_discount: np.ndarray,
+    watched: Sequence[WatchedTier],
+    watched_discount: np.ndarray,
+    watched_bits: np.ndarray,
+    customers: np.ndarray,
+    amounts: np.ndarray,
+    periods: tuple[np.ndarray, np.ndarray, np.ndarray],
+    draws: np.ndarray,
+    rates: Rates,
+    ledger: UsageLedger,
+) -> Spending:
+    """Walk the orders in `order` (positions, time order) and spend.
+
+    `watched_discount[i, w]` / `watched_bits[i, w]`: watched tier w's
+    discount on order i and the variants it is valid under (bit b set:
+    valid when the budget verdicts spell b, bit j of b for leaf j).
+    `rates`: the chance each order redeems what it qualifies for, compared
+    with the order's draw; an order that does not redeem spends nothing.
+    """
+    n = len(plain_tier)
+    tier = plain_tier.astype(np.int32, copy=True)
+    discount = plain_discount.astype(np.int64, copy=True)
+    held_tier = np.full(n, -1, dtype=np.int32)
+    held_leaf = np.full(n, -1, dtype=np.int8)
+    if watched:
+        busy = order[np.any(watched_bits[order] != 0, axis=1)]
+        _walk_busy(busy, tier, discount, held_tier, held_leaf, watched, watched_discount, watched_bits, customers,
+                   amounts, periods, draws, rates, ledger)
+    redeemed = (tier >= 0) & (draws < rates.tier[np.maximum(tier, 0)] * rates.order)
+    discount = np.where(redeemed, discount, 0)
+    return Spending(tier, discount, redeemed, held_tier, held_leaf, ledger)
+
+
+#: A budget's verdict never reads the instant (`budget_leaves` refuses date tests on totals).
+_NO_INSTANT = datetime(1970, 1, 1, tzinfo=UTC)
+_PERIOD_SLOT = {None: -1, "daily": 0, "weekly": 1, "monthly": 2}
+
+
+def _beats(d: int, position: int, best_d: int, best: int) -> bool:
+    """The policy's order: the larger discount, then the earlier tier."""
+    return best < 0 or d > best_d or (d == best_d and position < best)
+
+
+def _walk_busy(
+    busy: np.ndarray,
+    tier: np.ndarray,
+    discount: np.ndarray,
+    held_tier: np.ndarray,
+    held_leaf: np.ndarray,
+    watched: Sequence[WatchedTier],
+    watched_discount: np.ndarray,
+    watched_bits: np.ndarray,
+    customers: np.ndarray,
+    amounts: np.ndarray,
+    periods: tuple[np.ndarray, np.ndarray, np.ndarray],
+    draws: np.ndarray,
+    rates: Rates,
+    ledger: UsageLedger,
+) -> None:
+    """The sequential part, on plain Python values (numpy scalars are slow one at a time)."""
+    days, weeks, months = periods
+    leaves = [w.budget.leaves if w.budget is not None else () for w in watched]
+    every = [(1 << (1 << len(ls))) - 1 for ls in leaves]  # valid under every verdict
+    unlimited = [(1 << len(ls)) - 1 for ls in leaves]  # the variant where every budget holds
+    asks = [[(leaf, leaf.query, _PERIOD_SLOT[leaf.query.period]) for leaf in ls] for ls in leaves]
+    w_disc = watched_discount[busy].tolist()
+    w_bits = watched_bits[busy].tolist()
+    plain_t = tier[busy].tolist()
+    plain_d = discount[busy].tolist()
+    cust = customers[busy].tolist()
+    amount = amounts[busy].tolist()
+    keys = list(zip(days[busy].tolist(), weeks[busy].tolist(), months[busy].tolist(), strict=True))
+    drawn = draws[busy].tolist()
+    factor = rates.order[busy].tolist()
+    tier_rate = rates.tier.tolist()
+    record, total = ledger.record, ledger.total
+    for k, i in enumerate(busy.tolist()):
+        best, best_d = plain_t[k], plain_d[k]
+        held = held_j = -1
+        held_d = 0
+        customer = cust[k] if cust[k] >= 0 else None
+        for w, spec in enumerate(watched):
+            bits = w_bits[k][w]
+            if not bits:
+                continue
+            d = w_disc[k][w]
+            if not _beats(d, spec.position, best_d, best):
+                continue  # cannot win whatever its budgets say
+            if bits != every[w]:
+                verdicts, failed = 0, -1
+                for j, (leaf, q, slot) in enumerate(asks[w]):
+                    used = total(q, spec.tier_id, spec.campaign_id, customer, keys[k][slot] if slot >= 0 else None)
+                    if leaf.check(used, _NO_INSTANT):
+                        verdicts |= 1 << j
+                    elif failed < 0:
+                        failed = j
+                if not bits >> verdicts & 1:
+                    if bits >> unlimited[w] & 1 and (held < 0 or _beats(d, spec.position, held_d, held)):
+                        held, held_j, held_d = spec.position, failed, d  # a budget refused it
+                    continue
+            best, best_d = spec.position, d
+        tier[i] = best
+        discount[i] = best_d
+        if held >= 0 and _beats(held_d, held, best_d, best):
+            held_tier[i], held_leaf[i] = held, held_j
+        if best >= 0 and drawn[k] < tier_rate[best] * factor[k]:
+            for spec in watched:
+                if spec.position == best:
+                    record(spec.tier_id, spec.campaign_id, customer, keys[k], best_d, amount[k])
+                    break
