@@ -24,6 +24,12 @@ _BUDGET_COLOR = "#b03a2e"
 _MONEY = {"discount", "cost", "margin", "discount_per_order"}
 
 
+def _text(label: str) -> str:
+    """A label for matplotlib: `$` escaped, else two amounts ("$25.00–$50.00") would
+    read as mathtext between their dollar signs."""
+    return label.replace("$", r"\$")
+
+
 def _axes(ax: Any, figsize: tuple[float, float] = (8, 4)) -> Any:
     if ax is not None:
         return ax
@@ -62,7 +68,7 @@ def plot_burn_down(
                 label=campaign)
     if budget is not None:
         label = f"budget {format_money(budget, currency)}" if value == "discount" else f"budget {budget:,}"
-        ax.axhline(budget, color=_BUDGET_COLOR, linestyle="--", linewidth=1.2, label=label)
+        ax.axhline(budget, color=_BUDGET_COLOR, linestyle="--", linewidth=1.2, label=_text(label))
     if value == "discount":
         money_axis(ax.yaxis, currency)
         ax.set_ylabel("discount given, running total")
@@ -89,7 +95,7 @@ def _label(row: pd.Series, by: Sequence[str]) -> str:
             parts.append("new" if item else "returning")
         else:
             parts.append(str(item))
-    return " · ".join(parts)
+    return _text(" · ".join(parts))
 
 
 def plot_discount_by_cohort(
@@ -106,15 +112,16 @@ def plot_discount_by_cohort(
     heights = breakdown_frame[value].astype("float64").fillna(0.0).to_numpy()
     positions = np.arange(len(labels))
     ax.bar(positions, heights, color=_COLOR)
-    ax.set_xticks(positions, labels=labels, rotation=45 if len(labels) > 8 else 0,
-                  ha="right" if len(labels) > 8 else "center")
+    crowded = sum(len(label) for label in labels) > 60  # slanted, rather than overlapping
+    ax.set_xticks(positions, labels=labels, rotation=40 if crowded else 0, ha="right" if crowded else "center")
     if value in _MONEY:
         money_axis(ax.yaxis, currency)
     else:
         count_axis(ax.yaxis)
-    ax.set_xlabel(" and ".join(names))
+    grouping = " and ".join(name.replace("_", " ") for name in names)
+    ax.set_xlabel(grouping)
     ax.set_ylabel(value.replace("_", " "))
-    ax.set_title(f"{value.replace('_', ' ').capitalize()} by {' and '.join(names)}")
+    ax.set_title(f"{value.replace('_', ' ').capitalize()} by {grouping}")
     ax.grid(axis="y", alpha=0.3)
     return ax
 
