@@ -12,9 +12,24 @@
   `evaluate_stack`) -> `StackingComparison`; `why_not_frame` (each
   redeemable of a stacked request, and what stopped it),
   `why_not_qualified_frame` (what a qualification left out, and why).
-- Plots: `plot_discount_by_tier`, `plot_discount_distribution`.
+- Cohorts: `with_cohorts` (weekday, hour, day, new customer, basket band of
+  a per-order frame), `breakdown` (tidy counts and discounts per cohort),
+  `weekday_hour_table`, `basket_band_labels`.
+- Plots: `plot_discount_by_tier`, `plot_discount_distribution`;
+  `plot_burn_down`, `plot_discount_by_cohort`, `plot_weekday_hour_heatmap`.
 """
 
+from .cohort_charts import plot_burn_down, plot_discount_by_cohort, plot_weekday_hour_heatmap
+from .cohorts import (
+    BREAKDOWN_COLUMNS,
+    COHORT_COLUMNS,
+    DEFAULT_BASKET_BANDS,
+    WEEKDAYS,
+    basket_band_labels,
+    breakdown,
+    weekday_hour_table,
+    with_cohorts,
+)
 from .compare import COMPARE_COLUMNS, best_tier, compare_tiers, discount_matrix, pivot_tiers
 from .frames import (
     DELIVERY_COLUMNS,
@@ -33,19 +48,25 @@ from .sweep import SWEEP_COLUMNS, OrderBatch, SweepResult, prepare_orders, sweep
 from .why_not import NOT_QUALIFIED_COLUMNS, WHY_NOT_COLUMNS, why_not_frame, why_not_qualified_frame
 
 __all__ = [
+    "BREAKDOWN_COLUMNS",
+    "COHORT_COLUMNS",
     "COMPARE_COLUMNS",
+    "DEFAULT_BASKET_BANDS",
     "DELIVERY_COLUMNS",
     "NOT_QUALIFIED_COLUMNS",
     "PUBLICATION_COLUMNS",
     "SWEEP_COLUMNS",
     "TRANSACTION_COLUMNS",
     "VALIDATION_COLUMNS",
+    "WEEKDAYS",
     "WHY_NOT_COLUMNS",
     "OrderBatch",
     "StackingComparison",
     "SweepResult",
     "as_requests",
+    "basket_band_labels",
     "best_tier",
+    "breakdown",
     "compare_stacking_policies",
     "compare_tiers",
     "deliveries_frame",
@@ -54,13 +75,18 @@ __all__ = [
     "orders_from_frame",
     "orders_from_records",
     "pivot_tiers",
+    "plot_burn_down",
+    "plot_discount_by_cohort",
     "plot_discount_by_tier",
     "plot_discount_distribution",
+    "plot_weekday_hour_heatmap",
     "prepare_orders",
     "publications_frame",
     "sweep",
     "transactions_frame",
     "validation_frame",
+    "weekday_hour_table",
     "why_not_frame",
     "why_not_qualified_frame",
+    "with_cohorts",
 ]

@@ -1,0 +1,150 @@
+"""Charts of cohorts and campaign budgets, in the house style of `analysis.plots`:
+deterministic (fixed colours, campaigns and categories in the order given),
+amounts drawn in minor units with money axes (`plots.money_axis`), labels a
+person reads through `display.format_money`. Each returns its Axes and never
+calls `plt.show()`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..display import format_money
+from .cohorts import WEEKDAYS, weekday_hour_table
+from .plots import count_axis, money_axis
+
+__all__ = ["plot_burn_down", "plot_discount_by_cohort", "plot_weekday_hour_heatmap"]
+
+_COLOR = "#3b6ea5"
+_BUDGET_COLOR = "#b03a2e"
+_MONEY = {"discount", "cost", "margin", "discount_per_order"}
+
+
+def _text(label: str) -> str:
+    """A label for matplotlib: `$` escaped, else two amounts ("$25.00–$50.00") would
+    read as mathtext between their dollar signs."""
+    return label.replace("$", r"\$")
+
+
+def _axes(ax: Any, figsize: tuple[float, float] = (8, 4)) -> Any:
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(figsize=figsize)
+    return ax
+
+
+def plot_burn_down(
+    periods: pd.DataFrame, budget: int | None = None, *, value: str | None = None,
+    cumulative: bool = True, ax: Any = None, currency: str = "USD",
+) -> Any:
+    """One line per campaign of its spend over time, against a budget.
+
+    `periods`: rows of `campaign_id`, `period_start` (tz-aware) and the value
+    column, `value` = "discount" (cents; the default when present) or
+    "redemptions" (counts). `cumulative=True` (default): the column already
+    holds running totals, drawn as given; `False`: per-period figures, summed
+    up here (per campaign, in period order). `budget` (cents for a discount, a
+    count for redemptions): a horizontal line, so the point where a campaign
+    would run out shows at a glance. Campaigns in order of first appearance.
+    """
+    if value is None:
+        value = "discount" if "discount" in periods.columns else "redemptions"
+    if value not in ("discount", "redemptions"):
+        raise ValueError("value must be 'discount' or 'redemptions'")
+    ax = _axes(ax)
+    ordered = periods.sort_values("period_start", kind="stable")
+    for campaign in dict.fromkeys(periods["campaign_id"].astype(str)):
+        rows = ordered[ordered["campaign_id"].astype(str).to_numpy() == campaign]
+        values = rows[value].astype("float64").to_numpy()
+        if not cumulative:
+            values = np.cumsum(values)
+        ax.plot(rows["period_start"].to_numpy(), values, marker="o", markersize=3, drawstyle="steps-post",
+                label=campaign)
+    if budget is not None:
+        label = f"budget {format_money(budget, currency)}" if value == "discount" else f"budget {budget:,}"
+        ax.axhline(budget, color=_BUDGET_COLOR, linestyle="--", linewidth=1.2, label=_text(label))
+    if value == "discount":
+        money_axis(ax.yaxis, currency)
+        ax.set_ylabel("discount given, running total")
+    else:
+        count_axis(ax.yaxis)
+        ax.set_ylabel("redemptions, running total")
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("period start")
+    ax.set_title("Budget burn-down by campaign")
+    ax.legend(fontsize="small")
+    ax.grid(alpha=0.3)
+    return ax
+
+
+def _label(row: pd.Series, by: Sequence[str]) -> str:
+    parts = []
+    for name in by:
+        item = row[name]
+        if pd.isna(item):
+            parts.append("(none)")
+        elif isinstance(item, pd.Timestamp):
+            parts.append(item.strftime("%Y-%m-%d"))
+        elif name == "new_customer":
+            parts.append("new" if item else "returning")
+        else:
+            parts.append(str(item))
+    return _text(" · ".join(parts))
+
+
+def plot_discount_by_cohort(
+    breakdown_frame: pd.DataFrame, by: str | Sequence[str], *, value: str = "discount",
+    ax: Any = None, currency: str = "USD",
+) -> Any:
+    """A bar per row of a `breakdown` frame, in its (category) order: `value` =
+    "discount" (default, money axis), "discount_per_order", "cost", "margin"
+    (money) or "orders", "redeemed" (counts). Several `by` columns read as one
+    label per bar ("Sunday · new")."""
+    names = [by] if isinstance(by, str) else list(by)
+    ax = _axes(ax, figsize=(max(6.0, 0.35 * len(breakdown_frame) + 2), 4))
+    labels = [_label(row, names) for _, row in breakdown_frame.iterrows()]
+    heights = breakdown_frame[value].astype("float64").fillna(0.0).to_numpy()
+    positions = np.arange(len(labels))
+    ax.bar(positions, heights, color=_COLOR)
+    crowded = sum(len(label) for label in labels) > 60  # slanted, rather than overlapping
+    ax.set_xticks(positions, labels=labels, rotation=40 if crowded else 0, ha="right" if crowded else "center")
+    if value in _MONEY:
+        money_axis(ax.yaxis, currency)
+    else:
+        count_axis(ax.yaxis)
+    grouping = " and ".join(name.replace("_", " ") for name in names)
+    ax.set_xlabel(grouping)
+    ax.set_ylabel(value.replace("_", " "))
+    ax.set_title(f"{value.replace('_', ' ').capitalize()} by {grouping}")
+    ax.grid(axis="y", alpha=0.3)
+    return ax
+
+
+def plot_weekday_hour_heatmap(
+    frame: pd.DataFrame, value: str = "discount", *, campaign: str | None = None,
+    ax: Any = None, currency: str = "USD",
+) -> Any:
+    """A 7 x 24 heatmap (weekdays down, local hours across) of the per-order
+    `frame`'s `value` per cell: "discount" (cents, the colour bar in money),
+    "orders" or "redeemed" (`weekday_hour_table`); `campaign` as in `breakdown`.
+    The image's array is the table, so a test or a reader can check a cell."""
+    table = weekday_hour_table(frame, value, campaign=campaign)
+    ax = _axes(ax, figsize=(10, 3.6))
+    image = ax.imshow(table.to_numpy(), aspect="auto", cmap="viridis", interpolation="nearest")
+    ax.set_yticks(np.arange(len(WEEKDAYS)), labels=list(WEEKDAYS))
+    ax.set_xticks(np.arange(0, 24, 2), labels=[f"{h:02d}" for h in range(0, 24, 2)])
+    ax.set_xlabel("hour (local time)")
+    bar = ax.figure.colorbar(image, ax=ax)
+    if value == "discount":
+        money_axis(bar.ax.yaxis, currency)
+    else:
+        count_axis(bar.ax.yaxis)
+    bar.set_label(value)
+    ax.set_title(f"{value.capitalize()} by weekday and hour")
+    return ax
