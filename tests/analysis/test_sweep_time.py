@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from promolab import Simulator
 from promolab.analysis import orders_from_frame, sweep
 from promolab.analysis.orders import line_columns
+from promolab.analysis.sweep import instants
 from promolab.engine import CampaignInfo, CompiledTier, TierSpec, compile_tier
 from promolab.sim.promotions import pricing_view
 
@@ -79,6 +80,8 @@ def dated_tiers() -> list[CompiledTier]:
         _campaign("camp_sat_window", start_date=datetime(2026, 3, 1, 16, 0, tzinfo=UTC),
                   validity_timeframe={"interval": "P1D", "duration": "PT2H"}, validity_day_of_week=[6, 0]),
         _campaign("camp_off", active=False),
+        # minute-long windows: more spans than the sample's range allows walking (SPAN_BUDGET)
+        _campaign("camp_minutes", validity_timeframe={"interval": "PT2M", "duration": "PT1M"}),
     ]
     discounts = [
         {"type": "AMOUNT", "amount_off": 500, "effect": "APPLY_TO_ORDER"},
@@ -106,13 +109,18 @@ def _check(sim: Simulator, frame: pd.DataFrame, tiers: list[CompiledTier], **kw:
     return result.frame
 
 
-def test_dated_sweep_equals_the_engine_over_weeks_and_both_dst_changes(sim: Simulator) -> None:
+@pytest.mark.parametrize("budget", [4096, 1])
+def test_dated_sweep_equals_the_engine_over_weeks_and_both_dst_changes(
+    sim: Simulator, budget: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # budget 1: every campaign whose verdict changes takes the walk over the sorted distinct instants
+    monkeypatch.setattr(instants, "SPAN_BUDGET", budget)
     frame = date_orders(random_orders(1_500, seed=31), LOCAL_INSTANTS, seed=1)
     got = _check(sim, frame, all_tiers(sim))
     valid = got.groupby("tier_id", observed=True)["valid"].agg(["any", "all"])
     # every time-bound tier is both valid and invalid somewhere in the sample: the dates matter
     for tier in ("promo_winter_20", "promo_app_espresso", "promo_weekend_filters", "promo_dated_0",
-                 "promo_dated_1", "promo_dated_2", "promo_dated_4"):
+                 "promo_dated_1", "promo_dated_2", "promo_dated_4", "promo_dated_6"):
         assert valid.loc[tier, "any"] and not valid.loc[tier, "all"], tier
 
 

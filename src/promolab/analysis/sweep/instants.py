@@ -7,7 +7,10 @@ window's edge. `CampaignCheck.verdict_at` says both the verdict and the span
 [lo, hi) over which it holds, so `campaign_codes` walks the batch's sorted
 distinct instants and jumps with `np.searchsorted` straight to the first
 instant at or past `hi`: Python runs once per verdict change, numpy fills the
-rest. The campaign logic itself stays in the engine (one implementation).
+rest. The campaign logic itself stays in the engine (one implementation). When the campaign's spans over the
+batch's time range are few (the usual case: a month holds a few dozen
+midnights and timeframe windows), they are walked without sorting the orders
+at all and each order finds its span with one `np.searchsorted`.
 
 Instants are handled in microseconds since the epoch, UTC: the resolution of
 `datetime`, hence of what the simulator's clock shows, and of every span bound.
@@ -43,39 +46,89 @@ def to_micros(moment: datetime) -> int:
     return (moment - _EPOCH) // _MICRO
 
 
-@dataclass(frozen=True)
 class Instants:
-    """A dated batch's instants: `distinct` (sorted µs) and, per order, its index there."""
+    """A dated batch's instants: `micros` per order, their range, and (built only
+    when needed) the sorted distinct instants with each order's index there."""
 
-    distinct: np.ndarray
-    inverse: np.ndarray
+    def __init__(self, micros: np.ndarray) -> None:
+        self.micros = micros
+        self.first = int(micros.min()) if micros.size else 0
+        self.last = int(micros.max()) if micros.size else 0
+        self._distinct: tuple[np.ndarray, np.ndarray] | None = None
 
     @classmethod
     def of(cls, placed_at_ns: np.ndarray) -> Instants:
-        micros = placed_at_ns // 1000  # floor: what a datetime keeps of a nanosecond instant
-        distinct, inverse = np.unique(micros, return_inverse=True)
-        return cls(distinct, inverse.reshape(-1).astype(np.int32 if distinct.size < 2**31 else np.int64))
+        return cls(placed_at_ns // 1000)  # floor: what a datetime keeps of a nanosecond instant
 
-    def micros(self, i: int) -> int:
-        return int(self.distinct[self.inverse[i]])
+    def distinct(self) -> tuple[np.ndarray, np.ndarray]:
+        """(sorted distinct instants, each order's index there): a sort, made once."""
+        if self._distinct is None:
+            values, inverse = np.unique(self.micros, return_inverse=True)
+            self._distinct = values, inverse.reshape(-1)
+        return self._distinct
 
 
-def campaign_codes(tier: CompiledTier, distinct: np.ndarray) -> np.ndarray:
-    """The campaign check's reason code (0 = runs) at each of the sorted `distinct` instants.
+#: Spans walked over the batch's time range before walking its distinct instants instead
+#: (a timeframe of minute-long windows has more spans than a month of orders has instants).
+SPAN_BUDGET = 4096
 
-    One `verdict_at` call per span: the verdict holds on [lo, hi), so the next
-    instant to ask about is the first one >= hi. The instants are UTC
-    datetimes, whose spans are never empty (only a zone with DST gives lo == hi).
+
+def _spans(tier: CompiledTier, first: int, last: int) -> tuple[list[int], list[int]] | None:
+    """The verdict spans covering [first, last]: (starts, codes), None past `SPAN_BUDGET`.
+
+    Each span's verdict holds up to its `hi`, so the next question is asked at
+    `hi` itself: no order instant is needed to walk the range.
     """
+    starts: list[int] = []
+    codes: list[int] = []
+    t = first
+    while len(starts) < SPAN_BUDGET:
+        verdict, _, hi = tier.campaign.verdict_at(to_datetime(t))
+        starts.append(t)
+        codes.append(REASON_CODE[verdict.key] if verdict is not None else 0)
+        if hi is None or to_micros(hi) > last:
+            return starts, codes
+        t = max(to_micros(hi), t + 1)
+    return None
+
+
+def _distinct_codes(tier: CompiledTier, distinct: np.ndarray) -> np.ndarray:
+    """The campaign's reason code at each of the sorted `distinct` instants: one
+    `verdict_at` per span met, jumping with `np.searchsorted` to the first instant >= hi."""
     out = np.zeros(distinct.size, dtype=np.int8)
     i, n = 0, distinct.size
     while i < n:
         verdict, _, hi = tier.campaign.verdict_at(to_datetime(int(distinct[i])))
         j = n if hi is None else int(np.searchsorted(distinct, to_micros(hi), side="left"))
-        j = max(j, i + 1)
+        j = max(j, i + 1)  # UTC instants never give an empty span; never loop on one
         if verdict is not None:
             out[i:j] = REASON_CODE[verdict.key]
         i = j
+    return out
+
+
+def campaign_codes(tier: CompiledTier, instants: Instants) -> int | np.ndarray:
+    """The campaign check's reason code (0 = runs) for every order: an int when the
+    verdict is the same for the whole batch, else an int8 array per order.
+
+    The engine's `verdict_at` decides (one implementation of the campaign
+    rules); Python runs once per verdict span, numpy maps the orders to spans.
+    """
+    if instants.micros.size == 0:
+        return 0
+    found = _spans(tier, instants.first, instants.last)
+    if found is not None:
+        starts, codes = found
+        if len(set(codes)) == 1:
+            return codes[0]
+        segment = np.searchsorted(np.array(starts, dtype=np.int64), instants.micros, side="right") - 1
+        per_order: np.ndarray = np.array(codes, dtype=np.int8)[segment]
+        return per_order
+    distinct, inverse = instants.distinct()
+    table = _distinct_codes(tier, distinct)
+    if not table.any() or (table == table[0]).all():
+        return int(table[0])
+    out: np.ndarray = table[inverse]
     return out
 
 
@@ -110,7 +163,7 @@ class OrderClock:
         """Order j's (batch position) context."""
         if self.constant:
             return self.base
-        t = self.micros.micros(j) if self.micros is not None else None
+        t = int(self.micros.micros[j]) if self.micros is not None else None
         m = int(self.metadata_code[j]) if self.metadata_code is not None else None
         found = self._made.get((t, m))
         if found is None:

@@ -147,10 +147,11 @@ def bind_tiers(
             failure = tier.campaign.evaluate(now)
             code = REASON_CODE[failure.key] if failure is not None else 0
         else:
-            codes = campaign_codes(tier, instants.distinct)
-            code = int(codes[0]) if codes.size else 0
-            if codes.size and np.any(codes != code):
-                per_order, code = codes[instants.inverse], 0
+            found = campaign_codes(tier, instants)
+            if isinstance(found, np.ndarray):
+                per_order, code = found, 0
+            else:
+                code = found
         rules = kernel = None
         if plan.program is not None:
             rules = plan.program.bind(keys, customers, now, metadata, metadata_sets)
