@@ -12,6 +12,9 @@
   `evaluate_stack`) -> `StackingComparison`; `why_not_frame` (each
   redeemable of a stacked request, and what stopped it),
   `why_not_qualified_frame` (what a qualification left out, and why).
+- Forecasts: `forecast` (dated orders in time order, budgets and limits
+  spent as they redeem; equal to `send_one_by_one` through the redemption
+  operation) -> `ForecastResult`; `CostModel` (redemption rates, cost of goods).
 - Cohorts: `with_cohorts` (weekday, hour, day, new customer, basket band of
   a per-order frame), `breakdown` (tidy counts and discounts per cohort),
   `weekday_hour_table`, `basket_band_labels`.
@@ -31,6 +34,8 @@ from .cohorts import (
     with_cohorts,
 )
 from .compare import COMPARE_COLUMNS, best_tier, compare_tiers, discount_matrix, pivot_tiers
+from .forecast import CostModel, ForecastResult, forecast
+from .forecast.one_by_one import send_one_by_one
 from .frames import (
     DELIVERY_COLUMNS,
     PUBLICATION_COLUMNS,
@@ -60,6 +65,8 @@ __all__ = [
     "VALIDATION_COLUMNS",
     "WEEKDAYS",
     "WHY_NOT_COLUMNS",
+    "CostModel",
+    "ForecastResult",
     "OrderBatch",
     "StackingComparison",
     "SweepResult",
@@ -71,6 +78,7 @@ __all__ = [
     "compare_tiers",
     "deliveries_frame",
     "discount_matrix",
+    "forecast",
     "order_request",
     "orders_from_frame",
     "orders_from_records",
@@ -82,6 +90,7 @@ __all__ = [
     "plot_weekday_hour_heatmap",
     "prepare_orders",
     "publications_frame",
+    "send_one_by_one",
     "sweep",
     "transactions_frame",
     "validation_frame",

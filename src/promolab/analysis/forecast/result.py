@@ -31,7 +31,7 @@ __all__ = ["BUDGET_COLUMNS", "ORDER_COLUMNS", "PERIOD_COLUMNS", "ForecastResult"
 
 ORDER_COLUMNS = (
     "order_id", "placed_at", "customer", "amount", "quantity", "qualified_tier_id", "redeemed", "tier_id",
-    "campaign_id", "discount", "held_back_tier_id", "held_back_by", "cost_of_goods", "margin",
+    "campaign_id", "discount", "held_back_tier_id", "held_back_by", "cost_of_goods", "cost", "margin",
 )  # fmt: skip
 BUDGET_COLUMNS = (
     "tier_id", "campaign_id", "rule_id", "rule", "per_customer", "period", "limit", "used", "ran_out_at",
@@ -118,6 +118,7 @@ class ForecastResult:
             "held_back_by": _labels(rule_names, held_rule),
             "cost_of_goods": pd.array(goods[order] if goods is not None else [None] * len(order), dtype="Int64"),
         })  # fmt: skip
+        frame["cost"] = frame["discount"]  # what the redemptions give away (cohort breakdowns sum it)
         frame["margin"] = frame["amount"] - frame["cost_of_goods"] - frame["discount"]
         for name, values in facts.columns.items():
             if name not in frame.columns:
