@@ -23,14 +23,23 @@ real service alike.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime
 from typing import Any, cast
 
 import numpy as np
 import pandas as pd
+
+from .order_fields import (
+    PLACED_AT_COLUMN,
+    iso_instant,
+    line_instants,
+    metadata_codes,
+    plain,
+    row_of,
+    utc_datetime,
+)
 
 __all__ = [
     "CHANNEL_COLUMN",
@@ -57,18 +66,11 @@ SKU_COLUMN = "sku_id"
 QUANTITY_COLUMN = "quantity"
 PRICE_COLUMN = "price"
 CUSTOMER_COLUMN = "customer_source_id"
-PLACED_AT_COLUMN = "placed_at"
 CHANNEL_COLUMN = "channel"
 METADATA_PREFIX = "metadata."
 
 #: Sentinel for "no price given" in the int64 price column.
 NO_PRICE = -1
-
-
-def _row(series: pd.Series, mask: np.ndarray) -> tuple[Any, Any]:
-    """(index label, value) of the first row where `mask` holds."""
-    pos = int(np.flatnonzero(mask)[0])
-    return _key(series.index[pos]), _key(series.iloc[pos])
 
 
 def _whole(values: Any, column: str, *, missing: int, minimum: int) -> np.ndarray:
@@ -85,138 +87,27 @@ def _whole(values: Any, column: str, *, missing: int, minimum: int) -> np.ndarra
         numeric = pd.to_numeric(series, errors="coerce")
         bad = (numeric.isna() & series.notna()).to_numpy(dtype=bool)
         if bad.any():
-            row, value = _row(series, bad)
+            row, value = row_of(series, bad)
             raise ValueError(f"row {row!r}, column {column!r}: not a number: {value!r}")
         floats = numeric.to_numpy(dtype=np.float64, na_value=np.nan)
         na = np.isnan(floats)
         filled = np.where(na, float(missing), floats)
         fractional = filled != np.floor(filled)
         if fractional.any():
-            row, value = _row(series, fractional)
+            row, value = row_of(series, fractional)
             raise ValueError(f"row {row!r}, column {column!r}: must be a whole number (cents / units), got {value!r}")
         huge = np.abs(filled) >= 2.0**53
         if huge.any():
-            row, value = _row(series, huge)
+            row, value = row_of(series, huge)
             raise ValueError(f"row {row!r}, column {column!r}: {value!r} is too large to be exact")
         out = filled.astype(np.int64)
     low = out < minimum
     if na is not None:
         low &= ~na
     if low.any():
-        row, _ = _row(series, low)
+        row, _ = row_of(series, low)
         raise ValueError(f"row {row!r}, column {column!r}: must be >= {minimum}, got {int(out[low][0])}")
     return out
-
-
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-#: An ISO time of day followed by a UTC offset (`Z`, `+01`, `+0100`, `+01:00`):
-#: what makes a timestamp string aware. pandas would read a string without one
-#: as UTC when asked for UTC, so the offset is checked on the text itself.
-_OFFSET = re.compile(r"[T ]\d{2}(?::?\d{2}(?::?\d{2}(?:[.,]\d+)?)?)?\s*(?:[Zz]|[+-]\d{2}(?::?\d{2})?)$")
-
-
-def utc_datetime(ns: int) -> datetime:
-    """UTC nanoseconds as the UTC `datetime` the simulator's clock would show
-    (datetimes stop at microseconds: the nanoseconds below are dropped)."""
-    return _EPOCH + timedelta(microseconds=int(ns) // 1000)
-
-
-def _iso(ns: int) -> str:
-    return str(pd.Timestamp(int(ns), tz="UTC").isoformat())
-
-
-def _to_ns(naive_utc: pd.Series) -> np.ndarray:
-    """A naive (UTC) datetime64 series of any unit as int64 nanoseconds."""
-    out: np.ndarray = naive_utc.to_numpy().astype("datetime64[ns]").view(np.int64)
-    return out
-
-
-_MISSING, _UNPARSEABLE, _NAIVE = 1, 2, 3
-
-
-def _line_instants(series: pd.Series) -> np.ndarray:
-    """The `placed_at` column as int64 UTC nanoseconds per line; raises ValueError
-    naming the first row (index label) that is missing, unparseable or naive.
-
-    A tz-aware datetime64 column converts without Python per row; an object or
-    string column is parsed once per distinct value (pandas' ISO 8601 parser).
-    """
-    column = PLACED_AT_COLUMN
-    dtype = series.dtype
-    if isinstance(dtype, pd.DatetimeTZDtype):
-        missing = series.isna().to_numpy(dtype=bool)
-        if missing.any():
-            row, _ = _row(series, missing)
-            raise ValueError(f"row {row!r}, column {column!r}: missing timestamp")
-        return _to_ns(series.dt.tz_convert(None))
-    if dtype.kind == "M":
-        present = series.notna().to_numpy(dtype=bool)
-        row, value = _row(series, present if present.any() else np.ones(len(series), dtype=bool))
-        raise ValueError(f"row {row!r}, column {column!r}: {str(value)!r} has no timezone "
-                         "(use a timezone-aware column or strings with an offset such as +01:00 or Z)")
-    codes, uniques = pd.factorize(series, use_na_sentinel=True)
-    values = np.zeros(len(uniques), dtype=np.int64)
-    problem = np.zeros(len(uniques) + 1, dtype=np.int8)  # last entry: code -1 (missing)
-    problem[-1] = _MISSING
-    objects = np.asarray(uniques, dtype=object)
-    texts = np.array([isinstance(v, str) for v in objects], dtype=bool)
-    for k in np.flatnonzero(~texts):
-        value = objects[k]
-        if isinstance(value, datetime):  # pd.Timestamp included
-            if value.tzinfo is None:
-                problem[k] = _NAIVE
-            else:
-                values[k] = pd.Timestamp(value).tz_convert("UTC").as_unit("ns").value
-        else:
-            problem[k] = _UNPARSEABLE
-    if texts.any():
-        text = pd.Series(objects[texts], dtype=object).str.strip()
-        parsed = pd.to_datetime(text, format="ISO8601", utc=True, errors="coerce")
-        unparsed = parsed.isna().to_numpy(dtype=bool)
-        aware = text.str.contains(_OFFSET, regex=True).to_numpy(dtype=bool)
-        where = np.flatnonzero(texts)
-        problem[where[unparsed]] = _UNPARSEABLE
-        problem[where[~unparsed & ~aware]] = _NAIVE
-        ok = ~unparsed & aware
-        values[where[ok]] = _to_ns(parsed[ok].dt.tz_convert(None))
-    per_line = problem[codes]  # codes -1 read the last entry
-    if per_line.any():
-        bad = per_line != 0
-        row, value = _row(series, bad)
-        kind = int(per_line[bad][0])
-        if kind == _MISSING:
-            raise ValueError(f"row {row!r}, column {column!r}: missing timestamp")
-        if kind == _NAIVE:
-            raise ValueError(f"row {row!r}, column {column!r}: {str(value)!r} has no timezone "
-                             "(give an offset such as +01:00 or Z)")
-        raise ValueError(f"row {row!r}, column {column!r}: not a timestamp: {value!r}")
-    out: np.ndarray = values[codes]
-    return out
-
-
-def _metadata_sets(
-    columns: Mapping[str, np.ndarray], n: int
-) -> tuple[np.ndarray | None, tuple[dict[str, Any], ...]]:
-    """Per-order metadata values (key -> object array) as codes into distinct dicts.
-
-    Orders share a handful of metadata combinations (a channel, a store), so
-    rules reading them run once per combination, not once per order.
-    """
-    if not columns:
-        return None, ()
-    keys = list(columns)
-    codes = np.empty((n, len(keys)), dtype=np.int64)
-    uniques: list[list[Any]] = []
-    for c, key in enumerate(keys):
-        found, values = pd.factorize(pd.Series(columns[key], dtype=object), use_na_sentinel=True)
-        codes[:, c] = found
-        uniques.append([_key(v) for v in values])
-    combos, inverse = np.unique(codes, axis=0, return_inverse=True)
-    sets = tuple(
-        {key: uniques[c][int(code)] for c, (key, code) in enumerate(zip(keys, row)) if code >= 0}
-        for row in combos
-    )
-    return inverse.reshape(-1).astype(np.int32), sets
 
 
 def _ids(series: pd.Series | None) -> tuple[np.ndarray, list[str | None]] | None:
@@ -341,7 +232,7 @@ def line_columns(frame: pd.DataFrame, *, order_column: str = ORDER_COLUMN) -> Li
         identified = (product >= 0) | (sku >= 0)
     if not identified.all():
         row = int(np.flatnonzero(~identified)[0])
-        raise ValueError(f"row {_key(frame.index[row])!r} (order {_key(frame[order_column].iloc[row])!r}): "
+        raise ValueError(f"row {plain(frame.index[row])!r} (order {plain(frame[order_column].iloc[row])!r}): "
                          f"no product_id or sku_id")
     quantity = (
         _whole(frame[QUANTITY_COLUMN], QUANTITY_COLUMN, missing=1, minimum=1)
@@ -368,15 +259,15 @@ def line_columns(frame: pd.DataFrame, *, order_column: str = ORDER_COLUMN) -> Li
         customer_names = [str(c) for c in cust_uniques]
     placed_at = None
     if PLACED_AT_COLUMN in frame.columns:
-        lines = _line_instants(frame[PLACED_AT_COLUMN])
+        lines = line_instants(frame[PLACED_AT_COLUMN])
         placed_at = lines[first_line]
         differs = lines != placed_at[order_codes]
         if differs.any():
             pos = int(np.flatnonzero(differs)[0])
             order = int(order_codes[pos])
             raise ValueError(
-                f"row {_key(frame.index[pos])!r}, column {PLACED_AT_COLUMN!r}: order {_key(uniques[order])!r} was placed at "
-                f"{_iso(placed_at[order])} on its first line but {_iso(lines[pos])} here"
+                f"row {plain(frame.index[pos])!r}, column {PLACED_AT_COLUMN!r}: order {plain(uniques[order])!r} was placed at "
+                f"{iso_instant(placed_at[order])} on its first line but {iso_instant(lines[pos])} here"
             )
     channel = None
     channel_names: tuple[str, ...] = ()
@@ -390,7 +281,7 @@ def line_columns(frame: pd.DataFrame, *, order_column: str = ORDER_COLUMN) -> Li
     for column in frame.columns:
         if isinstance(column, str) and column.startswith(METADATA_PREFIX) and len(column) > len(METADATA_PREFIX):
             meta_columns[column[len(METADATA_PREFIX):]] = firsts(column)
-    metadata_code, metadata_sets = _metadata_sets(meta_columns, n)
+    metadata_code, metadata_sets = metadata_codes(meta_columns, n)
     return LineColumns(
         order_ids=pd.Index(uniques),
         starts=starts,
@@ -429,11 +320,6 @@ def order_request(
     return request
 
 
-def _key(value: Any) -> Hashable:
-    key: Hashable = value.item() if isinstance(value, np.generic) else value
-    return key
-
-
 def orders_from_frame(
     frame: pd.DataFrame, *, order_column: str = ORDER_COLUMN
 ) -> dict[Hashable, dict[str, Any]]:
@@ -441,7 +327,7 @@ def orders_from_frame(
     cols = line_columns(frame, order_column=order_column)
     out: dict[Hashable, dict[str, Any]] = {}
     for i, order_id in enumerate(cols.order_ids):
-        out[_key(order_id)] = order_request(cols.items(i), cols.customer_of(i), metadata=cols.metadata_of(i))
+        out[plain(order_id)] = order_request(cols.items(i), cols.customer_of(i), metadata=cols.metadata_of(i))
     return out
 
 
@@ -472,7 +358,7 @@ def as_requests(orders: Any) -> list[tuple[Hashable, dict[str, Any]]]:
     if isinstance(orders, pd.DataFrame):
         return list(orders_from_frame(orders).items())
     if isinstance(orders, Mapping) and not ("order" in orders or "items" in orders or "customer" in orders):
-        return [(_key(k), _as_request(v)) for k, v in orders.items()]
+        return [(plain(k), _as_request(v)) for k, v in orders.items()]
     if isinstance(orders, Mapping) or hasattr(orders, "model_dump"):
         orders = [orders]
     out: list[tuple[Hashable, dict[str, Any]]] = []

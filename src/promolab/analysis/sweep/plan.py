@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ...engine import NOW_OPERATORS, Catalogue, CompiledTier, CustomerContext
+from ...engine import Catalogue, CompiledTier, CustomerContext, compile_rules
 from .batch import KeyTable
 from .instants import Instants, campaign_codes
 from .rulemasks import REASON_CODE, BoundRules, NotVectorizable, RuleProgram, compile_program
@@ -61,13 +61,24 @@ def make_kernel(tier: CompiledTier, keys: KeyTable, catalogue: Catalogue) -> Dis
     return DiscountKernel(tier, keys)
 
 
-def reads_instant(value: Any) -> bool:
-    """Whether a rule tree uses an operator whose answer depends on the pricing instant."""
-    if isinstance(value, Mapping):
-        return any(k in NOW_OPERATORS or reads_instant(v) for k, v in value.items())
-    if isinstance(value, list | tuple):
-        return any(reads_instant(v) for v in value)
-    return False
+#: A rule of a line family ("order.amount") carrying a tier's whole rule tree under
+#: a key the engine does not read: see `reads_instant`.
+_PROBE_FAMILY = "order.amount"
+
+
+def reads_instant(rules: Mapping[str, Any] | None) -> bool:
+    """Whether a tier's rules use an operator whose answer depends on the pricing instant.
+
+    The engine owns that list (its `NOW_OPERATORS`, behind the import contract:
+    analysis sees `promolab.engine` only). It answers through the public
+    `RuleSet.order_only`: a line-family rule is order-only unless an operator
+    *anywhere in it* reads the instant, so a line-family rule holding the whole
+    tree asks exactly that, without a second copy of the operator list here.
+    """
+    if not rules:
+        return False
+    probe = {"name": _PROBE_FAMILY, "conditions": {}, "probe": dict(rules)}
+    return not compile_rules({"rules": {"1": probe}}).order_only
 
 
 def plan_tier(index: int, tier: CompiledTier, keys: KeyTable, catalogue: Catalogue, *,

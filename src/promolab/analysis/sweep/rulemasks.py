@@ -10,9 +10,7 @@ rule is evaluated ONCE per distinct subject through the engine's own
   targets), `order.items.metadata`, sub-rule `.metadata`;
 - per customer (few): `customer.metadata`, `customer.segment`;
 - once per sweep: `order.metadata` (orders from line items carry none),
-  `redemption.metadata` (the sweep's `metadata=`), or once per distinct
-  request metadata when the orders carry their own (`channel`,
-  `metadata.<key>` columns: `metadata_sets`, read through `chunk.metadata_code`);
+  `redemption.metadata` (once per distinct request metadata: `metadata_sets`);
 - per distinct value: `order.items.price_each|price_any`, sub-rules on
   `.price/.quantity/.amount/.subtotal_amount`, `.aggregated_quantity|amount`,
   and the order scalars under unusual operators;
@@ -226,8 +224,7 @@ class RuleProgram:
         metadata: Mapping[str, Any],
         metadata_sets: Sequence[Mapping[str, Any]] | None = None,
     ) -> BoundRules:
-        """`metadata_sets`: the distinct per-order request metadata (codes: `Chunk.metadata_code`),
-        None when every order sends `metadata`."""
+        """`metadata_sets`: distinct per-order metadata (`Chunk.metadata_code`); None: all send `metadata`."""
         return BoundRules(self, keys, customers, now, metadata, metadata_sets)
 
 
@@ -392,9 +389,7 @@ class BoundRules:
             return check_values(values, leaf.rule.get("conditions") or {}, self.now)
         if family in _CONSTANT:
             if isinstance(table, np.ndarray):  # per distinct request metadata
-                if chunk.metadata_code is None:
-                    return np.full(chunk.n, bool(table[0]))
-                return table[chunk.metadata_code]
+                return table[chunk.metadata_code] if chunk.metadata_code is not None else np.full(chunk.n, table[0])
             return np.full(chunk.n, bool(table))
         if family in _CUSTOMER:
             if chunk.customer is None:
