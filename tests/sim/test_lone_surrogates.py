@@ -27,6 +27,7 @@ CASES: list[tuple[str, dict[str, Any], str]] = [
     ("purchase_reward", {"program_id": "lprg_coffee_club", "member_id": "lmbr_alice",
                          "request": {"reward_id": BAD}}, ".reward_id"),
     ("add_gift_balance", {"code": "GIFT-ALICE-50", "request": {"amount": 100, "source_id": BAD}}, ".source_id"),
+    ("add_gift_balance", {"code": "GIFT-ALICE-50", "request": {"amount": 100, "reason": BAD}}, ".reason"),
     ("validate", {"request": {"customer": {"source_id": BAD}}}, ".customer.source_id"),
     ("validate", {"request": {"customer": {"id": BAD}}}, ".customer.id"),
     ("track_event", {"request": {"event": "review_written", "customer": {"source_id": BAD},

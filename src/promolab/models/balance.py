@@ -27,7 +27,9 @@ class AddBalanceRequest(RequestModel):
 
     amount: Int64
     source_id: str | None = Field(default=None, min_length=1)
-    reason: str | None = None
+    # min_length=0 allows "" but has pydantic check the text: a lone surrogate
+    # is refused here instead of crashing the webhook signer after the write
+    reason: str | None = Field(default=None, min_length=0)
 
 
 class BalanceRelatedObject(WireModel):
