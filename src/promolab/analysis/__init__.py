@@ -14,7 +14,8 @@
   `why_not_qualified_frame` (what a qualification left out, and why).
 - Forecasts: `forecast` (dated orders in time order, budgets and limits
   spent as they redeem; equal to `send_one_by_one` through the redemption
-  operation) -> `ForecastResult`; `CostModel` (redemption rates, cost of goods).
+  operation) -> `ForecastResult`; `CostModel` (redemption rates, cost of goods);
+  `compare_scenarios` -> `ScenarioComparison` (side by side, differences, chart).
 - Cohorts: `with_cohorts` (weekday, hour, day, new customer, basket band of
   a per-order frame), `breakdown` (tidy counts and discounts per cohort),
   `weekday_hour_table`, `basket_band_labels`.
@@ -34,7 +35,7 @@ from .cohorts import (
     with_cohorts,
 )
 from .compare import COMPARE_COLUMNS, best_tier, compare_tiers, discount_matrix, pivot_tiers
-from .forecast import CostModel, ForecastResult, forecast
+from .forecast import CostModel, ForecastResult, ScenarioComparison, compare_scenarios, forecast
 from .forecast.one_by_one import send_one_by_one
 from .frames import (
     DELIVERY_COLUMNS,
@@ -68,12 +69,14 @@ __all__ = [
     "CostModel",
     "ForecastResult",
     "OrderBatch",
+    "ScenarioComparison",
     "StackingComparison",
     "SweepResult",
     "as_requests",
     "basket_band_labels",
     "best_tier",
     "breakdown",
+    "compare_scenarios",
     "compare_stacking_policies",
     "compare_tiers",
     "deliveries_frame",

@@ -16,6 +16,7 @@ the same keys for many instants at once (tested equal).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -143,3 +144,49 @@ class UsageLedger:
         """`Usage.value`: the total so far in the period holding `now`."""
         key = None if query.period is None else self.keys(now)[_PERIOD_INDEX[query.period] - 1]
         return self.total(query, redeemable_id, campaign_id, customer_id, key)
+
+    # -- the forecast's fast paths: the slots of a few queries, bound once ----
+
+    def _slot_of(self, query: UsageQuery, redeemable_id: str, campaign_id: str | None) -> tuple[str, str | None, bool, int]:
+        subject = redeemable_id if query.scope == "redeemable" else campaign_id
+        return query.scope, subject, query.per_customer, _PERIOD_INDEX[query.period]
+
+    def reader(self, query: UsageQuery, redeemable_id: str, campaign_id: str) -> Callable[[object, tuple[int, int, int]], int]:
+        """`total` for one query of one redeemable, bound once: called with the
+        customer (None: none) and the (day, week, month) keys of the instant."""
+        scope, subject, per_customer, index = self._slot_of(query, redeemable_id, campaign_id)
+        measure = ("count", "discount", "order_amount").index(query.measure)
+        totals = self._totals
+
+        def read(customer: object, periods: tuple[int, int, int]) -> int:
+            if per_customer and customer is None:
+                return 0
+            key = periods[index - 1] if index else None
+            counts = totals.get((scope, subject, customer if per_customer else None, index, key))
+            return counts[measure] if counts is not None else 0
+
+        return read
+
+    def recorder(
+        self, redeemable_id: str, campaign_id: str | None, queries: Iterable[UsageQuery]
+    ) -> Callable[[object, tuple[int, int, int], int, int], None]:
+        """`record` of a new order's redemption (no order id), bound once and
+        limited to the slots `queries` read: what a walk that only ever asks
+        those queries needs, at a fraction of the work."""
+        slots = sorted({self._slot_of(q, redeemable_id, campaign_id) for q in queries}, key=str)
+        totals = self._totals
+
+        def record(customer: object, periods: tuple[int, int, int], discount: int, order_amount: int) -> None:
+            for scope, subject, per_customer, index in slots:
+                if per_customer and customer is None:
+                    continue
+                slot = (scope, subject, customer if per_customer else None, index, periods[index - 1] if index else None)
+                counts = totals.get(slot)
+                if counts is None:
+                    totals[slot] = [1, discount, order_amount]
+                else:
+                    counts[0] += 1
+                    counts[1] += discount
+                    counts[2] += order_amount
+
+        return record

@@ -2,6 +2,7 @@
 
 - `forecast(sim, orders, ...)` -> `ForecastResult` (`api`, `candidates`,
   `spending`, `result`);
+- `compare_scenarios` -> `ScenarioComparison` (`scenarios`, `scenario_chart`);
 - `CostModel`: redemption rates, cost of goods, shipping (`costs`);
 - `budget_leaves`: how a tier's budget rules are taken out so the rest sweeps.
 """
@@ -9,5 +10,7 @@
 from .api import POLICIES, forecast
 from .costs import CostModel
 from .result import BUDGET_COLUMNS, ORDER_COLUMNS, PERIOD_COLUMNS, ForecastResult
+from .scenarios import ScenarioComparison, compare_scenarios
 
-__all__ = ["BUDGET_COLUMNS", "ORDER_COLUMNS", "PERIOD_COLUMNS", "POLICIES", "CostModel", "ForecastResult", "forecast"]
+__all__ = ["BUDGET_COLUMNS", "ORDER_COLUMNS", "PERIOD_COLUMNS", "POLICIES", "CostModel", "ForecastResult", "ScenarioComparison",
+           "compare_scenarios", "forecast"]

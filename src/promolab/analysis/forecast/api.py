@@ -96,7 +96,7 @@ def forecast(
             if on_chunk is not None:
                 on_chunk(n)
 
-        found = candidates(sim, batch, chosen, watched, customers, on_chunk=advance)
+        found = candidates(view, batch, chosen, watched, sim.now, on_chunk=advance)
     facts.amount = found.amount
     order = np.argsort(facts.placed_at, kind="stable")
     rates = costs.rates(chosen, facts)

@@ -1,8 +1,8 @@
 """What every order could get, before anything is spent: the sweep, reduced.
 
-The candidate tiers are swept over the orders a chunk at a time (the tiers
-with budget rules as their variants, `budget_leaves`), and each chunk is
-reduced at once to what the walk needs, so a million orders never hold the
+The candidate tiers (the tiers with budget rules as their variants,
+`budget_leaves`) are bound to the orders once and evaluated a chunk at a
+time (`sweep.bind_batch`), and each chunk is reduced at once to what the walk needs, so a million orders never hold the
 full orders x tiers frame: the best *plain* tier and its discount, and for
 each watched tier its discount and the budget verdicts it is valid under.
 A tier counts for an order when it is valid and gives something (a
@@ -13,18 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from datetime import datetime
+from typing import Any
 
 import numpy as np
 
-from ...engine import CompiledTier
+from ...engine import CompiledTier, PricingContext
 from ...sim.promotions import PricingView
-from ..sweep import OrderBatch, sweep
-from ..sweep.api import select_tiers
+from ..sweep import OrderBatch
+from ..sweep.api import bind_batch, select_tiers
+from ..sweep.runner import Outputs
 from .spending import WatchedTier
-
-if TYPE_CHECKING:
-    from ...sim.simulator import Simulator
 
 __all__ = ["CHUNK", "Candidates", "candidate_tiers", "candidates"]
 
@@ -75,13 +74,15 @@ def _columns(tiers: Sequence[CompiledTier], watched: Sequence[WatchedTier]) -> t
 
 
 def candidates(
-    sim: Simulator,
+    view: PricingView,
     batch: OrderBatch,
     tiers: Sequence[CompiledTier],
     watched: Sequence[WatchedTier],
-    customers: Any = None,
+    now: datetime,
     on_chunk: Callable[[int], None] | None = None,
 ) -> Candidates:
+    """Sweep `tiers` over the batch at each order's instant (`now`: the
+    simulator's, for what has no instant of its own) and reduce."""
     swept, plain, variant_columns = _columns(tiers, watched)
     plain_positions = np.array([p for p in range(len(tiers)) if p not in {w.position for w in watched}], dtype=np.int32)
     n, w_count = batch.n_orders, len(watched)
@@ -92,13 +93,15 @@ def candidates(
         watched_bits=np.zeros((n, w_count), dtype=np.int32),
         amount=np.zeros(n, dtype=np.int64),
     )
+    bound = bind_batch(view, batch, swept, PricingContext(now=now))
     for a in range(0, n, CHUNK):
         b = min(n, a + CHUNK)
-        frame = sweep(sim, batch.slice(a, b), swept, customers=customers, progress=False).frame
+        block = Outputs.allocate(b - a, len(swept))
+        bound.evaluate(a, b, block, offset=a)
         shape = (b - a, len(swept))
-        discount = frame["discount_amount"].to_numpy(dtype=np.int64, na_value=0).reshape(shape)
-        gives = frame["valid"].to_numpy().reshape(shape) & (discount > 0)
-        out.amount[a:b] = frame["total_amount"].to_numpy(dtype=np.int64).reshape(shape)[:, 0] + discount[:, 0]
+        discount = block.discount.reshape(shape)  # 0 where invalid; no NA (free-item tiers are not candidates)
+        gives = block.valid.reshape(shape) & (discount > 0)
+        out.amount[a:b] = block.total.reshape(shape)[:, 0] + discount[:, 0]
         if plain:
             offered = np.where(gives[:, plain], discount[:, plain], -1)
             best = np.argmax(offered, axis=1)  # the first of the largest: the earlier tier wins a tie

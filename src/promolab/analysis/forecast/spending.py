@@ -17,9 +17,10 @@ sent in).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import numpy as np
 
@@ -101,12 +102,34 @@ def walk(
 
 #: A budget's verdict never reads the instant (`budget_leaves` refuses date tests on totals).
 _NO_INSTANT = datetime(1970, 1, 1, tzinfo=UTC)
-_PERIOD_SLOT = {None: -1, "daily": 0, "weekly": 1, "monthly": 2}
 
 
 def _beats(d: int, position: int, best_d: int, best: int) -> bool:
     """The policy's order: the larger discount, then the earlier tier."""
     return best < 0 or d > best_d or (d == best_d and position < best)
+
+
+def _readers(watched: Sequence[WatchedTier], ledger: UsageLedger) -> list[list[tuple[Callable[[Any, datetime], bool], Callable[[object, tuple[int, int, int]], int]]]]:
+    """Per watched tier, per budget leaf: its check and its bound reader."""
+    return [
+        [(leaf.check, ledger.reader(leaf.query, w.tier_id, w.campaign_id)) for leaf in w.budget.leaves]
+        if w.budget is not None else []
+        for w in watched
+    ]
+
+
+def _recorders(watched: Sequence[WatchedTier], ledger: UsageLedger) -> dict[int, Callable[[object, tuple[int, int, int], int, int], None]]:
+    """Per watched tier (by position): the recorder of the slots any budget
+    reads its redemptions in (its own budgets; its campaign's budgets)."""
+    out = {}
+    for w in watched:
+        queries = [
+            leaf.query for other in watched if other.budget is not None for leaf in other.budget.leaves
+            if (leaf.query.scope == "redeemable" and other.position == w.position)
+            or (leaf.query.scope == "campaign" and other.campaign_id == w.campaign_id)
+        ]
+        out[w.position] = ledger.recorder(w.tier_id, w.campaign_id, queries)
+    return out
 
 
 def _walk_busy(
@@ -125,12 +148,14 @@ def _walk_busy(
     rates: Rates,
     ledger: UsageLedger,
 ) -> None:
-    """The sequential part, on plain Python values (numpy scalars are slow one at a time)."""
+    """The sequential part, on plain Python values (numpy scalars are slow one
+    at a time), with the ledger's slots bound once (`reader`, `recorder`)."""
     days, weeks, months = periods
-    leaves = [w.budget.leaves if w.budget is not None else () for w in watched]
-    every = [(1 << (1 << len(ls))) - 1 for ls in leaves]  # valid under every verdict
-    unlimited = [(1 << len(ls)) - 1 for ls in leaves]  # the variant where every budget holds
-    asks = [[(leaf, leaf.query, _PERIOD_SLOT[leaf.query.period]) for leaf in ls] for ls in leaves]
+    every = [(1 << (1 << len(w.budget.leaves))) - 1 if w.budget else 1 for w in watched]  # valid under every verdict
+    unlimited = [(1 << len(w.budget.leaves)) - 1 if w.budget else 0 for w in watched]  # every budget holds
+    readers = _readers(watched, ledger)
+    recorders = _recorders(watched, ledger)
+    positions = [w.position for w in watched]
     w_disc = watched_discount[busy].tolist()
     w_bits = watched_bits[busy].tolist()
     plain_t = tier[busy].tolist()
@@ -141,38 +166,37 @@ def _walk_busy(
     drawn = draws[busy].tolist()
     factor = rates.order[busy].tolist()
     tier_rate = rates.tier.tolist()
-    record, total = ledger.record, ledger.total
+    span = range(len(watched))
     for k, i in enumerate(busy.tolist()):
         best, best_d = plain_t[k], plain_d[k]
         held = held_j = -1
         held_d = 0
         customer = cust[k] if cust[k] >= 0 else None
-        for w, spec in enumerate(watched):
-            bits = w_bits[k][w]
+        bits_k, disc_k, keys_k = w_bits[k], w_disc[k], keys[k]
+        for w in span:
+            bits = bits_k[w]
             if not bits:
                 continue
-            d = w_disc[k][w]
-            if not _beats(d, spec.position, best_d, best):
+            d, position = disc_k[w], positions[w]
+            if best >= 0 and (d < best_d or (d == best_d and position > best)):
                 continue  # cannot win whatever its budgets say
             if bits != every[w]:
                 verdicts, failed = 0, -1
-                for j, (leaf, q, slot) in enumerate(asks[w]):
-                    used = total(q, spec.tier_id, spec.campaign_id, customer, keys[k][slot] if slot >= 0 else None)
-                    if leaf.check(used, _NO_INSTANT):
+                for j, (check, read) in enumerate(readers[w]):
+                    if check(read(customer, keys_k), _NO_INSTANT):
                         verdicts |= 1 << j
                     elif failed < 0:
                         failed = j
                 if not bits >> verdicts & 1:
-                    if bits >> unlimited[w] & 1 and (held < 0 or _beats(d, spec.position, held_d, held)):
-                        held, held_j, held_d = spec.position, failed, d  # a budget refused it
+                    if bits >> unlimited[w] & 1 and (held < 0 or _beats(d, position, held_d, held)):
+                        held, held_j, held_d = position, failed, d  # a budget refused it
                     continue
-            best, best_d = spec.position, d
+            best, best_d = position, d
         tier[i] = best
         discount[i] = best_d
         if held >= 0 and _beats(held_d, held, best_d, best):
             held_tier[i], held_leaf[i] = held, held_j
         if best >= 0 and drawn[k] < tier_rate[best] * factor[k]:
-            for spec in watched:
-                if spec.position == best:
-                    record(spec.tier_id, spec.campaign_id, customer, keys[k], best_d, amount[k])
-                    break
+            record = recorders.get(best)
+            if record is not None:
+                record(customer, keys_k, best_d, amount[k])

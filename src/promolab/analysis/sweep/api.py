@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ...engine import CompiledTier, PricingContext, TierSpec, compile_tier
+from ...engine import Catalogue, CompiledTier, PricingContext, TierSpec, compile_tier
 from ...sim.clock import parse_instant
 from ...sim.promotions import PricingView, pricing_view
 from ..orders import line_columns
 from .batch import OrderBatch, build_batch
 from .customers import CustomerTable, customer_table
 from .instants import Instants, OrderClock, merged_metadata
-from .plan import TierPlan, bind_tiers, plan_tiers
+from .plan import BoundTier, TierPlan, bind_tiers, plan_tiers
 from .progress import progress_bar
 from .result import SweepResult, build_frame
 from .runner import DEFAULT_CHUNK, Outputs, evaluate_range
@@ -23,7 +24,7 @@ from .runner import DEFAULT_CHUNK, Outputs, evaluate_range
 if TYPE_CHECKING:
     from ...sim.simulator import Simulator
 
-__all__ = ["prepare_orders", "select_tiers", "sweep"]
+__all__ = ["BoundSweep", "bind_batch", "prepare_orders", "select_tiers", "sweep"]
 
 
 def select_tiers(view: PricingView, tiers: Any = None) -> list[CompiledTier]:
@@ -63,6 +64,42 @@ def _prepare(view: PricingView, orders: pd.DataFrame, table: CustomerTable) -> O
     cols = line_columns(orders)
     codes, contexts, labels = table.resolve(cols.order_ids, cols.customer, cols.customer_names)
     return build_batch(cols, view.catalogue, codes, contexts, labels)
+
+
+@dataclass
+class BoundSweep:
+    """A batch bound to its tiers (plans, masks, kernels, each order's instant
+    and metadata): any range of its orders can be evaluated into `Outputs`.
+    What `sweep` runs, and what a caller reducing chunk by chunk (the
+    forecast) runs without building the whole frame."""
+
+    plans: list[TierPlan]
+    tiers: list[BoundTier]
+    batch: OrderBatch
+    catalogue: Catalogue
+    ctx: PricingContext
+    clock: OrderClock
+
+    def evaluate(self, a: int, b: int, out: Outputs, *, offset: int = 0, chunk_size: int = DEFAULT_CHUNK,
+                 on_chunk: Callable[[int], None] | None = None) -> None:
+        """Orders a..b-1 into `out` rows (a - offset)..(b - offset) (zeroed)."""
+        evaluate_range(self.tiers, self.batch, a, b, out, self.catalogue, self.ctx, offset=offset,
+                       chunk_size=chunk_size, on_chunk=on_chunk, clock=self.clock)
+
+
+def bind_batch(view: PricingView, batch: OrderBatch, chosen: Sequence[CompiledTier], ctx: PricingContext,
+               *, dated: bool = True) -> BoundSweep:
+    """Plan and bind `chosen` for `batch`: at each order's `placed_at` when
+    `dated` and the batch has one, else at `ctx.now`."""
+    meta = dict(ctx.redemption_metadata)
+    placed = batch.placed_at if dated else None
+    instants = Instants.of(placed) if placed is not None else None
+    sets = merged_metadata(meta, batch.metadata_sets) if batch.metadata_code is not None else None
+    clock = OrderClock(ctx, instants, batch.metadata_code, sets or ())
+    plans = plan_tiers(chosen, batch.keys, view.catalogue, dated=instants is not None)
+    bound = bind_tiers(plans, chosen, batch.keys, view.catalogue, batch.customers, ctx.now, meta,
+                       instants=instants, metadata_sets=sets)
+    return BoundSweep(plans, bound, batch, view.catalogue, ctx, clock)
 
 
 def _paths_frame(plans: Sequence[TierPlan], paths: Sequence[str]) -> pd.DataFrame:
@@ -129,25 +166,20 @@ def sweep(
     else:
         batch = orders if isinstance(orders, OrderBatch) else _prepare(view, orders, table)
         placed = batch.placed_at if at is None else None
-        instants = Instants.of(placed) if placed is not None else None
-        sets = merged_metadata(meta, batch.metadata_sets) if batch.metadata_code is not None else None
-        clock = OrderClock(ctx, instants, batch.metadata_code, sets or ())
-        plans = plan_tiers(chosen, batch.keys, view.catalogue, dated=instants is not None)
-        bound = bind_tiers(plans, chosen, batch.keys, view.catalogue, batch.customers, now, meta,
-                           instants=instants, metadata_sets=sets)
-        paths = [b.path for b in bound]
+        bound_sweep = bind_batch(view, batch, chosen, ctx, dated=at is None)
+        plans, paths = bound_sweep.plans, [b.path for b in bound_sweep.tiers]
         # codes filled by the chunks, except on a distributed client (partitions ship their own arrays)
         out = Outputs.allocate(batch.n_orders, len(chosen), codes=client is None or engine == "pandas")
         with progress_bar(batch.n_orders, progress, f"sweep ({engine})") as bar:
             if engine == "pandas":
-                evaluate_range(bound, batch, 0, batch.n_orders, out, view.catalogue, ctx,
-                               chunk_size=chunk_size, on_chunk=bar.update, clock=clock)
+                bound_sweep.evaluate(0, batch.n_orders, out, chunk_size=chunk_size, on_chunk=bar.update)
             else:
                 from .dask import sweep_dask_batch
 
-                sweep_dask_batch(bound, batch, out, view.catalogue, ctx, chosen, table, meta,
+                sweep_dask_batch(bound_sweep.tiers, batch, out, view.catalogue, ctx, chosen, table, meta,
                                  client=client, npartitions=npartitions, chunk_size=chunk_size,
-                                 on_partition=bar.update, clock=clock, dated=instants is not None)
+                                 on_partition=bar.update, clock=bound_sweep.clock,
+                                 dated=bound_sweep.clock.micros is not None)
         order_ids = batch.order_ids
     frame = build_frame(order_ids, tier_ids, out)
     return SweepResult(

@@ -305,10 +305,12 @@ class BoundRules:
             return np.array([_engine_ok(rule, _EMPTY_ORDER, None, now, m) for m in self._metadata_sets], dtype=bool)
         if family in _CONSTANT:
             return _engine_ok(rule, _EMPTY_ORDER, None, now, metadata)
-        if family in _CUSTOMER:
-            table = [_engine_ok(rule, _EMPTY_ORDER, c, now, {}) for c in customers]
-            nobody = _engine_ok(rule, _EMPTY_ORDER, None, now, {})
-            return np.array(table + [nobody], dtype=bool)  # code -1 -> last entry
+        if family in _CUSTOMER:  # these read metadata and segments only: customers without either answer alike
+            compiled = compile_rules({"rules": {"1": dict(rule)}})
+            blank = compiled.evaluate(_EMPTY_ORDER, CustomerContext(), now, {}, False) is None
+            table = [blank if c is not None and not c.metadata and not c.segment_ids
+                     else compiled.evaluate(_EMPTY_ORDER, c, now, {}, False) is None for c in (*customers, None)]
+            return np.array(table, dtype=bool)  # code -1 -> last entry (nobody)
         if family == "order.items.metadata":
             return self._per_key(rule, keys)
         if family in _ITEM_FAMILIES:
