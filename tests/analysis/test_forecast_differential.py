@@ -60,3 +60,16 @@ def test_redemption_rates_draw_the_same_orders_in_both(costs: CostModel) -> None
     forecast_rows, sent, _ = _both(2_000, costs=costs, days=5, seed=7)
     assert _rows(forecast_rows) == _rows(sent)
     assert 0 < forecast_rows["redeemed"].sum() < forecast_rows["qualified_tier_id"].notna().sum()
+
+
+def test_the_stack_policy_forecasts_as_stacks_sent_one_by_one() -> None:
+    orders = dated_orders(3_000, days=10, seed=5)
+    doc = budgeted_demo()
+    result = forecast(Simulator.from_scenario(doc), orders, policy="stack", progress=False)
+    sim = Simulator.from_scenario(doc)
+    with sim.client() as client:
+        sent = send_one_by_one(client, orders, result.tier_ids, policy="stack", clock=sim)
+    columns = [*COMPARED, "redeemables"]
+    assert result.orders[columns].astype(object).where(result.orders[columns].notna(), None).astype(str).values.tolist() \
+        == sent[columns].astype(object).where(sent[columns].notna(), None).astype(str).values.tolist()
+    assert (result.orders["redeemables"].str.contains(",", na=False)).sum() > 100  # real stacks

@@ -16,7 +16,7 @@ the same keys for many instants at once (tested equal).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -60,7 +60,8 @@ def period_key_arrays(
 class UsageLedger:
     """Counts, discounts and order amounts of redemptions, per slot.
 
-    A slot is (scope, subject id, customer id or None, period index, period
+    Customers are any hashable key (the simulator's customer ids; the
+    forecast's customer codes). A slot is (scope, subject id, customer or None, period index, period
     key): `record` adds a redemption to every slot it belongs to (its
     redeemable and its campaign; everyone and its customer; ever and its
     day, week and month) and `value` reads the one a `UsageQuery` names.
@@ -89,7 +90,7 @@ class UsageLedger:
         self,
         redeemable_id: str,
         campaign_id: str | None,
-        customer_id: str | None,
+        customer_id: Hashable | None,
         periods: tuple[int, int, int],
         discount: int,
         order_amount: int,
@@ -126,7 +127,7 @@ class UsageLedger:
         return seen == (1 if sign > 0 else 0)
 
     def total(
-        self, query: UsageQuery, redeemable_id: str, campaign_id: str, customer_id: str | None, key: int | None
+        self, query: UsageQuery, redeemable_id: str, campaign_id: str, customer_id: Hashable | None, key: int | None
     ) -> int:
         """The query's total in the period named by `key` (None for a query without a period)."""
         if query.per_customer and customer_id is None:

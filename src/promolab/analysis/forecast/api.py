@@ -31,13 +31,15 @@ from .costs import CostModel
 from .facts import OrderFacts
 from .result import ForecastResult
 from .spending import WatchedTier, walk
+from .stacked import walk_stacked
 
 if TYPE_CHECKING:
     from ...sim.simulator import Simulator
 
 __all__ = ["POLICIES", "forecast"]
 
-POLICIES = ("best",)
+#: "best": the one tier giving the most; "stack": every tier the order qualifies for, stacked.
+POLICIES = ("best", "stack")
 
 
 def _watched(tiers: list[CompiledTier]) -> list[WatchedTier]:
@@ -96,11 +98,16 @@ def forecast(
             if on_chunk is not None:
                 on_chunk(n)
 
-        found = candidates(view, batch, chosen, watched, sim.now, on_chunk=advance)
+        found = candidates(view, batch, chosen, watched, sim.now, on_chunk=advance, keep_plain=policy == "stack")
     facts.amount = found.amount
     order = np.argsort(facts.placed_at, kind="stable")
     rates = costs.rates(chosen, facts)
-    spent = walk(order, found.plain_tier, found.plain_discount, watched, found.watched_discount, found.watched_bits,
-                 facts.counted_customer, found.amount, facts.periods, costs.draws(cols.order_ids), rates,
-                 facts.ledger())  # fmt: skip
+    draws = costs.draws(cols.order_ids)
+    if policy == "stack":
+        spent = walk_stacked(sim, view, chosen, order, found, watched, cols, batch, facts.counted_customer,
+                             facts.periods, draws, rates, facts.ledger())
+    else:
+        spent = walk(order, found.plain_tier, found.plain_discount, watched, found.watched_discount,
+                     found.watched_bits, facts.counted_customer, found.amount, facts.periods, draws, rates,
+                     facts.ledger())
     return ForecastResult.build(sim, chosen, watched, excluded, facts, spent, order, costs.goods(batch))

@@ -38,6 +38,10 @@ class Candidates:
     watched_discount: np.ndarray  # (orders, watched)
     watched_bits: np.ndarray  # (orders, watched)
     amount: np.ndarray  # order amount before discounts
+    #: (orders, plain tiers): each plain tier gives the order something (kept for the stack policy)
+    plain_gives: np.ndarray | None = None
+    #: the candidate position of each column of `plain_gives`
+    plain_positions: np.ndarray | None = None
 
 
 def candidate_tiers(view: PricingView, tiers: Any = None) -> tuple[list[CompiledTier], dict[str, str]]:
@@ -80,6 +84,8 @@ def candidates(
     watched: Sequence[WatchedTier],
     now: datetime,
     on_chunk: Callable[[int], None] | None = None,
+    *,
+    keep_plain: bool = False,
 ) -> Candidates:
     """Sweep `tiers` over the batch at each order's instant (`now`: the
     simulator's, for what has no instant of its own) and reduce."""
@@ -92,6 +98,8 @@ def candidates(
         watched_discount=np.zeros((n, w_count), dtype=np.int64),
         watched_bits=np.zeros((n, w_count), dtype=np.int32),
         amount=np.zeros(n, dtype=np.int64),
+        plain_gives=np.zeros((n, len(plain)), dtype=bool) if keep_plain else None,
+        plain_positions=plain_positions,
     )
     bound = bind_batch(view, batch, swept, PricingContext(now=now))
     for a in range(0, n, CHUNK):
@@ -102,6 +110,8 @@ def candidates(
         discount = block.discount.reshape(shape)  # 0 where invalid; no NA (free-item tiers are not candidates)
         gives = block.valid.reshape(shape) & (discount > 0)
         out.amount[a:b] = block.total.reshape(shape)[:, 0] + discount[:, 0]
+        if out.plain_gives is not None:
+            out.plain_gives[a:b] = gives[:, plain]
         if plain:
             offered = np.where(gives[:, plain], discount[:, plain], -1)
             best = np.argmax(offered, axis=1)  # the first of the largest: the earlier tier wins a tie

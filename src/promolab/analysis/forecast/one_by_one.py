@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
+from ...client import ApiError
 from ..orders import line_columns, utc_datetime
 from .costs import CostModel
 from .facts import order_columns
@@ -28,13 +29,15 @@ if TYPE_CHECKING:
 
 __all__ = ["ONE_BY_ONE_COLUMNS", "send_one_by_one"]
 
-ONE_BY_ONE_COLUMNS = ("order_id", "qualified_tier_id", "redeemed", "tier_id", "discount", "redemption_id")
+ONE_BY_ONE_COLUMNS = ("order_id", "qualified_tier_id", "redeemed", "tier_id", "redeemables", "discount", "redemption_id")
 
 
-def send_one_by_one(client: Client, orders: pd.DataFrame, tiers: Sequence[str], *,
+def send_one_by_one(client: Client, orders: pd.DataFrame, tiers: Sequence[str], *, policy: str = "best",
                     costs: CostModel | None = None, clock: Simulator | None = None) -> pd.DataFrame:
-    """Send each order (time order) through `client`, redeeming the best of
-    `tiers` (ids, in the forecast's candidate order: `ForecastResult.tier_ids`).
+    """Send each order (time order) through `client`, redeeming what `policy`
+    says of `tiers` (ids, in the forecast's candidate order:
+    `ForecastResult.tier_ids`): "best", the one giving most; "stack", every
+    one valid, stacked (a refused stack redeems nothing).
     `clock`: the simulator behind the client, whose clock is moved to each
     order's instant. Returns one row per order, in the order sent."""
     costs = costs or CostModel()
@@ -58,14 +61,24 @@ def send_one_by_one(client: Client, orders: pd.DataFrame, tiers: Sequence[str], 
         metadata = cols.metadata_of(i) or None
         answer = client.validate_promotions(order=order, customer=who, metadata=metadata)
         offers = [(t.discount_amount or 0, position[t.id], t) for t in answer.promotions if t.id in position and t.valid]
-        offers = [o for o in offers if o[0] > 0]
-        best = min(offers, key=lambda o: (-o[0], o[1]))[2] if offers else None
-        row: dict[str, Any] = {"order_id": str(cols.order_ids[i]), "qualified_tier_id": best.id if best else None,
-                               "redeemed": False, "tier_id": None, "discount": 0, "redemption_id": None}
-        if best is not None and draws[i] < costs.tier_rate(best.id, best.campaign.id) * factors[i]:
-            done = client.redeem_stacked(redeemables=[{"object": "promotion_tier", "id": best.id}],
-                                         order=order, customer=who, metadata=metadata)
-            row.update(redeemed=True, tier_id=best.id, discount=done.order.total_applied_discount_amount or 0,
-                       redemption_id=done.redemptions[0].id)
+        offers = sorted((o for o in offers if o[0] > 0), key=lambda o: (-o[0], o[1]) if policy == "best" else o[1])
+        sent = [o[2] for o in offers[:1]] if policy == "best" else [o[2] for o in offers]
+        row: dict[str, Any] = {"order_id": str(cols.order_ids[i]), "qualified_tier_id": sent[0].id if sent else None,
+                               "redeemed": False, "tier_id": None, "redeemables": None, "discount": 0,
+                               "redemption_id": None}
+        rate = max((costs.tier_rate(t.id, t.campaign.id) for t in sent), default=0.0)
+        if sent and draws[i] < rate * factors[i]:
+            try:
+                done = client.redeem_stacked(redeemables=[{"object": "promotion_tier", "id": t.id} for t in sent],
+                                             order=order, customer=who, metadata=metadata)
+            except ApiError as exc:
+                if policy == "best" or exc.status != 400:
+                    raise
+            else:
+                applied = [r.related_object_id for r in done.redemptions]  # children, in application order
+                parent = done.parent_redemption
+                row.update(redeemed=True, tier_id=applied[0], redeemables=",".join(sorted(applied, key=position.__getitem__)),
+                           discount=done.order.total_applied_discount_amount or 0,
+                           redemption_id=(parent or done.redemptions[0]).id)
         rows.append(row)
     return pd.DataFrame(rows, columns=list(ONE_BY_ONE_COLUMNS))

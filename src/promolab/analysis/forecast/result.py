@@ -53,6 +53,9 @@ def _labels(names: Sequence[str], codes: np.ndarray) -> pd.Categorical:
 class ForecastResult:
     orders: pd.DataFrame
     budgets: pd.DataFrame
+    #: one row per tier redeemed: `row` (in `orders`), `order_id`, `tier_id`,
+    #: `campaign_id`, `discount` (a stack's parts under the "stack" policy)
+    redemptions: pd.DataFrame
     excluded: dict[str, str]
     tier_ids: tuple[str, ...]
     tier_campaigns: dict[str, str]
@@ -69,9 +72,9 @@ class ForecastResult:
         campaigns = [t.spec.campaign.id for t in tiers]
         campaign_names = list(dict.fromkeys(campaigns))
         campaign_code = np.array([campaign_names.index(c) for c in campaigns], dtype=np.int32)
-        won = spent.tier[order]
+        won = (spent.qualified if spent.qualified is not None else spent.tier)[order]
         redeemed = spent.redeemed[order]
-        tier_code = np.where(redeemed, won, -1)
+        tier_code = np.where(redeemed, spent.tier[order], -1)
         held = spent.held_tier[order]
         amount = np.asarray(facts.amount)[order]
         discount = spent.discount[order]
@@ -118,6 +121,10 @@ class ForecastResult:
             "held_back_by": _labels(rule_names, held_rule),
             "cost_of_goods": pd.array(goods[order] if goods is not None else [None] * len(order), dtype="Int64"),
         })  # fmt: skip
+        if spent.applied is not None:  # the stack policy: every tier applied
+            masks = spent.applied[order]
+            names = [",".join(t for p, t in enumerate(ids) if m >> p & 1) for m in masks.tolist()]
+            frame.insert(frame.columns.get_loc("tier_id") + 1, "redeemables", pd.array([n or None for n in names], dtype="string"))
         frame["cost"] = frame["discount"]  # what the redemptions give away (cohort breakdowns sum it)
         frame["margin"] = frame["amount"] - frame["cost_of_goods"] - frame["discount"]
         for name, values in facts.columns.items():
@@ -131,7 +138,9 @@ class ForecastResult:
         if budgets.empty:
             budgets["ran_out_at"] = pd.Series([], dtype=f"datetime64[ns, {tz}]")
         keys = (facts.periods[0][order], facts.periods[1][order], facts.periods[2][order])
-        return cls(frame, budgets, dict(excluded), tuple(ids), dict(zip(ids, campaigns, strict=True)), tz, keys)
+        redemptions = _redemptions(frame, spent, order, ids, campaign_names, campaign_code)
+        return cls(frame, budgets, redemptions, dict(excluded), tuple(ids), dict(zip(ids, campaigns, strict=True)),
+                   tz, keys)
 
     def periods(self, freq: Literal["day", "week", "month"] = "day") -> pd.DataFrame:
         """Per campaign and calendar period (the project's time zone; weeks from
@@ -140,18 +149,22 @@ class ForecastResult:
         is listed for every campaign redeemed or held back, empty ones with 0."""
         if freq not in _FREQ:
             raise ValueError(f"freq must be one of {', '.join(_FREQ)}, got {freq!r}")
-        o = self.orders
-        start = _period_start(self.period_keys, freq, self.timezone)
-        held_campaign = o["held_back_tier_id"].astype(object).map(self.tier_campaigns).astype("string")
-        parts = pd.DataFrame({
-            "campaign_id": o["campaign_id"].astype("string").fillna(held_campaign),
-            "period_start": start,
-            "redemptions": o["redeemed"].astype(np.int64),
-            "discount": o["discount"].astype(np.int64),
-            "held_back": o["held_back_tier_id"].notna().astype(np.int64),
-        })  # fmt: skip
-        parts = parts[parts["campaign_id"].notna()]
+        o, r = self.orders, self.redemptions
         if o.empty:
+            return pd.DataFrame(columns=list(PERIOD_COLUMNS))
+        start = _period_start(self.period_keys, freq, self.timezone)
+        held = o["held_back_tier_id"].notna().to_numpy()
+        rows = r["row"].to_numpy()
+        parts = pd.DataFrame({
+            "campaign_id": pd.concat([r["campaign_id"].astype("string"),
+                                      o.loc[held, "held_back_tier_id"].astype(object).map(self.tier_campaigns).astype("string")],
+                                     ignore_index=True),
+            "period_start": pd.concat([start.iloc[rows], start[held]], ignore_index=True),
+            "redemptions": np.r_[np.ones(len(r), dtype=np.int64), np.zeros(int(held.sum()), dtype=np.int64)],
+            "discount": np.r_[r["discount"].to_numpy(dtype=np.int64), np.zeros(int(held.sum()), dtype=np.int64)],
+            "held_back": np.r_[np.zeros(len(r), dtype=np.int64), np.ones(int(held.sum()), dtype=np.int64)],
+        })  # fmt: skip
+        if parts.empty:
             return pd.DataFrame(columns=list(PERIOD_COLUMNS))
         every = _period_range(start.min(), start.max(), freq)
         grid = pd.MultiIndex.from_product([sorted(parts["campaign_id"].unique()), every],
@@ -167,6 +180,26 @@ class ForecastResult:
         p = self.periods("month")
         out = p.groupby("campaign_id", as_index=False)[["redemptions", "discount", "held_back"]].sum()
         return out.sort_values("discount", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def _redemptions(frame: pd.DataFrame, spent: Spending, order: np.ndarray, ids: Sequence[str],
+                 campaign_names: Sequence[str], campaign_code: np.ndarray) -> pd.DataFrame:
+    """One row per tier redeemed, in time order."""
+    if spent.children is not None:
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        rows, positions, discounts = rank[spent.children[0]], spent.children[1], spent.children[2]
+    else:
+        rows = np.flatnonzero(frame["redeemed"].to_numpy())
+        positions = spent.tier[order][rows]
+        discounts = frame["discount"].to_numpy()[rows]
+    return pd.DataFrame({
+        "row": rows,
+        "order_id": frame["order_id"].to_numpy()[rows] if len(rows) else pd.array([], dtype="string"),
+        "tier_id": _labels(ids, positions),
+        "campaign_id": _labels(campaign_names, campaign_code[positions]),
+        "discount": discounts.astype(np.int64),
+    })
 
 
 def _period_start(keys: tuple[np.ndarray, np.ndarray, np.ndarray], freq: str, timezone: str) -> pd.Series:

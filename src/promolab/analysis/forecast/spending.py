@@ -62,6 +62,12 @@ class Spending:
     #: which leaf of that tier refused it (index into its leaves), -1 none
     held_leaf: np.ndarray
     ledger: UsageLedger
+    #: the tier the order qualified for, redeemed or not (the stack policy: the first sent)
+    qualified: np.ndarray | None = None
+    #: the stack policy: each order's applied tiers, a bit per candidate position
+    applied: np.ndarray | None = None
+    #: the stack policy: one entry per tier redeemed (order, candidate position, discount), in time order
+    children: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
 
 
 def walk(
@@ -97,7 +103,7 @@ def walk(
                    amounts, periods, draws, rates, ledger)
     redeemed = (tier >= 0) & (draws < rates.tier[np.maximum(tier, 0)] * rates.order)
     discount = np.where(redeemed, discount, 0)
-    return Spending(tier, discount, redeemed, held_tier, held_leaf, ledger)
+    return Spending(np.where(redeemed, tier, -1), discount, redeemed, held_tier, held_leaf, ledger, qualified=tier)
 
 
 #: A budget's verdict never reads the instant (`budget_leaves` refuses date tests on totals).
