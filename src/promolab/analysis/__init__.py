@@ -15,7 +15,8 @@
 - Forecasts: `forecast` (dated orders in time order, budgets and limits
   spent as they redeem; equal to `send_one_by_one` through the redemption
   operation) -> `ForecastResult`; `CostModel` (redemption rates, cost of goods);
-  `compare_scenarios` -> `ScenarioComparison` (side by side, differences, chart).
+  `compare_scenarios` -> `ScenarioComparison` (side by side, differences, chart);
+  `sweep_costs` (a sweep's tiers under a `CostModel`: rates, free shipping valued).
 - Cohorts: `with_cohorts` (weekday, hour, day, new customer, basket band of
   a per-order frame), `breakdown` (tidy counts and discounts per cohort),
   `weekday_hour_table`, `basket_band_labels`.
@@ -35,7 +36,14 @@ from .cohorts import (
     with_cohorts,
 )
 from .compare import COMPARE_COLUMNS, best_tier, compare_tiers, discount_matrix, pivot_tiers
-from .forecast import CostModel, ForecastResult, ScenarioComparison, compare_scenarios, forecast
+from .forecast import (
+    CostModel,
+    ForecastResult,
+    ScenarioComparison,
+    compare_scenarios,
+    forecast,
+    sweep_costs,
+)
 from .forecast.one_by_one import send_one_by_one
 from .frames import (
     DELIVERY_COLUMNS,
@@ -95,6 +103,7 @@ __all__ = [
     "publications_frame",
     "send_one_by_one",
     "sweep",
+    "sweep_costs",
     "transactions_frame",
     "validation_frame",
     "weekday_hour_table",

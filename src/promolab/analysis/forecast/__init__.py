@@ -11,6 +11,7 @@ from .api import POLICIES, forecast
 from .costs import CostModel
 from .result import BUDGET_COLUMNS, ORDER_COLUMNS, PERIOD_COLUMNS, ForecastResult
 from .scenarios import ScenarioComparison, compare_scenarios
+from .sweep_costs import SWEEP_COST_COLUMNS, sweep_costs
 
-__all__ = ["BUDGET_COLUMNS", "ORDER_COLUMNS", "PERIOD_COLUMNS", "POLICIES", "CostModel", "ForecastResult", "ScenarioComparison",
-           "compare_scenarios", "forecast"]
+__all__ = ["BUDGET_COLUMNS", "ORDER_COLUMNS", "PERIOD_COLUMNS", "POLICIES", "SWEEP_COST_COLUMNS", "CostModel", "ForecastResult",
+           "ScenarioComparison", "compare_scenarios", "forecast", "sweep_costs"]
