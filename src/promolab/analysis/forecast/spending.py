@@ -98,9 +98,17 @@ def walk(
     held_tier = np.full(n, -1, dtype=np.int32)
     held_leaf = np.full(n, -1, dtype=np.int8)
     if watched:
-        busy = order[np.any(watched_bits[order] != 0, axis=1)]
-        _walk_busy(busy, tier, discount, held_tier, held_leaf, watched, watched_discount, watched_bits, customers,
-                   amounts, periods, draws, rates, ledger)
+        bits, busy = _settled(watched, watched_bits, customers, ledger)
+        quiet = ~busy
+        for w, spec in enumerate(watched):  # where nothing is read or recorded, a watched tier is a plain one
+            every = (1 << (1 << len(spec.budget.leaves))) - 1 if spec.budget else 1
+            d = watched_discount[:, w]
+            takes = quiet & (bits[:, w] == every) & (
+                (tier < 0) | (d > discount) | ((d == discount) & (spec.position < tier)))
+            tier[takes] = spec.position
+            discount[takes] = d[takes]
+        _walk_busy(order[busy[order]], tier, discount, held_tier, held_leaf, watched, watched_discount, bits,
+                   customers, amounts, periods, draws, rates, ledger)
     redeemed = (tier >= 0) & (draws < rates.tier[np.maximum(tier, 0)] * rates.order)
     discount = np.where(redeemed, discount, 0)
     return Spending(np.where(redeemed, tier, -1), discount, redeemed, held_tier, held_leaf, ledger, qualified=tier)
@@ -113,6 +121,37 @@ _NO_INSTANT = datetime(1970, 1, 1, tzinfo=UTC)
 def _beats(d: int, position: int, best_d: int, best: int) -> bool:
     """The policy's order: the larger discount, then the earlier tier."""
     return best < 0 or d > best_d or (d == best_d and position < best)
+
+
+def _settled(watched: Sequence[WatchedTier], watched_bits: np.ndarray, customers: np.ndarray,
+             ledger: UsageLedger) -> tuple[np.ndarray, np.ndarray]:
+    """The orders the walk must visit, and the verdict bits it sees.
+
+    A tier whose budgets all count per customer reads 0 for an order without
+    a counted customer (an unknown source_id, or none) and records nothing
+    for it: its verdict there is known before the walk (`check(0)`), so it is
+    settled here when it holds (a refusal still goes through the walk, which
+    says which budget held it back). An order is then visited when a watched
+    tier's verdict on it depends on the totals, or when redeeming a watched
+    tier on it would change a total some budget reads."""
+    bits = watched_bits.copy()
+    nobody = customers < 0
+    busy = np.zeros(len(customers), dtype=bool)
+    for w, spec in enumerate(watched):
+        leaves = spec.budget.leaves if spec.budget is not None else ()
+        every = (1 << (1 << len(leaves))) - 1 if leaves else 1
+        column = bits[:, w]
+        if leaves and all(leaf.query.per_customer for leaf in leaves):
+            verdicts = sum(1 << j for j, leaf in enumerate(leaves) if leaf.check(0, _NO_INSTANT))
+            holds = nobody & (column != 0) & ((column >> verdicts) & 1).astype(bool)
+            column[holds] = every
+        counts_anyone = any(not leaf.query.per_customer for other in watched if other.budget is not None
+                            for leaf in other.budget.leaves
+                            if (leaf.query.scope == "redeemable" and other.position == spec.position)
+                            or (leaf.query.scope == "campaign" and other.campaign_id == spec.campaign_id))
+        records = np.ones(len(customers), dtype=bool) if counts_anyone else ~nobody
+        busy |= ((column != 0) & (column != every)) | ((column != 0) & records)
+    return bits, busy
 
 
 def _readers(watched: Sequence[WatchedTier], ledger: UsageLedger) -> list[list[tuple[Callable[[Any, datetime], bool], Callable[[object, tuple[int, int, int]], int]]]]:
