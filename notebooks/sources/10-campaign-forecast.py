@@ -137,10 +137,10 @@ readable(shown, counts=["orders_held_back"])
 # - The **beans cap** binds at 09:00 on the very first day and again every week: the
 #   campaign has four more tiers without a cap (per bag, gear, merch, mugs), and their
 #   redemptions count towards the 300 too.
-# - The **VIP budget** is \$5,000.00 of discount for the whole VIP campaign, whose bundle
-#   tier has no budget of its own and keeps redeeming: the campaign ends the month above the
-#   line, and the 10% tier is refused from then on (only a handful of known customers are VIP,
-#   so it holds back one order).
+# - The **VIP budget** is \$5,000.00 of discount for the whole VIP campaign, whose other two
+#   tiers (VIP mugs, the brewing bundle) have no budget of their own and keep redeeming: the
+#   campaign ends the month above the line, and the 10% tier is refused from then on (only a
+#   handful of known customers are VIP, so it holds back one order).
 # - The **welcome limit** never binds: a per-customer limit counts customers the service
 #   stores, and almost all of March's shoppers are guests it does not know (`shopper-...`), whose
 #   redemptions are recorded without a customer.
