@@ -150,3 +150,17 @@ def test_draws_are_stable_and_seeded() -> None:
     assert np.array_equal(a.draws(ids), CostModel(redemption_rate=0.5, seed=1).draws(ids))
     assert not np.array_equal(a.draws(ids), b.draws(ids))
     assert 0.48 < float((a.draws(ids) < 0.5).mean()) < 0.52
+
+
+def test_the_burn_down_draws_a_forecasts_running_totals(result: Any) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from promolab.analysis import plot_burn_down
+
+    periods = result.periods("day")
+    ax = plot_burn_down(periods, budget=500_000)
+    drawn = {line.get_label(): line.get_ydata().tolist() for line in ax.get_lines() if not line.get_label().startswith("budget")}
+    for campaign, part in periods.groupby("campaign_id"):
+        assert drawn[str(campaign)] == part.sort_values("period_start")["discount_to_date"].astype(float).tolist()
+    assert plot_burn_down(periods, cumulative=False).get_lines()[0].get_ydata().tolist() == ax.get_lines()[0].get_ydata().tolist()

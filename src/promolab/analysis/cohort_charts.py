@@ -47,9 +47,10 @@ def plot_burn_down(
 
     `periods`: rows of `campaign_id`, `period_start` (tz-aware) and the value
     column, `value` = "discount" (cents; the default when present) or
-    "redemptions" (counts). `cumulative=True` (default): the column already
-    holds running totals, drawn as given; `False`: per-period figures, summed
-    up here (per campaign, in period order). `budget` (cents for a discount, a
+    "redemptions" (counts). `cumulative=True` (default): running totals,
+    read from `<value>_to_date` when the frame has it (a forecast's
+    `periods()`), else the column is taken to hold them already; `False`:
+    per-period figures, summed up here (per campaign, in period order). `budget` (cents for a discount, a
     count for redemptions): a horizontal line, so the point where a campaign
     would run out shows at a glance. Campaigns in order of first appearance.
     """
@@ -61,7 +62,8 @@ def plot_burn_down(
     ordered = periods.sort_values("period_start", kind="stable")
     for campaign in dict.fromkeys(periods["campaign_id"].astype(str)):
         rows = ordered[ordered["campaign_id"].astype(str).to_numpy() == campaign]
-        values = rows[value].astype("float64").to_numpy()
+        column = f"{value}_to_date" if cumulative and f"{value}_to_date" in rows.columns else value
+        values = rows[column].astype("float64").to_numpy()
         if not cumulative:
             values = np.cumsum(values)
         ax.plot(rows["period_start"].to_numpy(), values, marker="o", markersize=3, drawstyle="steps-post",
