@@ -248,7 +248,8 @@ def line_columns(frame: pd.DataFrame, *, order_column: str = ORDER_COLUMN) -> Li
     first_line = (perm[starts[:-1]] if perm is not None else starts[:-1]) if n else starts[:0]
 
     def firsts(column: str) -> np.ndarray:
-        values: np.ndarray = frame[column].to_numpy(dtype=object)[first_line]
+        # the first lines first: converting every line to Python objects costs a string per line
+        values: np.ndarray = frame[column].iloc[first_line].to_numpy(dtype=object)
         return values
 
     customer = None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -25,13 +26,13 @@ __all__ = ["OrderFacts"]
 _LINE_COLUMNS = {ORDER_COLUMN, PRODUCT_COLUMN, SKU_COLUMN, QUANTITY_COLUMN, PRICE_COLUMN, CUSTOMER_COLUMN, "placed_at"}
 
 
-def order_columns(frame: pd.DataFrame) -> dict[str, np.ndarray]:
+def order_columns(frame: pd.DataFrame) -> dict[str, Any]:
     """The frame's per-order columns (`channel`, `segment`, ...): each order's
     first line's value, orders in order of first appearance (as `line_columns`)."""
     codes, _ = pd.factorize(frame[ORDER_COLUMN], use_na_sentinel=True)
     first_rows = np.unique(codes, return_index=True)[1]
-    return {
-        str(name): frame[name].to_numpy()[first_rows]
+    return {  # taken before converting: a categorical column stays one byte per order
+        str(name): frame[name].iloc[first_rows].array
         for name in frame.columns
         if name not in _LINE_COLUMNS and not str(name).startswith("metadata.")
     }
@@ -56,7 +57,8 @@ class OrderFacts:
     periods: tuple[np.ndarray, np.ndarray, np.ndarray]
     timezone: str
     week_start: WeekStart
-    columns: dict[str, np.ndarray] = field(default_factory=dict)
+    #: per-order column values (numpy or pandas arrays: a categorical stays one)
+    columns: dict[str, Any] = field(default_factory=dict)
     amount: np.ndarray | None = None
 
     @property

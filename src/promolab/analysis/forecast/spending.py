@@ -114,6 +114,8 @@ def walk(
     return Spending(np.where(redeemed, tier, -1), discount, redeemed, held_tier, held_leaf, ledger, qualified=tier)
 
 
+#: Orders turned into Python values at a time: the walk's memory stays bounded.
+_BLOCK = 16_384
 #: A budget's verdict never reads the instant (`budget_leaves` refuses date tests on totals).
 _NO_INSTANT = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -201,47 +203,49 @@ def _walk_busy(
     readers = _readers(watched, ledger)
     recorders = _recorders(watched, ledger)
     positions = [w.position for w in watched]
-    w_disc = watched_discount[busy].tolist()
-    w_bits = watched_bits[busy].tolist()
-    plain_t = tier[busy].tolist()
-    plain_d = discount[busy].tolist()
-    cust = customers[busy].tolist()
-    amount = amounts[busy].tolist()
-    keys = list(zip(days[busy].tolist(), weeks[busy].tolist(), months[busy].tolist(), strict=True))
-    drawn = draws[busy].tolist()
-    factor = rates.order[busy].tolist()
     tier_rate = rates.tier.tolist()
     span = range(len(watched))
-    for k, i in enumerate(busy.tolist()):
-        best, best_d = plain_t[k], plain_d[k]
-        held = held_j = -1
-        held_d = 0
-        customer = cust[k] if cust[k] >= 0 else None
-        bits_k, disc_k, keys_k = w_bits[k], w_disc[k], keys[k]
-        for w in span:
-            bits = bits_k[w]
-            if not bits:
-                continue
-            d, position = disc_k[w], positions[w]
-            if best >= 0 and (d < best_d or (d == best_d and position > best)):
-                continue  # cannot win whatever its budgets say
-            if bits != every[w]:
-                verdicts, failed = 0, -1
-                for j, (check, read) in enumerate(readers[w]):
-                    if check(read(customer, keys_k), _NO_INSTANT):
-                        verdicts |= 1 << j
-                    elif failed < 0:
-                        failed = j
-                if not bits >> verdicts & 1:
-                    if bits >> unlimited[w] & 1 and (held < 0 or _beats(d, position, held_d, held)):
-                        held, held_j, held_d = position, failed, d  # a budget refused it
+    for start in range(0, len(busy), _BLOCK):
+        block = busy[start : start + _BLOCK]
+        w_disc = watched_discount[block].tolist()
+        w_bits = watched_bits[block].tolist()
+        plain_t = tier[block].tolist()
+        plain_d = discount[block].tolist()
+        cust = customers[block].tolist()
+        amount = amounts[block].tolist()
+        keys = list(zip(days[block].tolist(), weeks[block].tolist(), months[block].tolist(), strict=True))
+        drawn = draws[block].tolist()
+        factor = rates.order[block].tolist()
+        for k, i in enumerate(block.tolist()):
+            best, best_d = plain_t[k], plain_d[k]
+            held = held_j = -1
+            held_d = 0
+            customer = cust[k] if cust[k] >= 0 else None
+            bits_k, disc_k, keys_k = w_bits[k], w_disc[k], keys[k]
+            for w in span:
+                bits = bits_k[w]
+                if not bits:
                     continue
-            best, best_d = position, d
-        tier[i] = best
-        discount[i] = best_d
-        if held >= 0 and _beats(held_d, held, best_d, best):
-            held_tier[i], held_leaf[i] = held, held_j
-        if best >= 0 and drawn[k] < tier_rate[best] * factor[k]:
-            record = recorders.get(best)
-            if record is not None:
-                record(customer, keys_k, best_d, amount[k])
+                d, position = disc_k[w], positions[w]
+                if best >= 0 and (d < best_d or (d == best_d and position > best)):
+                    continue  # cannot win whatever its budgets say
+                if bits != every[w]:
+                    verdicts, failed = 0, -1
+                    for j, (check, read) in enumerate(readers[w]):
+                        if check(read(customer, keys_k), _NO_INSTANT):
+                            verdicts |= 1 << j
+                        elif failed < 0:
+                            failed = j
+                    if not bits >> verdicts & 1:
+                        if bits >> unlimited[w] & 1 and (held < 0 or _beats(d, position, held_d, held)):
+                            held, held_j, held_d = position, failed, d  # a budget refused it
+                        continue
+                best, best_d = position, d
+            tier[i] = best
+            discount[i] = best_d
+            if held >= 0 and _beats(held_d, held, best_d, best):
+                held_tier[i], held_leaf[i] = held, held_j
+            if best >= 0 and drawn[k] < tier_rate[best] * factor[k]:
+                record = recorders.get(best)
+                if record is not None:
+                    record(customer, keys_k, best_d, amount[k])
