@@ -27,7 +27,7 @@ import numpy as np
 from ...engine import UsageLedger
 from .budget_leaves import BudgetedTier
 
-__all__ = ["Rates", "Spending", "WatchedTier", "walk"]
+__all__ = ["Rates", "Reader", "Spending", "WatchedTier", "readers_of", "verdicts_of", "walk"]
 
 
 @dataclass(frozen=True)
@@ -156,7 +156,21 @@ def _settled(watched: Sequence[WatchedTier], watched_bits: np.ndarray, customers
     return bits, busy
 
 
-def _readers(watched: Sequence[WatchedTier], ledger: UsageLedger) -> list[list[tuple[Callable[[Any, datetime], bool], Callable[[object, tuple[int, int, int]], int]]]]:
+Reader = tuple[Callable[[Any, datetime], bool], Callable[[object, tuple[int, int, int]], int]]
+
+
+def verdicts_of(readers: Sequence[Reader], customer: object, keys: tuple[int, int, int]) -> tuple[int, int]:
+    """A tier's budget verdicts now (bit j: leaf j holds) and its first failing leaf (-1 none)."""
+    verdicts, failed = 0, -1
+    for j, (check, read) in enumerate(readers):
+        if check(read(customer, keys), _NO_INSTANT):
+            verdicts |= 1 << j
+        elif failed < 0:
+            failed = j
+    return verdicts, failed
+
+
+def readers_of(watched: Sequence[WatchedTier], ledger: UsageLedger) -> list[list[Reader]]:
     """Per watched tier, per budget leaf: its check and its bound reader."""
     return [
         [(leaf.check, ledger.reader(leaf.query, w.tier_id, w.campaign_id)) for leaf in w.budget.leaves]
@@ -200,7 +214,7 @@ def _walk_busy(
     days, weeks, months = periods
     every = [(1 << (1 << len(w.budget.leaves))) - 1 if w.budget else 1 for w in watched]  # valid under every verdict
     unlimited = [(1 << len(w.budget.leaves)) - 1 if w.budget else 0 for w in watched]  # every budget holds
-    readers = _readers(watched, ledger)
+    readers = readers_of(watched, ledger)
     recorders = _recorders(watched, ledger)
     positions = [w.position for w in watched]
     tier_rate = rates.tier.tolist()
@@ -230,12 +244,7 @@ def _walk_busy(
                 if best >= 0 and (d < best_d or (d == best_d and position > best)):
                     continue  # cannot win whatever its budgets say
                 if bits != every[w]:
-                    verdicts, failed = 0, -1
-                    for j, (check, read) in enumerate(readers[w]):
-                        if check(read(customer, keys_k), _NO_INSTANT):
-                            verdicts |= 1 << j
-                        elif failed < 0:
-                            failed = j
+                    verdicts, failed = verdicts_of(readers[w], customer, keys_k)
                     if not bits >> verdicts & 1:
                         if bits >> unlimited[w] & 1 and (held < 0 or _beats(d, position, held_d, held)):
                             held, held_j, held_d = position, failed, d  # a budget refused it

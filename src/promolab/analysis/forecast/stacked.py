@@ -36,7 +36,7 @@ from ...sim.stack_redeemables import resolve_redeemables
 from ..orders import LineColumns, utc_datetime
 from ..sweep import OrderBatch
 from .candidates import Candidates
-from .spending import _NO_INSTANT, Rates, Spending, WatchedTier, _readers
+from .spending import Rates, Spending, WatchedTier, readers_of, verdicts_of
 
 if TYPE_CHECKING:
     from ...sim.promotions import PricingView
@@ -84,7 +84,7 @@ def walk_stacked(
     assert found.plain_gives is not None and found.plain_positions is not None
     rules = stacking_rules_in_force(sim)
     entries = _Entries(sim, view, tiers, {})
-    readers = _readers(watched, ledger)
+    readers = readers_of(watched, ledger)
     tier = np.full(n, -1, dtype=np.int32)
     first = np.full(n, -1, dtype=np.int32)
     discount = np.zeros(n, dtype=np.int64)
@@ -107,12 +107,7 @@ def walk_stacked(
             if not bits:
                 continue
             if bits != every[w]:
-                verdicts, failed = 0, -1
-                for j, (check, read) in enumerate(readers[w]):
-                    if check(read(customer, keys), _NO_INSTANT):
-                        verdicts |= 1 << j
-                    elif failed < 0:
-                        failed = j
+                verdicts, failed = verdicts_of(readers[w], customer, keys)
                 if not bits >> verdicts & 1:
                     if bits >> unlimited[w] & 1 and held_tier[i] < 0:
                         held_tier[i], held_leaf[i] = watched_positions[w], failed
