@@ -58,7 +58,7 @@ def test_version() -> None:
     assert done.stdout.strip() == f"promolab {importlib.metadata.version('promolab')}"
 
 
-@pytest.mark.parametrize("command", ["serve", "validate", "sweep", "replay", "shadow", "dashboard"])
+@pytest.mark.parametrize("command", ["serve", "validate", "sweep", "forecast", "replay", "shadow", "dashboard"])
 def test_every_option_has_help(command: str) -> None:
     parser = _subparsers()[command]
     for action in parser._actions:
@@ -80,6 +80,11 @@ def test_every_option_has_help(command: str) -> None:
     ("sweep", "--engine", "(default: pandas, dask with --scheduler)"),
     ("sweep", "--at", "(default: the scenario's clock)"),
     ("sweep", "--scheduler", "tcp://"),
+    ("forecast", "--scenario", f"(default: {DEMO})"),
+    ("forecast", "--policy", "(default: best)"),
+    ("forecast", "--redemption-rate", "(default: 1.0)"),
+    ("forecast", "--freq", "(default: day)"),
+    ("forecast", "--out", "(default: print the summary only)"),
     ("replay", "--scenario", f"(default: {DEMO})"),
     ("replay", "--events", "JSON Lines"),
     ("replay", "--on-error", "(default: stop)"),
@@ -111,7 +116,7 @@ def option_help(text: str, option: str) -> str:
 
 
 @pytest.mark.parametrize("argv", [
-    ["serve"], ["validate"], ["sweep", "--orders", "o.csv", "--out", "r.csv"],
+    ["serve"], ["validate"], ["sweep", "--orders", "o.csv", "--out", "r.csv"], ["forecast", "--orders", "o.csv"],
     ["replay", "--events", "e.jsonl", "--out", "t.csv"], ["shadow", "--cassette", "run.jsonl"],
 ])
 def test_every_subcommand_defaults_to_the_demo_scenario(argv: list[str]) -> None:
@@ -121,6 +126,7 @@ def test_every_subcommand_defaults_to_the_demo_scenario(argv: list[str]) -> None
 @pytest.mark.parametrize("argv", [
     ["serve", "--port", "99999"], ["serve", "--port", "http"], ["serve", "--log-level", "loud"],
     ["sweep", "--orders", "o.csv", "--out", "r.csv", "--engine", "spark"], ["frobnicate"],
+    ["forecast", "--orders", "o.csv", "--redemption-rate", "2"], ["forecast", "--orders", "o.csv", "--policy", "x"],
     ["dashboard", "--port", "-1"],
 ])
 def test_bad_usage_exits_2_with_one_error_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:

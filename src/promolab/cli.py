@@ -1,8 +1,9 @@
-"""`promolab` command line: serve, validate, sweep, replay, shadow, dashboard.
+"""`promolab` command line: serve, validate, sweep, forecast, replay, shadow, dashboard.
 
     promolab serve [--scenario PATH] --port 8000 [--journal PATH] [--access-log]
     promolab validate [--scenario PATH] [--order ORDER.json] [--customer SOURCE_ID] [--json]
     promolab sweep [--scenario PATH] --orders ORDERS.csv --out RESULT.parquet [--at TIME]
+    promolab forecast [--scenario PATH] --orders ORDERS.parquet [--out RESULT.parquet] [--freq week]
     promolab replay [--scenario PATH] --events EVENTS.jsonl --out TIMELINE.csv [--receiver NAME]
     promolab shadow --script EVENTS.jsonl --target URL --cassette RUN.jsonl [--allow-writes]
     promolab dashboard [--port 8866]
@@ -24,7 +25,7 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from .samples import demo_scenario, whatif_notebook
@@ -75,6 +76,45 @@ def _port(text: str) -> int:
     return value
 
 
+def _rate(text: str) -> float:
+    """A share between 0 and 1, checked by argparse (exit 2, not a traceback)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"a rate is between 0 and 1, got {text}")
+    return value
+
+
+def _cents(text: str) -> int:
+    """Whole minor units >= 0 (cents), checked by argparse."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number of minor units: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+class _Policies:
+    """`forecast --policy` choices: `analysis.forecast.POLICIES`, imported when
+    argparse first asks (a check, --help, an error), so that every other command
+    starts without loading the analysis layer (pandas, numpy)."""
+
+    def _names(self) -> tuple[str, ...]:
+        from .analysis.forecast import POLICIES
+
+        return tuple(POLICIES)
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._names()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="promolab", description=__doc__.split("\n\n")[0],
                                      formatter_class=_HelpFormatter)
@@ -123,6 +163,28 @@ def _parser() -> argparse.ArgumentParser:
                        help="Dask distributed scheduler, e.g. tcp://10.0.0.5:8786 (workers need promolab "
                             "installed; docs/analysis.md)")
     sweep.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+    forecast = sub.add_parser("forecast", help="walk dated orders in time order, spending budgets; summary, "
+                              "or CSV/Parquet/JSON out", formatter_class=_HelpFormatter)
+    forecast.add_argument("--scenario", type=Path, default=DEMO,
+                          help=scenario_help + " (one with budgets: data/scenarios/march_budgets.yaml)")
+    forecast.add_argument("--orders", type=Path, required=True,
+                          help="line items with placed_at: CSV or Parquet, one row per item")
+    forecast.add_argument("--policy", choices=_Policies(), default="best", metavar="POLICY",
+                          help="how each order picks the tier it redeems, one of %(choices)s (best: the largest discount)")
+    forecast.add_argument("--tiers", default=None, help="comma-separated candidate tier ids (default: all active)")
+    forecast.add_argument("--redemption-rate", type=_rate, default=1.0, metavar="RATE",
+                          help="share of qualifying orders that redeem, 0-1 (the same orders on every run: --seed)")
+    forecast.add_argument("--shipping-cost", type=_cents, default=0, metavar="CENTS",
+                          help="what a free-shipping redemption costs, in minor units")
+    forecast.add_argument("--seed", type=int, default=0, help="key of which orders redeem under --redemption-rate")
+    forecast.add_argument("--freq", choices=["day", "week", "month"], default="day",
+                          help="the periods of <stem>.periods.<ext> (the project's time zone)")
+    forecast.add_argument("--out", type=Path, default=None, metavar="FILE",
+                          help="per-order frame to FILE (.csv, .parquet or .json), and beside it "
+                               "<stem>.periods.<ext> and <stem>.budgets.<ext>; nothing is written on an error "
+                               "(default: print the summary only)")
+    forecast.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
     replay = sub.add_parser("replay", help="replay an event sequence (JSON Lines); timeline out",
                             formatter_class=_HelpFormatter)
@@ -193,6 +255,10 @@ def _run(argv: Sequence[str] | None) -> int:
             from .analysis.cli import run_sweep
 
             return run_sweep(args)
+        if args.command == "forecast":
+            from .analysis.forecast.cli import run_forecast
+
+            return run_forecast(args)
         if args.command == "replay":
             from .replay.cli import run_replay
 

@@ -63,8 +63,10 @@ def test_as_requests_accepts_python_shapes() -> None:
 
 
 def test_sweep_refuses_an_unknown_product_without_price(sim: Simulator) -> None:
-    frame = pd.DataFrame({"order_id": [1], "product_id": ["prod_nope"], "quantity": [1]})
-    with pytest.raises(ValueError, match="not in the catalogue"):
+    frame = pd.DataFrame({"order_id": [1, 2, 2], "product_id": ["prod_mug", "prod_mug", "prod_nope"],
+                          "quantity": [1, 1, 1]}, index=[10, 20, 30])
+    # the row's index label (not its position) and the column, as for every other bad cell
+    with pytest.raises(ValueError, match=r"^row 30, column 'product_id': prod_nope is not in the catalogue .*order 2"):
         sweep(sim, frame, progress=False)
 
 

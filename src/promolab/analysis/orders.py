@@ -152,10 +152,20 @@ class LineColumns:
     #: (channel included); None when the frame carries no metadata.
     metadata_code: np.ndarray | None = None
     metadata_sets: tuple[dict[str, Any], ...] = ()
+    #: The frame's index, and each grouped line's position in the frame (None:
+    #: the frame's own order): kept so an error found after grouping (an unknown
+    #: product, ...) still names the row the user can find in their frame.
+    row_labels: pd.Index | None = None
+    line_rows: np.ndarray | None = None
 
     @property
     def n_orders(self) -> int:
         return len(self.order_ids)
+
+    def row_label(self, j: int) -> Hashable:
+        """The frame's index label of grouped line `j` (its position when unknown)."""
+        pos = int(self.line_rows[j]) if self.line_rows is not None else j
+        return plain(self.row_labels[pos]) if self.row_labels is not None else pos
 
     def items(self, i: int) -> list[dict[str, Any]]:
         """The request items of order `i` (position, not id)."""
@@ -299,6 +309,8 @@ def line_columns(frame: pd.DataFrame, *, order_column: str = ORDER_COLUMN) -> Li
         channel_names=channel_names,
         metadata_code=metadata_code,
         metadata_sets=metadata_sets,
+        row_labels=frame.index,
+        line_rows=perm,
     )
 
 

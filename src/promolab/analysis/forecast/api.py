@@ -27,6 +27,7 @@ from ..sweep.customers import customer_table
 from ..sweep.progress import progress_bar
 from .budget_leaves import budgeted
 from .candidates import candidate_tiers, candidates
+from .checks import known_customers
 from .costs import CostModel
 from .facts import OrderFacts
 from .result import ForecastResult
@@ -74,7 +75,16 @@ def forecast(
     are (`segment`, ...). `tiers`: the candidates (ids, TierSpec, CompiledTier;
     default every active tier). `costs`: redemption rates, cost of goods,
     shipping (`CostModel`; default every qualifying order redeems).
-    `customers`: as for `sweep`. The simulator is read, never changed.
+    `customers`: as for `sweep`, or a DataFrame of known customers (a
+    `source_id` column): then an order whose `customer_source_id` is not in it
+    is refused; without one, an unknown source_id is a new customer, as the
+    service treats it. The simulator is read, never changed.
+
+    Bad input raises ValueError naming the row (index label) and column before
+    anything is computed: a missing or naive `placed_at`, a quantity below 1, a
+    product or SKU neither in the catalogue nor priced, an unknown customer (above),
+    a cohort column the orders lack: a forecast stopped half way would be a
+    total that looks right and is not.
     """
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}; got {policy!r}")
@@ -86,11 +96,13 @@ def forecast(
     cols = line_columns(orders)
     if cols.placed_at is None:
         raise ValueError("a forecast needs a 'placed_at' column: when each order was placed")
+    customers = known_customers(orders, customers)
     table = customer_table(sim, view, customers)
     codes, contexts, labels = table.resolve(cols.order_ids, cols.customer, cols.customer_names)
     batch = build_batch(cols, view.catalogue, codes, contexts, labels)
     facts = OrderFacts.of(orders, cols, batch, sim.state.project.timezone, sim.state.project.week_start)
     costs.check(orders, facts)
+    goods = costs.goods(batch)  # refused (a product without a cost) before the sweep, not after
     watched = _watched(chosen)
     with progress_bar(batch.n_orders, progress, "forecast") as bar:
         def advance(n: int) -> None:
@@ -110,4 +122,4 @@ def forecast(
         spent = walk(order, found.plain_tier, found.plain_discount, watched, found.watched_discount,
                      found.watched_bits, facts.counted_customer, found.amount, facts.periods, draws, rates,
                      facts.ledger())
-    return ForecastResult.build(sim, chosen, watched, excluded, facts, spent, order, costs.goods(batch))
+    return ForecastResult.build(sim, chosen, watched, excluded, facts, spent, order, goods)

@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from ...engine import Catalogue, CustomerContext, Line, PricingInputError, normalize_order
-from ..orders import NO_PRICE, LineColumns
+from ..order_fields import plain
+from ..orders import NO_PRICE, PRODUCT_COLUMN, SKU_COLUMN, LineColumns
 from .lineset import LineSet, chunk_lines, distinct_lines
 from .padded import PaddedCodes, pad_codes
 
@@ -48,8 +49,11 @@ class KeyTable:
 
 
 def resolve_keys(
-    catalogue: Catalogue, product_ids: Sequence[str | None], sku_ids: Sequence[str | None]
+    catalogue: Catalogue, product_ids: Sequence[str | None], sku_ids: Sequence[str | None],
+    where: Callable[[int], str] | None = None,
 ) -> KeyTable:
+    """`where(k)`: where key k first occurs ("row 3, column 'sku_id'"), for the
+    message of a key the engine refuses; without it the message names the item."""
     lines: list[Line] = []
     prices = np.full(len(product_ids), -1, dtype=np.int64)
     known = np.zeros(len(product_ids), dtype=bool)
@@ -62,7 +66,8 @@ def resolve_keys(
         try:
             line = normalize_order(catalogue, {"items": [item]}).lines[0]
         except PricingInputError as exc:
-            raise ValueError(f"item product_id={pid!r} sku_id={sid!r}: {exc.message}") from None
+            place = where(k) if where is not None else f"item product_id={pid!r} sku_id={sid!r}"
+            raise ValueError(f"{place}: {exc.message}") from None
         lines.append(line)
         product, sku = catalogue.resolve_item(product_id=pid, sku_id=sid)
         if sku is not None and sku.price is not None:
@@ -181,7 +186,12 @@ def build_batch(
     """An `OrderBatch` from normalised line columns; raises ValueError on an item
     the engine would refuse (unknown product without a price, SKU/product mismatch)."""
     key, pids, sids = _key_codes(cols)
-    keys = resolve_keys(catalogue, pids, sids)
+
+    def at_line(j: int) -> str:  # the row label, as the user's frame has it (not a position)
+        column = SKU_COLUMN if sids[int(key[j])] is not None else PRODUCT_COLUMN
+        return f"row {cols.row_label(j)!r}, column {column!r}"
+
+    keys = resolve_keys(catalogue, pids, sids, lambda k: at_line(int(np.flatnonzero(key == k)[0])))
     no_price = (keys.price < 0) & ~keys.known
     if no_price.any():
         missing = no_price[key]
@@ -192,8 +202,8 @@ def build_batch(
             order = int(np.searchsorted(cols.starts, j, side="right") - 1)
             k = int(key[j])
             raise ValueError(
-                f"order {cols.order_ids[order]!r}: {pids[k] or sids[k]} is not in the catalogue "
-                "and the line has no price"
+                f"{at_line(j)}: {sids[k] or pids[k]} is not in the catalogue "
+                f"and the line has no price (order {plain(cols.order_ids[order])!r})"
             )
     found = distinct_lines(key, cols.quantity, cols.price, keys.price)
     grid = pad_codes(found[0], cols.starts, found[1].size, compact=True) if found is not None else None

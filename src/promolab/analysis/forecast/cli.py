@@ -1,0 +1,155 @@
+"""`promolab forecast`: dated line items in, what budgets spend over time out.
+
+    promolab forecast --orders data/orders/month_orders.parquet \\
+        --scenario data/scenarios/march_budgets.yaml [--policy best] [--tiers a,b] \\
+        [--redemption-rate 0.7] [--shipping-cost CENTS] [--seed N] [--freq day|week|month] \\
+        [--out RESULT.parquet] [--no-progress]
+
+Input: CSV or Parquet line items with `placed_at` (read as `promolab sweep`
+reads them). Printed: per campaign, redemptions, discount and orders held
+back; per budget, when it ran out (the project's time zone), with money in
+the scenario's currency. `--out FILE` (.csv, .parquet or .json) also writes
+the per-order frame there and the periods and budgets beside it
+(`<stem>.periods<suffix>`, `<stem>.budgets<suffix>`).
+
+Exit codes: 0 done, 2 bad input (one line on stderr naming the row and
+column at fault; nothing written: the three files are written to temporary
+names and renamed only once all are complete).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from .result import ForecastResult
+
+__all__ = ["OUT_SUFFIXES", "run_forecast", "sibling_paths"]
+
+OUT_SUFFIXES = (".csv", ".parquet", ".pq", ".json")
+
+
+def sibling_paths(out: Path) -> dict[str, Path]:
+    """Where `--out FILE` puts each frame: the orders at FILE, the others beside it."""
+    return {"orders": out, "periods": out.with_name(f"{out.stem}.periods{out.suffix}"),
+            "budgets": out.with_name(f"{out.stem}.budgets{out.suffix}")}
+
+
+def _write(frame: pd.DataFrame, path: Path, suffix: str) -> None:
+    """JSON: one array of records, timestamps as the wire writes them (UTC, `Z`)."""
+    from ..cli import write_frame
+
+    if suffix == ".json":
+        frame.to_json(path, orient="records", date_format="iso", force_ascii=False)
+    else:
+        write_frame(frame, path)
+
+
+def write_all(frames: dict[Path, pd.DataFrame]) -> None:
+    """Every frame to a temporary file beside its target, then each renamed: a
+    failure part way leaves no file behind, neither new nor half-written."""
+    done: list[tuple[Path, Path]] = []
+    try:
+        for path, frame in frames.items():
+            suffix = path.suffix.lower()
+            # a name of our own, not mkstemp's: the file gets the usual permissions (umask), not 0600
+            temporary = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp{suffix}")
+            done.append((temporary, path))
+            _write(frame, temporary, suffix)
+        for temporary, path in done:
+            os.replace(temporary, path)
+    except BaseException:
+        for temporary, _ in done:
+            temporary.unlink(missing_ok=True)
+        raise
+
+
+def _summary(result: ForecastResult, currency: str) -> str:
+    """Per campaign and per budget, for people: money via `display.format_money`,
+    instants in the project's time zone."""
+    from ...display import MISSING, format_count, format_money, is_missing, text_table
+    from ...engine import BUDGET_FAMILIES
+
+    lines = ["per campaign:"]
+    rows = [[str(r.campaign_id), format_count(r.redemptions), format_money(r.discount, currency),
+             format_count(r.held_back)] for r in result.summary().itertuples()]
+    lines.append(text_table(["campaign", "redemptions", "discount", "held back"], rows) if rows else "  (none)")
+    lines += ["", f"budgets and limits (ran out at: the first order one refused, {result.timezone}):"]
+    rows = []
+    for r in result.budgets.itertuples():
+        query = BUDGET_FAMILIES.get(str(r.rule))
+        money = query is not None and query.measure != "count"
+
+        def figure(value: object, money: bool = money) -> str:
+            if is_missing(value):
+                return MISSING
+            return format_money(value, currency) if money else format_count(value)
+
+        ran_out = MISSING if is_missing(r.ran_out_at) else pd.Timestamp(r.ran_out_at).isoformat(sep=" ")
+        rows.append([str(r.tier_id), str(r.rule), figure(r.limit), figure(r.used), ran_out,
+                     format_count(r.orders_held_back)])
+    header = ["tier", "rule", "limit", "used", "ran out at", "held back"]
+    lines.append(text_table(header, rows, left=2) if rows else "  (none)")
+    return "\n".join(lines)
+
+
+def run_forecast(args: argparse.Namespace) -> int:
+    from ...scenario_file import open_scenario
+    from ..cli import read_orders
+    from .api import forecast
+    from .costs import CostModel
+
+    try:
+        # what can be told before the scenario is loaded and the forecast runs
+        if args.out is not None and args.out.suffix.lower() not in OUT_SUFFIXES:
+            raise ValueError(f"{args.out}: output must be .csv, .parquet or .json")
+        if args.out is not None and not args.out.parent.is_dir():
+            raise ValueError(f"{args.out}: no such folder {args.out.parent}")
+        if not args.orders.is_file():  # pyarrow's FileNotFoundError says the path only
+            raise ValueError(f"{args.orders}: no such file")
+        sim, currency = open_scenario(args.scenario)
+        try:
+            orders = read_orders(args.orders)
+        except (ValueError, OSError) as exc:  # a parser's message may not say which file
+            raise ValueError(str(exc) if str(args.orders) in str(exc) else f"{args.orders}: {exc}") from None
+        tiers = [t.strip() for t in args.tiers.split(",") if t.strip()] if args.tiers else None
+        costs = CostModel(redemption_rate=args.redemption_rate, shipping_cost=args.shipping_cost, seed=args.seed)
+        started = time.perf_counter()
+        result = forecast(sim, orders, tiers=tiers, policy=args.policy, costs=costs, progress=not args.no_progress)
+        elapsed = time.perf_counter() - started
+        paths = sibling_paths(args.out) if args.out is not None else {}
+        if paths:
+            write_all({paths["orders"]: result.orders, paths["periods"]: result.periods(args.freq),
+                       paths["budgets"]: result.budgets})
+    except (ValueError, OSError) as exc:
+        print(f"promolab forecast: {exc}", file=sys.stderr)
+        return 2
+    _print_report(result, currency, args, elapsed, paths)
+    return 0
+
+
+def _print_report(result: ForecastResult, currency: str, args: argparse.Namespace, elapsed: float,
+                  paths: dict[str, Path]) -> None:
+    from ...display import format_count
+
+    placed = result.orders["placed_at"]
+    span = f", {placed.min():%Y-%m-%d %H:%M} to {placed.max():%Y-%m-%d %H:%M} {result.timezone}" if len(placed) else ""
+    print(f"forecast of {format_count(len(result.orders))} orders{span}: policy {args.policy}, "
+          f"{len(result.tier_ids)} candidate tiers, {elapsed:.2f} s")
+    by_reason: dict[str, list[str]] = {}
+    for tier_id, reason in result.excluded.items():
+        by_reason.setdefault(reason, []).append(tier_id)
+    for reason, tier_ids in by_reason.items():
+        print(f"left out: {', '.join(tier_ids)} ({reason})")
+    for name, path in paths.items():
+        print(f"wrote {path} ({name}{f', per {args.freq}' if name == 'periods' else ''})")
+    print()
+    print(_summary(result, currency))
