@@ -94,6 +94,12 @@ def whatif_figure(result: WhatIfResult, *, currency: str = "USD") -> Figure:
     return fig
 
 
+def _plain(text: str) -> str:
+    """Text matplotlib draws as written: two "$" (a name like "$15 off over $80",
+    an amount and its difference) would otherwise be read as maths between them."""
+    return text.replace("$", r"\$")
+
+
 def variants_figure(comparison: pd.DataFrame, *, currency: str = "USD") -> Figure:
     """Cost per variant of a `compare_variants` frame (either form: `cost` over
     the sample orders, `discount` over dated orders), the current scenario in
@@ -107,7 +113,7 @@ def variants_figure(comparison: pd.DataFrame, *, currency: str = "USD") -> Figur
     current = (comparison["variant"] == CURRENT).tolist()
     tiers = comparison["tier_id"].astype(object).tolist()
     several = len({t for t in tiers if isinstance(t, str)}) > 1
-    labels = [f"{v} ({t})" if several and isinstance(t, str) else str(v)
+    labels = [_plain(f"{v} ({t})" if several and isinstance(t, str) else str(v))
               for v, t in zip(comparison["variant"], tiers, strict=True)]
     amounts = [float(v) for v in comparison[money]]
     positions = list(range(len(labels)))
@@ -117,7 +123,7 @@ def variants_figure(comparison: pd.DataFrame, *, currency: str = "USD") -> Figur
     ax.set_xlim(0, max(amounts + [100.0]) * 1.35)  # room for the amounts after the bars
     for position, amount, delta, is_current in zip(positions, amounts, comparison[change], current, strict=True):
         text = format_money(amount, currency) + ("" if is_current else f" ({format_money(delta, currency, signed=True)})")
-        ax.annotate(text, (amount, position), xytext=(3, 0), textcoords="offset points", va="center",
+        ax.annotate(_plain(text), (amount, position), xytext=(3, 0), textcoords="offset points", va="center",
                     fontsize=FONT_SIZE - 1)
     money_axis(ax.xaxis, currency)
     ax.tick_params(axis="x", labelsize=FONT_SIZE)
