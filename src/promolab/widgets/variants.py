@@ -46,6 +46,7 @@ __all__ = [
     "comparison_display",
     "dated_comparison",
     "sweep_comparison",
+    "variant_tiers",
 ]
 
 #: The name of the rows that show the tiers as the simulator has them (not a variant name).
