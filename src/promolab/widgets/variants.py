@@ -18,7 +18,7 @@ simulator defines them):
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -107,7 +107,7 @@ class VariantBook:
     def __len__(self) -> int:
         return len(self._saved)
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[Variant]:
         return iter(list(self._saved.values()))
 
     def save(self, variant: Variant, *, replace: bool = False) -> Variant:
