@@ -11,7 +11,10 @@
 Layers: `state` (frozen values, pure functions), `controller` (state + the
 analysis it re-runs: `compare_tiers` on the order, `sweep` of the tuned tier
 before/after), `present` and `charts` (text, HTML, PNG of a result), `view`
-(the ipywidgets, thin). Everything but `view` runs without a browser or a
+(the ipywidgets, thin). `variants` keeps tuned tiers under names and compares
+them with the scenario, over the sample orders or forecast over dated orders
+(`controller.save_variant(...)`, `controller.compare_variants(...)`);
+`variants_view` is its panel in the dashboard. Everything but `view` runs without a browser or a
 kernel; tests/widgets drives the controller directly.
 
 `readable(frame, money=..., shares=..., counts=...)` (from `present`) is how
@@ -22,9 +25,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .charts import figure_png, whatif_figure
+from .charts import figure_png, variants_figure, whatif_figure
 from .controller import METRICS, ORDER_COLUMNS, WhatIfController, WhatIfResult, sample_orders
-from .present import order_display, readable, status_line, tier_display
+from .present import edit_changes, order_display, readable, status_line, tier_display
 from .state import (
     EFFECTS,
     TUNABLE_TYPES,
@@ -38,6 +41,7 @@ from .state import (
     whatif_id,
     with_min_amount,
 )
+from .variants import CURRENT, Variant, VariantBook, comparison_display
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -46,6 +50,7 @@ if TYPE_CHECKING:
     from .view import WhatIfDashboard
 
 __all__ = [
+    "CURRENT",
     "EFFECTS",
     "METRICS",
     "ORDER_COLUMNS",
@@ -53,10 +58,14 @@ __all__ = [
     "OrderDraft",
     "SliderSpec",
     "TierEdit",
+    "Variant",
+    "VariantBook",
     "WhatIfController",
     "WhatIfDashboard",
     "WhatIfResult",
     "apply_edit",
+    "comparison_display",
+    "edit_changes",
     "edit_of",
     "figure_png",
     "min_amount_of",
@@ -66,6 +75,7 @@ __all__ = [
     "slider_spec",
     "status_line",
     "tier_display",
+    "variants_figure",
     "what_if",
     "whatif_figure",
     "whatif_id",

@@ -17,14 +17,16 @@ from __future__ import annotations
 import io
 import math
 
+import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from ..analysis.plots import money_axis
 from ..display import format_count, format_money, format_share
 from .controller import WhatIfResult
+from .variants import CURRENT
 
-__all__ = ["DPI", "FIGSIZE", "FONT_SIZE", "figure_png", "whatif_figure"]
+__all__ = ["DPI", "FIGSIZE", "FONT_SIZE", "figure_png", "variants_figure", "whatif_figure"]
 
 #: inches; at DPI 96 the PNG is 960 x 442 px, shown at that size (1 pt = 1.33 px)
 FIGSIZE = (10.0, 4.6)
@@ -89,6 +91,47 @@ def whatif_figure(result: WhatIfResult, *, currency: str = "USD") -> Figure:
     top = max(heights + [100.0])
     right.set_ylim(0, top * 1.25)
     right.grid(axis="y", alpha=0.3)
+    return fig
+
+
+def _plain(text: str) -> str:
+    """Text matplotlib draws as written: two "$" (a name like "$15 off over $80",
+    an amount and its difference) would otherwise be read as maths between them."""
+    return text.replace("$", r"\$")
+
+
+def variants_figure(comparison: pd.DataFrame, *, currency: str = "USD") -> Figure:
+    """Cost per variant of a `compare_variants` frame (either form: `cost` over
+    the sample orders, `discount` over dated orders), the current scenario in
+    blue, variants in orange, each bar with its amount and its difference."""
+    money = "cost" if "cost" in comparison.columns else "discount"
+    change = f"{money}_change"
+    fig = Figure(figsize=(FIGSIZE[0], max(2.2, 0.9 + 0.42 * len(comparison))), dpi=DPI)
+    FigureCanvasAgg(fig)
+    ax = fig.subplots()
+    fig.subplots_adjust(left=0.3, right=0.97, top=0.86, bottom=0.2)
+    current = (comparison["variant"] == CURRENT).tolist()
+    tiers = comparison["tier_id"].astype(object).tolist()
+    several = len({t for t in tiers if isinstance(t, str)}) > 1
+    labels = [_plain(f"{v} ({t})" if several and isinstance(t, str) else str(v))
+              for v, t in zip(comparison["variant"], tiers, strict=True)]
+    amounts = [float(v) for v in comparison[money]]
+    positions = list(range(len(labels)))
+    ax.barh(positions, amounts, color=[_BLUE if c else _ORANGE for c in current])
+    ax.set_yticks(positions, labels=labels, fontsize=FONT_SIZE)
+    ax.invert_yaxis()
+    ax.set_xlim(0, max(amounts + [100.0]) * 1.35)  # room for the amounts after the bars
+    for position, amount, delta, is_current in zip(positions, amounts, comparison[change], current, strict=True):
+        text = format_money(amount, currency) + ("" if is_current else f" ({format_money(delta, currency, signed=True)})")
+        ax.annotate(_plain(text), (amount, position), xytext=(3, 0), textcoords="offset points", va="center",
+                    fontsize=FONT_SIZE - 1)
+    money_axis(ax.xaxis, currency)
+    ax.tick_params(axis="x", labelsize=FONT_SIZE)
+    ax.set_xlabel("campaign cost (in brackets: against the current scenario)" if money == "cost"
+                  else "discount given over the dated orders (in brackets: against the current scenario)",
+                  fontsize=FONT_SIZE)
+    ax.set_title("Variants: cost against the current scenario", fontsize=FONT_SIZE + 2)
+    ax.grid(axis="x", alpha=0.3)
     return fig
 
 

@@ -14,7 +14,7 @@ tests drive it directly.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -35,9 +35,10 @@ from .state import (
     slider_spec,
     whatif_id,
 )
+from .variants import Variant, VariantBook, VariantRef, dated_comparison, sweep_comparison
 
 if TYPE_CHECKING:
-    from ..analysis import OrderBatch
+    from ..analysis import CostModel, OrderBatch
     from ..sim.simulator import Simulator
 
 __all__ = ["METRICS", "ORDER_COLUMNS", "WhatIfController", "WhatIfResult", "sample_orders"]
@@ -141,6 +142,7 @@ class WhatIfController:
         self._before: dict[str, pd.Series] = {}
         self._listeners: list[Listener] = []
         self._result: WhatIfResult | None = None
+        self.book = VariantBook()
 
     # -- listeners -------------------------------------------------------------
     def on_change(self, listener: Listener) -> None:
@@ -213,6 +215,61 @@ class WhatIfController:
     def slider(self) -> SliderSpec:
         """How the view shows the value (bounds fixed per tier, from its own value)."""
         return slider_spec(self.edit, original_value=edit_of(self.tiers[self.edit.tier_id]).value)
+
+    # -- variants --------------------------------------------------------------------
+    def save_variant(self, name: str, *, replace: bool = False) -> Variant:
+        """Keep the tuned tier as it stands under `name` (unique per tier;
+        `replace=True` overwrites). An edit the engine refuses is not saved:
+        a variant is something the comparisons can sweep."""
+        result = self.result
+        if result.whatif is None:
+            raise ValueError(f"the tuned tier cannot be saved: {result.error}")
+        original = self.tiers[self.edit.tier_id]
+        return self.book.save(Variant(name, self.edit, result.whatif, original), replace=replace)
+
+    def variants(self) -> pd.DataFrame:
+        """The saved variants, in the order saved: name, tier, what changed in words."""
+        return self.book.frame()
+
+    def variant(self, name: VariantRef) -> Variant:
+        """A saved variant: by name (the tuned tier's, else the only one of that
+        name), or by `(tier_id, name)`."""
+        return self.book.find(name, current_tier=self.edit.tier_id)
+
+    def delete_variant(self, name: VariantRef) -> Variant:
+        """Forget a variant (a name, or `(tier_id, name)` when two tiers share it)."""
+        return self.book.delete(name, current_tier=self.edit.tier_id)
+
+    def load_variant(self, name: VariantRef) -> WhatIfResult:
+        """Tune the variant's tier as the variant had it (its tier is selected)."""
+        self.edit = self.book.find(name, current_tier=self.edit.tier_id).edit
+        return self._changed()
+
+    def compare_variants(
+        self,
+        names: Iterable[VariantRef] | None = None,
+        *,
+        dated_orders: pd.DataFrame | None = None,
+        costs: CostModel | None = None,
+        customers: Any = None,
+    ) -> pd.DataFrame:
+        """The saved variants (all, or the ones named) against the current scenario.
+
+        Without `dated_orders`: each variant's tier over the sample orders, as
+        the tuner sweeps it (`variants.COMPARISON_COLUMNS`). With them: the
+        whole shop forecast in time order, each variant replacing its tier
+        (`analysis.compare_scenarios`, `variants.DATED_COLUMNS`). Money in cents;
+        `variants.comparison_display` is the same frame for a person.
+        """
+        chosen = self.book.select(names, current_tier=self.edit.tier_id)
+        if not chosen:
+            raise ValueError("no variant to compare: save one first")
+        if dated_orders is not None:
+            return dated_comparison(self.sim, chosen, dated_orders, costs=costs, customers=customers)
+        return sweep_comparison(chosen, self._summary_of, self.batch.n_orders)
+
+    def _summary_of(self, tier: str | TierSpec) -> pd.Series:
+        return self._summary_before(tier) if isinstance(tier, str) else self._summary(tier)
 
     # -- results --------------------------------------------------------------------
     @property

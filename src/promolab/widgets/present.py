@@ -11,14 +11,27 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Callable, Hashable, Iterable
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from ..display import format_count, format_money, format_share
-from .controller import WhatIfResult
-from .state import WHATIF_SUFFIX
+from .state import WHATIF_SUFFIX, TierEdit
 
-__all__ = ["NO_MATHS", "STYLE", "order_display", "readable", "status_line", "tier_display", "to_html"]
+if TYPE_CHECKING:  # annotations only: the variants module (which the controller imports) uses these words
+    from .controller import WhatIfResult
+
+__all__ = [
+    "NO_MATHS",
+    "STYLE",
+    "edit_changes",
+    "edit_value",
+    "order_display",
+    "readable",
+    "status_line",
+    "tier_display",
+    "to_html",
+]
 
 _LABELS = {
     "orders": "orders swept",
@@ -103,14 +116,36 @@ def order_display(result: WhatIfResult) -> pd.DataFrame:
     })
 
 
+def edit_value(edit: TierEdit) -> str:
+    """The tuned value in words: "15% off", "$10.00 off", "fixed at $99.00"."""
+    if edit.discount_type == "PERCENT":
+        return f"{edit.value:g}% off"
+    if edit.discount_type == "AMOUNT":
+        return f"{format_money(edit.value)} off"
+    return f"fixed at {format_money(edit.value)}"
+
+
+def _minimum(cents: int | None) -> str:
+    return "no minimum" if cents is None else format_money(cents)
+
+
+def edit_changes(original: TierEdit, edit: TierEdit) -> str:
+    """What `edit` changes on the tier `original` reproduces, in words
+    ("$10.00 off -> $15.00 off; minimum order $50.00 -> $80.00"), or
+    "as in the scenario": how a saved variant is told apart from the others."""
+    parts = []
+    if edit.value != original.value:
+        parts.append(f"{edit_value(original)} -> {edit_value(edit)}")
+    if edit.effect != original.effect:
+        parts.append(f"{original.effect} -> {edit.effect}")
+    if edit.min_amount != original.min_amount:
+        parts.append(f"minimum order {_minimum(original.min_amount)} -> {_minimum(edit.min_amount)}")
+    return "; ".join(parts) or "as in the scenario"
+
+
 def status_line(result: WhatIfResult) -> str:
     edit = result.edit
-    if edit.discount_type == "PERCENT":
-        value = f"{edit.value:g}% off"
-    elif edit.discount_type == "AMOUNT":
-        value = f"{format_money(edit.value)} off"
-    else:
-        value = f"fixed at {format_money(edit.value)}"
+    value = edit_value(edit)
     minimum = "rules unchanged" if edit.min_amount is None else f"minimum order {format_money(edit.min_amount)}"
     text = f"{edit.tier_id}{WHATIF_SUFFIX}: {value}, {edit.effect}, {minimum}; swept over {format_count(result.n_orders)} orders"
     if result.error:

@@ -23,6 +23,7 @@ import ipywidgets as w
 from .charts import DPI, FIGSIZE, figure_png, whatif_figure
 from .controller import WhatIfController, WhatIfResult
 from .present import NO_MATHS, STYLE, order_display, status_line, tier_display, to_html
+from .variants_view import VariantsPanel
 
 __all__ = ["WhatIfDashboard"]
 
@@ -85,6 +86,8 @@ class WhatIfDashboard:
         # shown at the figure's own pixel size (its fonts are sized for that), narrower if need be
         self.chart = w.Image(format="png", layout=w.Layout(width=f"{round(FIGSIZE[0] * DPI)}px", max_width="100%"))
         self.chart.add_class("promolab-chart")
+        #: save the tuning under a name, load / delete it, compare the saved ones (variants_view.py)
+        self.variants = VariantsPanel(controller)
 
         builder = w.VBox(
             [w.HTML("<b>Order builder</b>"), self.customer,
@@ -99,6 +102,7 @@ class WhatIfDashboard:
             self.status,
             w.HBox([self.order_table, self.tier_table]),
             self.chart,
+            self.variants.widget,
         ])
         self.widget.add_class("promolab-whatif")
         c.on_change(self.render)
