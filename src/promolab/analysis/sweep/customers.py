@@ -74,9 +74,12 @@ class CustomerTable:
         if self.mode == "column":
             if column is None:
                 return None, (), ()
-            contexts = tuple(
-                self.by_source.get(name) or CustomerContext(source_id=name, metadata={}) for name in column_names
-            )
+            # Pricing reads a customer's id, metadata and segments, never its
+            # source_id: every customer the simulator does not store prices as
+            # one context (a month of orders has hundreds of thousands).
+            stranger = CustomerContext(metadata={})
+            known = self.by_source
+            contexts = tuple(known.get(name) or stranger for name in column_names)
             return column.astype(np.int32, copy=False), contexts, tuple(column_names)
         if self.mode == "mapping":
             labels = pd.Series(order_ids.map(lambda o: self.order_label.get(o)), dtype=object)
