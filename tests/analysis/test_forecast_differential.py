@@ -73,3 +73,30 @@ def test_the_stack_policy_forecasts_as_stacks_sent_one_by_one() -> None:
     assert result.orders[columns].astype(object).where(result.orders[columns].notna(), None).astype(str).values.tolist() \
         == sent[columns].astype(object).where(sent[columns].notna(), None).astype(str).values.tolist()
     assert (result.orders["redeemables"].str.contains(",", na=False)).sum() > 100  # real stacks
+
+
+@pytest.mark.parametrize("fixed", [["promo_welcome_10", "promo_beans_15"], ["promo_beans_per_bag", "promo_mug_3", "promo_vip_10pct"]])
+def test_a_fixed_set_forecasts_as_that_set_sent_with_every_order(fixed: list[str]) -> None:
+    orders = dated_orders(1_500, days=6, seed=9)
+    doc = budgeted_demo()
+    result = forecast(Simulator.from_scenario(doc), orders, policy=fixed, progress=False)
+    sim = Simulator.from_scenario(doc)
+    with sim.client() as client:
+        sent = send_one_by_one(client, orders, result.tier_ids, policy=fixed, clock=sim)
+    columns = [*COMPARED, "redeemables"]
+    got = result.orders[columns].astype(object).where(result.orders[columns].notna(), None).astype(str).values.tolist()
+    expected = sent[columns].astype(object).where(sent[columns].notna(), None).astype(str).values.tolist()
+    assert got == expected
+    assert 0 < int(result.orders["redeemed"].sum()) < len(result.orders)
+
+
+@pytest.mark.parametrize(("policy", "message"), [
+    ([], "a non-empty list of promotion tier ids"),
+    (["promo_mug_3", "promo_mug_3"], "names a tier twice"),
+    (["promo_free_shipping"], "cannot be in a fixed policy"),
+    (["promo_nope"], "is not a candidate"),
+    ("cheapest", "policy must be one of best, stack or a list of tier ids"),
+])  # fmt: skip
+def test_a_bad_policy_is_refused(policy: object, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        forecast(Simulator.from_scenario(budgeted_demo()), dated_orders(20), policy=policy, progress=False)  # type: ignore[arg-type]  # bad on purpose

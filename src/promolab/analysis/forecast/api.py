@@ -13,7 +13,7 @@ apply them in a stack (docs/decisions.md); `ForecastResult.excluded` says so.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 __all__ = ["POLICIES", "forecast"]
 
 #: "best": the one tier giving the most; "stack": every tier the order qualifies for, stacked.
+#: A list of tier ids is a third kind: that set, sent with every order.
 POLICIES = ("best", "stack")
 
 
@@ -57,12 +58,28 @@ def _watched(tiers: list[CompiledTier]) -> list[WatchedTier]:
     ]
 
 
+def _fixed_positions(chosen: list[CompiledTier], excluded: dict[str, str], ids: list[str]) -> list[int]:
+    """The candidate positions of a fixed set of tier ids (request order); refuses
+    an empty set, a repeated id, a tier left out or not a candidate."""
+    if not ids or not all(isinstance(i, str) for i in ids):
+        raise ValueError("a fixed policy is a non-empty list of promotion tier ids")
+    if len(set(ids)) != len(ids):
+        raise ValueError(f"a fixed policy names a tier twice: {ids}")
+    position = {t.id: p for p, t in enumerate(chosen)}
+    for tier_id in ids:
+        if tier_id in excluded:
+            raise ValueError(f"tier {tier_id} cannot be in a fixed policy: {excluded[tier_id]}")
+        if tier_id not in position:
+            raise ValueError(f"tier {tier_id} is not a candidate; candidates: {', '.join(position)}")
+    return [position[t] for t in ids]
+
+
 def forecast(
     sim: Simulator,
     orders: pd.DataFrame,
     *,
     tiers: Any = None,
-    policy: str = "best",
+    policy: str | Sequence[str] = "best",
     costs: CostModel | None = None,
     customers: Any = None,
     progress: bool = True,
@@ -86,13 +103,15 @@ def forecast(
     a cohort column the orders lack: a forecast stopped half way would be a
     total that looks right and is not.
     """
-    if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {', '.join(POLICIES)}; got {policy!r}")
+    fixed_ids = None if isinstance(policy, str) else list(policy)
+    if fixed_ids is None and policy not in POLICIES:
+        raise ValueError(f"policy must be one of {', '.join(POLICIES)} or a list of tier ids; got {policy!r}")
     if not isinstance(orders, pd.DataFrame):
         raise TypeError(f"orders must be a line-items DataFrame, got {type(orders).__name__}")
     costs = costs or CostModel()
     view = pricing_view(sim)
     chosen, excluded = candidate_tiers(view, tiers)
+    fixed = _fixed_positions(chosen, excluded, fixed_ids) if fixed_ids is not None else None
     cols = line_columns(orders)
     if cols.placed_at is None:
         raise ValueError("a forecast needs a 'placed_at' column: when each order was placed")
@@ -110,14 +129,14 @@ def forecast(
             if on_chunk is not None:
                 on_chunk(n)
 
-        found = candidates(view, batch, chosen, watched, sim.now, on_chunk=advance, keep_plain=policy == "stack")
+        found = candidates(view, batch, chosen, watched, sim.now, on_chunk=advance, keep_plain=policy == "stack" or fixed is not None)
     facts.amount = found.amount
     order = np.argsort(facts.placed_at, kind="stable")
     rates = costs.rates(chosen, facts)
     draws = costs.draws(cols.order_ids)
-    if policy == "stack":
+    if policy == "stack" or fixed is not None:
         spent = walk_stacked(sim, view, chosen, order, found, watched, cols, batch, facts.counted_customer,
-                             facts.periods, draws, rates, facts.ledger())
+                             facts.periods, draws, rates, facts.ledger(), fixed=fixed)
     else:
         spent = walk(order, found.plain_tier, found.plain_discount, watched, found.watched_discount,
                      found.watched_bits, facts.counted_customer, found.amount, facts.periods, draws, rates,

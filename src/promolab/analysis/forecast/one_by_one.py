@@ -32,12 +32,14 @@ __all__ = ["ONE_BY_ONE_COLUMNS", "send_one_by_one"]
 ONE_BY_ONE_COLUMNS = ("order_id", "qualified_tier_id", "redeemed", "tier_id", "redeemables", "discount", "redemption_id")
 
 
-def send_one_by_one(client: Client, orders: pd.DataFrame, tiers: Sequence[str], *, policy: str = "best",
+def send_one_by_one(client: Client, orders: pd.DataFrame, tiers: Sequence[str], *,
+                    policy: str | Sequence[str] = "best",
                     costs: CostModel | None = None, clock: Simulator | None = None) -> pd.DataFrame:
     """Send each order (time order) through `client`, redeeming what `policy`
     says of `tiers` (ids, in the forecast's candidate order:
     `ForecastResult.tier_ids`): "best", the one giving most; "stack", every
-    one valid, stacked (a refused stack redeems nothing).
+    one valid, stacked; a list of tier ids, that set with every order (a
+    refused stack redeems nothing).
     `clock`: the simulator behind the client, whose clock is moved to each
     order's instant. Returns one row per order, in the order sent."""
     costs = costs or CostModel()
@@ -62,14 +64,18 @@ def send_one_by_one(client: Client, orders: pd.DataFrame, tiers: Sequence[str], 
         answer = client.validate_promotions(order=order, customer=who, metadata=metadata)
         offers = [(t.discount_amount or 0, position[t.id], t) for t in answer.promotions if t.id in position and t.valid]
         offers = sorted((o for o in offers if o[0] > 0), key=lambda o: (-o[0], o[1]) if policy == "best" else o[1])
-        sent = [o[2] for o in offers[:1]] if policy == "best" else [o[2] for o in offers]
-        row: dict[str, Any] = {"order_id": str(cols.order_ids[i]), "qualified_tier_id": sent[0].id if sent else None,
+        campaign_of = {t.id: t.campaign.id for t in answer.promotions}
+        if isinstance(policy, str):
+            sent = [o[2].id for o in offers[:1]] if policy == "best" else [o[2].id for o in offers]
+        else:
+            sent = list(policy)  # a fixed set: sent with every order, whatever the validation says
+        row: dict[str, Any] = {"order_id": str(cols.order_ids[i]), "qualified_tier_id": sent[0] if sent else None,
                                "redeemed": False, "tier_id": None, "redeemables": None, "discount": 0,
                                "redemption_id": None}
-        rate = max((costs.tier_rate(t.id, t.campaign.id) for t in sent), default=0.0)
+        rate = max((costs.tier_rate(t, campaign_of.get(t, "")) for t in sent), default=0.0)
         if sent and draws[i] < rate * factors[i]:
             try:
-                done = client.redeem_stacked(redeemables=[{"object": "promotion_tier", "id": t.id} for t in sent],
+                done = client.redeem_stacked(redeemables=[{"object": "promotion_tier", "id": t} for t in sent],
                                              order=order, customer=who, metadata=metadata)
             except ApiError as exc:
                 if policy == "best" or exc.status != 400:

@@ -1,4 +1,5 @@
-"""The "stack" policy: each order redeems every tier it qualifies for, stacked.
+"""The "stack" policy: each order redeems every tier it qualifies for, stacked
+(or a fixed set of tiers, sent with every order).
 
 What a checkout that applies all the promotions it is offered does: the
 tiers the promotion validation finds valid for the order (at its instant,
@@ -76,8 +77,11 @@ def walk_stacked(
     draws: np.ndarray,
     rates: Rates,
     ledger: UsageLedger,
+    fixed: Sequence[int] | None = None,
 ) -> Spending:
-    """Walk the orders in `order` (time order), redeeming their stacks:
+    """Walk the orders in `order` (time order), redeeming their stacks
+    (`fixed`: the candidate positions of a set sent with every order, in
+    request order, instead of the tiers each order qualifies for):
     `tier` is the first tier applied, `applied` all of them (bits).
     `customers`: the key budgets count a customer by (-1: not counted)."""
     n = batch.n_orders
@@ -97,10 +101,16 @@ def walk_stacked(
     watched_positions = [w.position for w in watched]
     every = [(1 << (1 << len(w.budget.leaves))) - 1 if w.budget else 1 for w in watched]
     unlimited = [(1 << len(w.budget.leaves)) - 1 if w.budget else 0 for w in watched]
-    busy = order[found.plain_gives[order].any(axis=1) | (found.watched_bits[order] != 0).any(axis=1)]
+    if fixed is None:
+        busy = order[found.plain_gives[order].any(axis=1) | (found.watched_bits[order] != 0).any(axis=1)]
+    else:
+        busy = order  # a fixed set is sent with every order
     days, weeks, months = periods
     for i in busy.tolist():
-        customer = int(customers[i]) if customers[i] >= 0 else None
+        code = int(batch.customer[i]) if batch.customer is not None else -1
+        context = batch.customers[code] if code >= 0 else None
+        # the customer as budgets count it: the id evaluate_stack's own budget rules read too
+        customer = context.id if context is not None and customers[i] >= 0 else None
         keys = (int(days[i]), int(weeks[i]), int(months[i]))
         valid = [p for p, ok in zip(plain_positions, found.plain_gives[i].tolist(), strict=True) if ok]
         for w, bits in enumerate(found.watched_bits[i].tolist()):
@@ -113,14 +123,14 @@ def walk_stacked(
                         held_tier[i], held_leaf[i] = watched_positions[w], failed
                     continue
             valid.append(watched_positions[w])
+        if fixed is not None:
+            valid = list(fixed)  # sent as given, whatever the validation says
         if not valid:
             continue
-        positions = tuple(sorted(valid))
+        positions = tuple(sorted(valid)) if fixed is None else tuple(fixed)
         first[i] = positions[0]
         if not draws[i] < max(float(rates.tier[p]) for p in positions) * float(rates.order[i]):
             continue
-        code = int(batch.customer[i]) if batch.customer is not None else -1
-        context = batch.customers[code] if code >= 0 else None
         normalized = normalize_order(view.catalogue, {"items": cols.items(i)}, context.id if context else None)
         ctx = PricingContext(utc_datetime(int(cols.placed_at[i])) if cols.placed_at is not None else sim.now,
                              cols.metadata_of(i), usage=ledger)
