@@ -7,6 +7,7 @@ is its own job. Errors name the frame's row by its index label and the column.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Hashable, Mapping
 from datetime import UTC, datetime, timedelta
@@ -135,9 +136,21 @@ def metadata_codes(
         found, values = pd.factorize(pd.Series(columns[key], dtype=object), use_na_sentinel=True)
         codes[:, c] = found
         uniques.append([plain(v) for v in values])
-    combos, inverse = np.unique(codes, axis=0, return_inverse=True)
+    radix = [len(u) + 1 for u in uniques]
+    if math.prod(radix) < 2**62:  # one number per combination, factorized by hash (no sort of the rows)
+        combined = np.zeros(n, dtype=np.int64)
+        for c, base in enumerate(radix):
+            combined = combined * base + (codes[:, c] + 1)
+        inverse, numbers = pd.factorize(combined)
+        combos = np.empty((len(numbers), len(keys)), dtype=np.int64)
+        rest = np.asarray(numbers, dtype=np.int64)
+        for c in reversed(range(len(keys))):
+            combos[:, c] = rest % radix[c] - 1
+            rest = rest // radix[c]
+    else:
+        combos, inverse = np.unique(codes, axis=0, return_inverse=True)
     sets = tuple(
         {key: uniques[c][int(code)] for c, (key, code) in enumerate(zip(keys, row)) if code >= 0}
         for row in combos
     )
-    return inverse.reshape(-1).astype(np.int32), sets
+    return np.asarray(inverse).reshape(-1).astype(np.int32), sets

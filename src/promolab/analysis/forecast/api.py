@@ -3,9 +3,11 @@
 The policy "best": each order redeems the candidate tier that gives it the
 largest discount at its `placed_at` (ties: the earlier candidate, i.e. the
 response order), among the tiers whose budgets and limits still allow it.
-That is what an order sent to the redemption operation with that one tier
-gets: the forecast equals sending the orders one by one (tested order for
-order), without sending them (`candidates` sweeps, `spending` walks).
+"stack": every tier it qualifies for, sent together under the project's
+stacking rules; a list of tier ids: that set with every order. Each is what
+the redemption operation answers to the same orders sent one by one (tested
+order for order, `one_by_one`), without sending them: `candidates` sweeps,
+`spending` (best) or `stacked` (the others) walks.
 
 Free-item (UNIT) tiers are left out: the redemption operation does not
 apply them in a stack (docs/decisions.md); `ForecastResult.excluded` says so.
@@ -120,7 +122,7 @@ def forecast(
     codes, contexts, labels = table.resolve(cols.order_ids, cols.customer, cols.customer_names)
     batch = build_batch(cols, view.catalogue, codes, contexts, labels)
     facts = OrderFacts.of(orders, cols, batch, sim.state.project.timezone, sim.state.project.week_start)
-    costs.check(orders, facts)
+    costs.check(facts)
     goods = costs.goods(batch)  # refused (a product without a cost) before the sweep, not after
     watched = _watched(chosen)
     with progress_bar(batch.n_orders, progress, "forecast") as bar:

@@ -78,7 +78,7 @@ class CostModel:
         elif goods is not None:
             _rate(goods, "cost_of_goods (a share of the price)")
 
-    def check(self, orders: pd.DataFrame, facts: OrderFacts) -> None:
+    def check(self, facts: OrderFacts) -> None:
         """Refuse a cohort column the orders do not have, before anything is computed."""
         for column in self.cohort_rates:
             if column not in facts.columns:
