@@ -23,7 +23,7 @@ def test_every_order_reads_back_its_own_metadata(drawn: tuple[int, list[list[obj
         assert codes is None and sets == ()
         return
     assert codes is not None and len(codes) == n
-    assert len(set(map(lambda d: tuple(sorted(d.items(), key=str)), sets))) == len(sets)  # distinct combinations
+    assert len({tuple(sorted(d.items(), key=str)) for d in sets}) == len(sets)  # distinct combinations
     for i in range(n):
         expected = {key: column[i] for key, column in given_columns.items() if column[i] is not None}
         assert sets[int(codes[i])] == expected
