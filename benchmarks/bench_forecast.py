@@ -78,7 +78,7 @@ class Phases:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--orders", type=int, default=int(os.environ.get("PROMOLAB_BENCH_ORDERS", 1_000_000)))
+    parser.add_argument("--orders", type=int, default=int(os.environ.get("PROMOLAB_BENCH_ORDERS", "1000000")))
     parser.add_argument("--one-by-one", type=int, default=1_000)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
