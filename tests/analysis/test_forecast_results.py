@@ -164,3 +164,21 @@ def test_the_burn_down_draws_a_forecasts_running_totals(result: Any) -> None:
     for campaign, part in periods.groupby("campaign_id"):
         assert drawn[str(campaign)] == part.sort_values("period_start")["discount_to_date"].astype(float).tolist()
     assert plot_burn_down(periods, cumulative=False).get_lines()[0].get_ydata().tolist() == ax.get_lines()[0].get_ydata().tolist()
+
+
+@pytest.mark.parametrize(("rule", "stays"), [
+    ({"name": "campaign.redemptions.count.weekly", "conditions": {"$less_than": [300]}}, True),
+    ({"name": "campaign.orders.amount_discounted", "conditions": {"$less_than_or_equal": [500]}}, True),
+    ({"name": "campaign.redemptions.count", "conditions": {"$more_than": [3]}}, False),  # opens later
+    ({"name": "campaign.redemptions.count", "conditions": {"$less_than": [9], "$more_than": [3]}}, False),
+    ({"name": "redemption.count.per_customer", "conditions": {"$less_than": [1]}}, False),  # per customer
+])  # fmt: skip
+def test_which_budgets_stay_spent_once_they_fail(rule: dict[str, Any], stays: bool) -> None:
+    from promolab.analysis.forecast.budget_leaves import budgeted
+    from promolab.engine import CampaignInfo, TierSpec, compile_tier
+
+    spec = TierSpec(id="promo_t", campaign=CampaignInfo(id="camp_t"), discount={"type": "AMOUNT", "amount_off": 100},
+                    rules={"rules": {"1": rule, "logic": "1"}})
+    split = budgeted(compile_tier(spec))
+    assert split is not None and split.leaves[0].stays_spent is stays
+    assert len(split.variants) == 2

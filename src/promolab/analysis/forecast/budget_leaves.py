@@ -50,6 +50,14 @@ class BudgetLeaf:
     check: Callable[[Any, datetime], bool]
 
     @property
+    def stays_spent(self) -> bool:
+        """Once it fails it fails until its period turns: it only bounds the
+        total from above (`$less_than` / `$less_than_or_equal`) and the total
+        of everyone only grows while a forecast walks (no rollbacks)."""
+        return (not self.query.per_customer and bool(self.conditions)
+                and set(self.conditions) <= {"$less_than", "$less_than_or_equal"})
+
+    @property
     def limit(self) -> int | None:
         """The bound of a `$less_than` / `$less_than_or_equal` rule (what "budget left" counts down to)."""
         for op in ("$less_than", "$less_than_or_equal"):

@@ -217,6 +217,17 @@ def _walk_busy(
     readers = readers_of(watched, ledger)
     recorders = _recorders(watched, ledger)
     positions = [w.position for w in watched]
+    # A tier with one budget that stays spent (`BudgetLeaf.stays_spent`) is
+    # not asked again until its period turns: `stuck[w]` holds the period key
+    # it was found spent in (True: a budget without a period, spent for good);
+    # `stuck_slot[w]`: which key (0 day, 1 week, 2 month; 3 no period; -1 never).
+    stuck: list[object] = [None] * len(watched)
+    stuck_slot = [
+        (3 if w.budget.leaves[0].query.period is None
+         else ("daily", "weekly", "monthly").index(w.budget.leaves[0].query.period))
+        if w.budget is not None and len(w.budget.leaves) == 1 and w.budget.leaves[0].stays_spent else -1
+        for w in watched
+    ]
     tier_rate = rates.tier.tolist()
     span = range(len(watched))
     for start in range(0, len(busy), _BLOCK):
@@ -244,7 +255,13 @@ def _walk_busy(
                 if best >= 0 and (d < best_d or (d == best_d and position > best)):
                     continue  # cannot win whatever its budgets say
                 if bits != every[w]:
-                    verdicts, failed = verdicts_of(readers[w], customer, keys_k)
+                    slot = stuck_slot[w]
+                    if slot >= 0 and stuck[w] is not None and (slot == 3 or stuck[w] == keys_k[slot]):
+                        verdicts, failed = 0, 0  # its one budget is spent until the period turns
+                    else:
+                        verdicts, failed = verdicts_of(readers[w], customer, keys_k)
+                        if slot >= 0 and not verdicts:
+                            stuck[w] = keys_k[slot] if slot < 3 else True
                     if not bits >> verdicts & 1:
                         if bits >> unlimited[w] & 1 and (held < 0 or _beats(d, position, held_d, held)):
                             held, held_j, held_d = position, failed, d  # a budget refused it
