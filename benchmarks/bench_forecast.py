@@ -108,7 +108,7 @@ def main() -> None:
     held = result.budgets[["tier_id", "rule", "orders_held_back", "ran_out_at"]]
     print("budgets that bound:\n" + held.to_string(index=False))
     print(f"redeemed {int(result.orders['redeemed'].sum()):,} of {n:,} orders; "
-          f"walked {int(result.orders['held_back_tier_id'].notna().sum()):,} held back")
+          f"{int(result.orders['held_back_tier_id'].notna().sum()):,} held back by a budget")
 
     first = frame[frame["order_id"].isin(set(frame["order_id"].unique()[: args.one_by_one]))]
     fresh = Simulator.from_scenario(samples.forecast_scenario())

@@ -136,11 +136,17 @@ def forecast(
     order = np.argsort(facts.placed_at, kind="stable")
     rates = costs.rates(chosen, facts)
     draws = costs.draws(cols.order_ids)
+    # What is spent is let go as soon as it is: the lines, the batch and the
+    # candidates would otherwise sit beside the walk and the result's frames
+    # (a third of the peak memory of a large forecast).
     if policy == "stack" or fixed is not None:
         spent = walk_stacked(sim, view, chosen, order, found, watched, cols, batch, facts.counted_customer,
                              facts.periods, draws, rates, facts.ledger(), fixed=fixed)
+        del batch, cols
     else:
+        del batch, cols  # the walk reads neither
         spent = walk(order, found.plain_tier, found.plain_discount, watched, found.watched_discount,
                      found.watched_bits, facts.counted_customer, found.amount, facts.periods, draws, rates,
                      facts.ledger())
+    del found, draws, rates
     return ForecastResult.build(sim, chosen, watched, excluded, facts, spent, order, goods)

@@ -136,7 +136,7 @@ def _settled(watched: Sequence[WatchedTier], watched_bits: np.ndarray, customers
     says which budget held it back). An order is then visited when a watched
     tier's verdict on it depends on the totals, or when redeeming a watched
     tier on it would change a total some budget reads."""
-    bits = watched_bits.copy()
+    bits = watched_bits  # settled in place: the caller's candidates are not used after the walk
     nobody = customers < 0
     busy = np.zeros(len(customers), dtype=bool)
     for w, spec in enumerate(watched):
