@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -57,12 +57,19 @@ def random_orders(n: int, seed: int, *, prices: bool = True) -> pd.DataFrame:
 def engine_rows(sim: Any, frame: pd.DataFrame, tiers: Sequence[CompiledTier], now: datetime,
                 metadata: dict[str, Any] | None = None) -> pd.DataFrame:
     """The per-request engine on every (order, tier): the reference of the sweep."""
+    ctx = PricingContext(now=now, redemption_metadata=metadata or {})
+    return _engine_rows(sim, frame, tiers, lambda i, request: ctx)
+
+
+def _engine_rows(sim: Any, frame: pd.DataFrame, tiers: Sequence[CompiledTier],
+                 context: Callable[[int, dict[str, Any]], PricingContext]) -> pd.DataFrame:
+    """Every (order, tier) priced by the engine, order i in `context(i, request)`."""
     from promolab.analysis import orders_from_frame
 
     view = pricing_view(sim)
-    ctx = PricingContext(now=now, redemption_metadata=metadata or {})
     rows = []
-    for order_id, request in orders_from_frame(frame).items():
+    for i, (order_id, request) in enumerate(orders_from_frame(frame).items()):
+        ctx = context(i, request)
         customer, _ = customer_context(sim, view, request.get("customer"))
         order = normalize_order(view.catalogue, request["order"], customer.id if customer else None)
         for tier in tiers:
@@ -266,25 +273,13 @@ def engine_rows_dated(sim: Any, frame: pd.DataFrame, tiers: Sequence[CompiledTie
     """The per-request engine on every (order, tier), each order at its own `placed_at`
     (a UTC datetime, as the simulator's clock would show it) with its own request
     metadata over `metadata`: the reference of the dated sweep."""
-    from promolab.analysis import orders_from_frame
     from promolab.analysis.orders import line_columns
 
-    view = pricing_view(sim)
     cols = line_columns(frame)
-    rows = []
-    for i, (order_id, request) in enumerate(orders_from_frame(frame).items()):
+
+    def context(i: int, request: dict[str, Any]) -> PricingContext:
         now = cols.placed_at_of(i)
         assert now is not None
-        ctx = PricingContext(now=now, redemption_metadata={**(metadata or {}), **request.get("metadata", {})})
-        customer, _ = customer_context(sim, view, request.get("customer"))
-        order = normalize_order(view.catalogue, request["order"], customer.id if customer else None)
-        for tier in tiers:
-            out = price_normalized(view.catalogue, tier, order, customer, ctx)
-            rows.append((
-                order_id, tier.id, out.valid,
-                (out.discount_amount if out.valid else 0),
-                out.order["total_amount"] if out.valid else order.amount,
-                out.reason_key,
-            ))
-    return pd.DataFrame(rows, columns=["order_id", "tier_id", "valid", "discount_amount", "total_amount",
-                                       "reason_key"], dtype=object)
+        return PricingContext(now=now, redemption_metadata={**(metadata or {}), **request.get("metadata", {})})
+
+    return _engine_rows(sim, frame, tiers, context)
