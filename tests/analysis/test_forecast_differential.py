@@ -12,6 +12,8 @@ rates and cohort factors.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pandas as pd
 import pytest
 
@@ -88,6 +90,8 @@ def test_a_fixed_set_forecasts_as_that_set_sent_with_every_order(fixed: list[str
     expected = sent[columns].astype(object).where(sent[columns].notna(), None).astype(str).values.tolist()
     assert got == expected
     assert 0 < int(result.orders["redeemed"].sum()) < len(result.orders)
+    held = result.orders["held_back_tier_id"].dropna().astype(str)
+    assert set(held) <= set(fixed)  # only a tier sent can be held back
 
 
 @pytest.mark.parametrize(("policy", "message"), [
@@ -98,5 +102,32 @@ def test_a_fixed_set_forecasts_as_that_set_sent_with_every_order(fixed: list[str
     ("cheapest", "policy must be one of best, stack or a list of tier ids"),
 ])  # fmt: skip
 def test_a_bad_policy_is_refused(policy: object, message: str) -> None:
+    """(and `policy=None` is a TypeError, see below)"""
     with pytest.raises(ValueError, match=message):
         forecast(Simulator.from_scenario(budgeted_demo()), dated_orders(20), policy=policy, progress=False)  # type: ignore[arg-type]  # bad on purpose
+
+
+@pytest.mark.parametrize("policy", ["best", "stack"])
+def test_a_simulator_with_redemptions_already_made_forecasts_from_them(policy: str) -> None:
+    """What the simulator has spent counts: the forecast starts from its totals."""
+    orders = dated_orders(1_500, days=4, seed=13, start="2026-03-09T00:00:00Z")
+    used = Simulator.from_scenario(budgeted_demo())
+    used.advance(datetime.fromisoformat("2026-03-08T23:00:00+00:00") - used.now)  # Monday 00:00 in Berlin: the orders' week
+    with used.client() as client:  # the beans campaign's weekly cap half spent before the orders come
+        for _ in range(150):
+            client.redeem_stacked(redeemables=[{"object": "promotion_tier", "id": "promo_beans_15"}],
+                                  order={"items": [{"product_id": "prod_beans_ethiopia", "quantity": 1}]})
+    snapshot = used.snapshot()
+    result = forecast(Simulator.restore(snapshot), orders, policy=policy, progress=False)
+    sim = Simulator.restore(snapshot)
+    with sim.client() as client:
+        sent = send_one_by_one(client, orders, result.tier_ids, policy=policy, clock=sim)
+    assert _rows(result.orders) == _rows(sent)
+    fresh = forecast(Simulator.from_scenario(budgeted_demo()), orders, policy=policy, progress=False)
+    assert int(result.orders["redeemed"].sum()) != int(fresh.orders["redeemed"].sum())  # the history mattered
+
+
+
+def test_a_policy_that_is_not_a_name_or_a_list_is_a_type_error() -> None:
+    with pytest.raises(TypeError, match="policy must be one of"):
+        forecast(Simulator.from_scenario(budgeted_demo()), dated_orders(20), policy=None, progress=False)  # type: ignore[arg-type]  # bad on purpose

@@ -128,6 +128,8 @@ def test_sweep_costs_value_free_shipping_and_draw_the_forecasts_orders(sim: Simu
     ({"shipping_cost": 4.95}, "shipping_cost must be whole cents >= 0"),
     ({"cost_of_goods": {"prod_mug": -5}}, "cost_of_goods['prod_mug']"),
     ({"cost_of_goods": 1.2}, "cost_of_goods (a share of the price)"),
+    ({"seed": 10**16}, "seed must be a whole number from 0 to 10"),
+    ({"seed": -1}, "seed must be a whole number"),
 ])  # fmt: skip
 def test_a_bad_cost_model_is_refused_when_made(kwargs: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("[", r"\[").replace("(", r"\(").replace(")", r"\)")):

@@ -83,6 +83,14 @@ class UsageLedger:
         #: (slot, order id) -> redemptions of that order counted in the slot
         self._orders: dict[tuple[tuple[object, ...], str], int] = {}
 
+    def copy(self) -> UsageLedger:
+        """A ledger holding the same totals, counting on by itself (a forecast
+        starts from what the simulator has spent and must not change it)."""
+        other = UsageLedger(self.timezone, self.week_start)
+        other._totals = {slot: list(counts) for slot, counts in self._totals.items()}
+        other._orders = dict(self._orders)
+        return other
+
     def keys(self, now: datetime) -> tuple[int, int, int]:
         return period_keys(now, self.timezone, self.week_start)
 

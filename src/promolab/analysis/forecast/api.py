@@ -23,6 +23,7 @@ import pandas as pd
 
 from ...engine import CompiledTier
 from ...sim.promotions import pricing_view
+from ...sim.usage import usage_of
 from ..orders import line_columns
 from ..sweep.batch import build_batch
 from ..sweep.customers import customer_table
@@ -105,6 +106,8 @@ def forecast(
     a cohort column the orders lack: a forecast stopped half way would be a
     total that looks right and is not.
     """
+    if not isinstance(policy, str | list | tuple):
+        raise TypeError(f"policy must be one of {', '.join(POLICIES)} or a list of tier ids; got {policy!r}")
     fixed_ids = None if isinstance(policy, str) else list(policy)
     if fixed_ids is None and policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)} or a list of tier ids; got {policy!r}")
@@ -141,12 +144,12 @@ def forecast(
     # (a third of the peak memory of a large forecast).
     if policy == "stack" or fixed is not None:
         spent = walk_stacked(sim, view, chosen, order, found, watched, cols, batch, facts.counted_customer,
-                             facts.periods, draws, rates, facts.ledger(), fixed=fixed)
+                             facts.periods, draws, rates, facts.ledger(usage_of(sim)), fixed=fixed)
         del batch, cols
     else:
         del batch, cols  # the walk reads neither
         spent = walk(order, found.plain_tier, found.plain_discount, watched, found.watched_discount,
                      found.watched_bits, facts.counted_customer, found.amount, facts.periods, draws, rates,
-                     facts.ledger())
+                     facts.ledger(usage_of(sim)), facts.customer_ids)
     del found, draws, rates
     return ForecastResult.build(sim, chosen, watched, excluded, facts, spent, order, goods)

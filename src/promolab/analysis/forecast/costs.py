@@ -68,6 +68,8 @@ class CostModel:
                 raise TypeError(f"cohort_rates[{column!r}] must map values to rates")
             for value, rate in table.items():
                 _rate(rate, f"cohort_rates[{column!r}][{value!r}]")
+        if isinstance(self.seed, bool) or not isinstance(self.seed, int) or not 0 <= self.seed < 10**16:
+            raise ValueError(f"seed must be a whole number from 0 to 10**16 - 1, got {self.seed!r}")
         if isinstance(self.shipping_cost, bool) or not isinstance(self.shipping_cost, int) or self.shipping_cost < 0:
             raise ValueError(f"shipping_cost must be whole cents >= 0, got {self.shipping_cost!r}")
         goods = self.cost_of_goods
@@ -111,7 +113,7 @@ class CostModel:
         """Each order's draw in [0, 1): a keyed hash of its id (stable across runs and platforms)."""
         if self.redemption_rate == 1.0 and self.default_rate == 1.0 and not self.cohort_rates:
             return np.zeros(len(order_ids))  # everyone redeems: no hashing
-        hashed = pd.util.hash_array(np.asarray(order_ids.astype(str), dtype=object), hash_key=f"{self.seed:016d}"[-16:])
+        hashed = pd.util.hash_array(np.asarray(order_ids.astype(str), dtype=object), hash_key=f"{self.seed:016d}")
         draws: np.ndarray = (hashed >> np.uint64(11)).astype(np.float64) / float(1 << 53)
         return draws
 

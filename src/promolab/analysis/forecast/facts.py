@@ -53,6 +53,9 @@ class OrderFacts:
     #: stores the customer (it has an id), else -1, as the redemption
     #: operation records no customer id for a source_id it does not know.
     counted_customer: np.ndarray
+    #: Per customer code, the id budgets count it by (the simulator's, so the
+    #: totals it has already spent line up); None when it stores no such customer.
+    customer_ids: tuple[str | None, ...]
     quantity: np.ndarray
     periods: tuple[np.ndarray, np.ndarray, np.ndarray]
     timezone: str
@@ -77,10 +80,12 @@ class OrderFacts:
         quantity = np.add.reduceat(cols.quantity, cols.starts[:-1]) if n else np.zeros(0, dtype=np.int64)
         return cls(
             order_ids=cols.order_ids, placed_at=cols.placed_at, customer=customer.astype(np.int32, copy=False),
-            customer_names=batch.customer_labels, counted_customer=counted, quantity=quantity,
+            customer_names=batch.customer_labels, counted_customer=counted,
+            customer_ids=tuple(c.id if c is not None else None for c in batch.customers), quantity=quantity,
             periods=period_key_arrays(cols.placed_at, timezone, week_start), timezone=timezone,
             week_start=week_start, columns=columns,
         )
 
-    def ledger(self) -> UsageLedger:
-        return UsageLedger(self.timezone, self.week_start)
+    def ledger(self, spent: UsageLedger | None = None) -> UsageLedger:
+        """The walk's ledger: a copy of `spent` (the simulator's totals so far), else empty."""
+        return spent.copy() if spent is not None else UsageLedger(self.timezone, self.week_start)

@@ -82,7 +82,6 @@ class ForecastResult:
         held_rule = np.full(len(order), -1, dtype=np.int32)
         rule_names: list[str] = []
         budgets_rows = []
-        first_held: dict[tuple[int, int], int] = {}
         for spec in watched:
             if spec.budget is None:
                 continue
@@ -93,7 +92,6 @@ class ForecastResult:
                     rule_names.append(name)
                 held_rule[mask] = rule_names.index(name)
                 hits = np.flatnonzero(mask)
-                first_held[(spec.position, j)] = int(hits[0]) if hits.size else -1
                 used: int | None = None
                 if not leaf.query.per_customer and leaf.query.period is None:
                     used = spent.ledger.total(leaf.query, spec.tier_id, spec.campaign_id, None, None)

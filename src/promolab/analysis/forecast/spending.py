@@ -83,6 +83,7 @@ def walk(
     draws: np.ndarray,
     rates: Rates,
     ledger: UsageLedger,
+    customer_ids: Sequence[str | None] = (),
 ) -> Spending:
     """Walk the orders in `order` (positions, time order) and spend.
 
@@ -91,6 +92,8 @@ def walk(
     valid when the budget verdicts spell b, bit j of b for leaf j).
     `rates`: the chance each order redeems what it qualifies for, compared
     with the order's draw; an order that does not redeem spends nothing.
+    `customers`: per order, the code of the customer budgets count (-1:
+    none); `customer_ids`: per code, the id the ledger knows it by.
     """
     n = len(plain_tier)
     tier = plain_tier.astype(np.int32, copy=True)
@@ -108,7 +111,7 @@ def walk(
             tier[takes] = spec.position
             discount[takes] = d[takes]
         _walk_busy(order[busy[order]], tier, discount, held_tier, held_leaf, watched, watched_discount, bits,
-                   customers, amounts, periods, draws, rates, ledger)
+                   customers, amounts, periods, draws, rates, ledger, customer_ids)
     redeemed = (tier >= 0) & (draws < rates.tier[np.maximum(tier, 0)] * rates.order)
     discount = np.where(redeemed, discount, 0)
     return Spending(np.where(redeemed, tier, -1), discount, redeemed, held_tier, held_leaf, ledger, qualified=tier)
@@ -208,6 +211,7 @@ def _walk_busy(
     draws: np.ndarray,
     rates: Rates,
     ledger: UsageLedger,
+    customer_ids: Sequence[str | None],
 ) -> None:
     """The sequential part, on plain Python values (numpy scalars are slow one
     at a time), with the ledger's slots bound once (`reader`, `recorder`)."""
@@ -245,7 +249,7 @@ def _walk_busy(
             best, best_d = plain_t[k], plain_d[k]
             held = held_j = -1
             held_d = 0
-            customer = cust[k] if cust[k] >= 0 else None
+            customer = customer_ids[cust[k]] if cust[k] >= 0 else None
             bits_k, disc_k, keys_k = w_bits[k], w_disc[k], keys[k]
             for w in span:
                 bits = bits_k[w]

@@ -119,8 +119,10 @@ def walk_stacked(
             if bits != every[w]:
                 verdicts, failed = verdicts_of(readers[w], customer, keys)
                 if not bits >> verdicts & 1:
-                    if bits >> unlimited[w] & 1 and held_tier[i] < 0:
-                        held_tier[i], held_leaf[i] = watched_positions[w], failed
+                    position = watched_positions[w]
+                    sent = fixed is None or position in fixed  # a fixed set: only its own tiers are held back
+                    if sent and bits >> unlimited[w] & 1 and (held_tier[i] < 0 or position < held_tier[i]):
+                        held_tier[i], held_leaf[i] = position, failed
                     continue
             valid.append(watched_positions[w])
         if fixed is not None:
