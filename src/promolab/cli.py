@@ -3,7 +3,7 @@
     promolab serve [--scenario PATH] --port 8000 [--journal PATH] [--access-log]
     promolab validate [--scenario PATH] [--order ORDER.json] [--customer SOURCE_ID] [--json]
     promolab sweep [--scenario PATH] --orders ORDERS.csv --out RESULT.parquet [--at TIME]
-    promolab forecast [--scenario PATH] --orders ORDERS.parquet [--out RESULT.parquet] [--freq week]
+    promolab forecast [--scenario PATH] --orders ORDERS.parquet [--policy P | --send NAMES] [--out RESULT.parquet] [--freq week]
     promolab replay [--scenario PATH] --events EVENTS.jsonl --out TIMELINE.csv [--receiver NAME]
     promolab shadow --script EVENTS.jsonl --target URL --cassette RUN.jsonl [--allow-writes]
     promolab dashboard [--port 8866]
@@ -170,8 +170,12 @@ def _parser() -> argparse.ArgumentParser:
                           help=scenario_help + " (one with budgets: data/scenarios/march_budgets.yaml)")
     forecast.add_argument("--orders", type=Path, required=True,
                           help="line items with placed_at: CSV or Parquet, one row per item")
-    forecast.add_argument("--policy", choices=_Policies(), default="best", metavar="POLICY",
-                          help="how each order picks the tier it redeems, one of %(choices)s (best: the largest discount)")
+    picks = forecast.add_mutually_exclusive_group()
+    picks.add_argument("--policy", choices=_Policies(), default="best", metavar="POLICY",
+                       help="how each order picks the tier it redeems, one of %(choices)s (best: the largest discount)")
+    picks.add_argument("--send", default=None, metavar="NAMES",
+                       help="instead of a policy, a fixed set sent with every order: comma-separated tier ids "
+                            "and codes (a code's stock and a gift card's balance are spent)")
     forecast.add_argument("--tiers", default=None, help="comma-separated candidate tier ids (default: all active)")
     forecast.add_argument("--redemption-rate", type=_rate, default=1.0, metavar="RATE",
                           help="share of qualifying orders that redeem, 0-1 (the same orders on every run: --seed)")

@@ -116,6 +116,21 @@ def test_options_reach_the_forecast(files: dict[str, Path], sample: pd.DataFrame
     assert 0 < written["redeemed"].sum() < written["qualified_tier_id"].notna().sum()
 
 
+def test_send_forecasts_a_fixed_set_of_tiers_and_codes(files: dict[str, Path], sample: pd.DataFrame, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """WELCOME-OPEN-1 with the beans tier, sent with every order: both or nothing (the demo's rules)."""
+    out = tmp_path / "r.csv"
+    assert main(_argv(files["parquet"], "--send", "promo_beans_15, WELCOME-OPEN-1", "--out", str(out))) == 0
+    printed = capsys.readouterr().out
+    assert ": sending promo_beans_15, WELCOME-OPEN-1, " in printed.splitlines()[0]
+    want = forecast(Simulator.from_scenario(BUDGETS), sample, policy=["promo_beans_15", "WELCOME-OPEN-1"], progress=False)
+    written = pd.read_csv(out)
+    assert written["redeemed"].tolist() == want.orders["redeemed"].tolist()
+    assert written["discount"].tolist() == want.orders["discount"].tolist()
+    redeemed = written[written["redeemed"]]
+    assert len(redeemed) > 100 and set(redeemed["redeemables"]) == {"promo_beans_15,WELCOME-OPEN-1"}
+
+
 def test_default_scenario_and_progress_on_stderr(files: dict[str, Path],
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["forecast", "--orders", str(files["parquet"])]) == 0  # the demo, like every command
@@ -145,6 +160,8 @@ BAD = [
     ("unknown tier", lambda f: f, ["--tiers", "promo_nope"], "unknown or inactive tier 'promo_nope'"),
     ("bad out suffix", lambda f: f, ["--out", "{tmp}/r.xlsx"], "output must be .csv, .parquet or .json"),
     ("out folder missing", lambda f: f, ["--out", "{tmp}/nowhere/r.csv"], "no such folder"),
+    ("unknown code", lambda f: f, ["--send", "promo_beans_15,NOPE-1"], "'NOPE-1' is neither a candidate tier nor a code"),
+    ("empty set", lambda f: f, ["--send", " , "], "a fixed policy is a non-empty list"),
 ]
 
 
@@ -181,6 +198,7 @@ def test_bad_input_exits_2_with_one_line_and_writes_nothing(change: object, extr
     (["--shipping-cost", "4.90"], "not a whole number of minor units"),
     (["--policy", "cheapest"], "invalid choice: 'cheapest'"),
     (["--freq", "year"], "invalid choice: 'year'"),
+    (["--policy", "stack", "--send", "promo_beans_15"], "not allowed with argument --policy"),
 ])
 def test_bad_options_are_usage_errors(extra: list[str], message: str, files: dict[str, Path],
                                       capsys: pytest.CaptureFixture[str]) -> None:
@@ -214,7 +232,7 @@ def test_help_lists_every_option(capsys: pytest.CaptureFixture[str]) -> None:
         main(["forecast", "--help"])
     assert exit_.value.code == 0
     text = capsys.readouterr().out
-    for option in ("--orders", "--scenario", "--policy", "--tiers", "--redemption-rate", "--shipping-cost",
+    for option in ("--orders", "--scenario", "--policy", "--send", "--tiers", "--redemption-rate", "--shipping-cost",
                    "--seed", "--freq", "--out", "--no-progress"):
         assert option in text, option
     flat = " ".join(text.split())

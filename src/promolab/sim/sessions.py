@@ -59,9 +59,11 @@ class Held:
         self.credits: Counter[str] = Counter()
 
 
-def held(sim: Simulator, except_key: str | None = None) -> Held:
+def held(sim: Simulator, except_key: str | None = None, at: datetime | None = None) -> Held:
+    """What the sessions still open at `at` (default: now) hold; a forecast
+    asks at each order's instant, when some sessions have ended."""
     out = Held()
-    now = sim.now
+    now = sim.now if at is None else at
     for session in sim.state.sessions.values():
         if session.key == except_key or session.expires_at <= now:
             continue

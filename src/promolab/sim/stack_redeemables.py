@@ -16,6 +16,7 @@ and discount object.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from .. import models
@@ -39,8 +40,8 @@ if TYPE_CHECKING:
     from .simulator import Simulator
 
 __all__ = [
-    "ResolvedRedeemable", "check_redeemables", "duplicated", "expand_stack", "refuse_the_same_code_twice",
-    "resolve_redeemables",
+    "ResolvedRedeemable", "check_redeemables", "duplicated", "expand_stack", "redeemed_as",
+    "refuse_the_same_code_twice", "resolve_redeemables",
 ]
 
 
@@ -103,19 +104,31 @@ def expand_stack(sim: Simulator, sent: list[models.RedeemableInput]) -> list[mod
 
 
 def resolve_redeemables(
-    sim: Simulator, view: PricingView, redeemables: list[models.RedeemableInput], holds: Held
+    sim: Simulator, view: PricingView, redeemables: list[models.RedeemableInput], holds: Held,
+    at: datetime | None = None,
 ) -> list[ResolvedRedeemable]:
     """What each redeemable sent is, with the uses and credits that sessions
-    other than the request's own hold (`sessions.held`) taken as spent."""
-    return [_resolve(sim, view, position, r, holds) for position, r in enumerate(redeemables)]
+    other than the request's own hold (`sessions.held`) taken as spent.
+    `at`: the instant a code's dates are checked at (default: now; a
+    forecast resolves each order's codes at its own instant)."""
+    when = sim.now if at is None else at
+    return [_resolve(sim, view, position, r, holds, when) for position, r in enumerate(redeemables)]
+
+
+def redeemed_as(resolved: ResolvedRedeemable) -> tuple[str, str, str | None]:
+    """What a redemption of `resolved` is recorded against: (related object
+    type, its id, the campaign id). A code counts under its voucher's id."""
+    voucher = resolved.voucher
+    related = ("voucher", voucher.id) if voucher is not None else ("promotion_tier", resolved.entry.id)
+    return related[0], related[1], resolved.campaign.id if resolved.campaign is not None else None
 
 
 def _resolve(
-    sim: Simulator, view: PricingView, position: int, sent: models.RedeemableInput, holds: Held
+    sim: Simulator, view: PricingView, position: int, sent: models.RedeemableInput, holds: Held, at: datetime
 ) -> ResolvedRedeemable:
     if sent.object == "promotion_tier":
         return _tier(sim, view, position, sent.id)
-    return _code(sim, position, sent, holds)
+    return _code(sim, position, sent, holds, at)
 
 
 def _refused(position: int, sent_object: str, sent_id: str, error: SimError,
@@ -146,7 +159,7 @@ def _tier(sim: Simulator, view: PricingView, position: int, tier_id: str) -> Res
     return ResolvedRedeemable(entry, None, None, categories, campaign)
 
 
-def _code(sim: Simulator, position: int, sent: models.RedeemableInput, holds: Held) -> ResolvedRedeemable:
+def _code(sim: Simulator, position: int, sent: models.RedeemableInput, holds: Held, now: datetime) -> ResolvedRedeemable:
     st = sim.state
     vid = sim.indexes.voucher_by_code.get(sent.id)
     voucher = st.vouchers.get(vid) if vid is not None else st.vouchers.get(sent.id)
@@ -159,7 +172,6 @@ def _code(sim: Simulator, position: int, sent: models.RedeemableInput, holds: He
         error = SimError(details, key=key, message=message, resource_id=voucher.code, resource_type="voucher")
         return _refused(position, "voucher", sent.id, error, voucher, campaign, categories)
 
-    now = sim.now
     if not voucher.active or (campaign is not None and not campaign.active):
         return refuse("voucher_disabled", "voucher has been disabled", f"Voucher {voucher.code} is disabled")
     start = voucher.start_date or (campaign.start_date if campaign else None)

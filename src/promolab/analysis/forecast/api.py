@@ -4,7 +4,8 @@ The policy "best": each order redeems the candidate tier that gives it the
 largest discount at its `placed_at` (ties: the earlier candidate, i.e. the
 response order), among the tiers whose budgets and limits still allow it.
 "stack": every tier it qualifies for, sent together under the project's
-stacking rules; a list of tier ids: that set with every order. Each is what
+stacking rules; a list of tier ids and codes: that set with every order
+(`fixed_set`; a code's stock and a gift card's balance are spent). Each is what
 the redemption operation answers to the same orders sent one by one (tested
 order for order, `one_by_one`), without sending them: `candidates` sweeps,
 `spending` (best) or `stacked` (the others) walks.
@@ -33,6 +34,7 @@ from .candidates import candidate_tiers, candidates
 from .checks import known_customers
 from .costs import CostModel
 from .facts import OrderFacts
+from .fixed_set import fixed_set
 from .result import ForecastResult
 from .spending import WatchedTier, walk
 from .stacked import walk_stacked
@@ -43,8 +45,10 @@ if TYPE_CHECKING:
 __all__ = ["POLICIES", "forecast"]
 
 #: "best": the one tier giving the most; "stack": every tier the order qualifies for, stacked.
-#: A list of tier ids is a third kind: that set, sent with every order.
+#: A list of tier ids and codes is a third kind: that set, sent with every order.
 POLICIES = ("best", "stack")
+#: A stacked order's redeemables are kept as bits of one int64 (`Spending.applied`).
+_MOST_STACKED = 63
 
 
 def _watched(tiers: list[CompiledTier]) -> list[WatchedTier]:
@@ -59,22 +63,6 @@ def _watched(tiers: list[CompiledTier]) -> list[WatchedTier]:
         WatchedTier(p, t.id, t.spec.campaign.id, b) for p, (t, b) in enumerate(zip(tiers, split, strict=True))
         if b is not None or t.spec.campaign.id in counted_campaigns
     ]
-
-
-def _fixed_positions(chosen: list[CompiledTier], excluded: dict[str, str], ids: list[str]) -> list[int]:
-    """The candidate positions of a fixed set of tier ids (request order); refuses
-    an empty set, a repeated id, a tier left out or not a candidate."""
-    if not ids or not all(isinstance(i, str) for i in ids):
-        raise ValueError("a fixed policy is a non-empty list of promotion tier ids")
-    if len(set(ids)) != len(ids):
-        raise ValueError(f"a fixed policy names a tier twice: {ids}")
-    position = {t.id: p for p, t in enumerate(chosen)}
-    for tier_id in ids:
-        if tier_id in excluded:
-            raise ValueError(f"tier {tier_id} cannot be in a fixed policy: {excluded[tier_id]}")
-        if tier_id not in position:
-            raise ValueError(f"tier {tier_id} is not a candidate; candidates: {', '.join(position)}")
-    return [position[t] for t in ids]
 
 
 def forecast(
@@ -107,16 +95,20 @@ def forecast(
     total that looks right and is not.
     """
     if not isinstance(policy, str | list | tuple):
-        raise TypeError(f"policy must be one of {', '.join(POLICIES)} or a list of tier ids; got {policy!r}")
+        raise TypeError(f"policy must be one of {', '.join(POLICIES)} or a list of tier ids and codes; got {policy!r}")
     fixed_ids = None if isinstance(policy, str) else list(policy)
     if fixed_ids is None and policy not in POLICIES:
-        raise ValueError(f"policy must be one of {', '.join(POLICIES)} or a list of tier ids; got {policy!r}")
+        raise ValueError(f"policy must be one of {', '.join(POLICIES)} or a list of tier ids and codes; got {policy!r}")
     if not isinstance(orders, pd.DataFrame):
         raise TypeError(f"orders must be a line-items DataFrame, got {type(orders).__name__}")
     costs = costs or CostModel()
     view = pricing_view(sim)
     chosen, excluded = candidate_tiers(view, tiers)
-    fixed = _fixed_positions(chosen, excluded, fixed_ids) if fixed_ids is not None else None
+    fixed = fixed_set(sim, chosen, excluded, fixed_ids) if fixed_ids is not None else None
+    fixed_codes = fixed.codes if fixed is not None else ()
+    if policy != "best" and len(chosen) + len(fixed_codes) > _MOST_STACKED:
+        raise ValueError(f"a stacked forecast tells apart at most {_MOST_STACKED} tiers and codes; got "
+                         f"{len(chosen)} candidate tiers and {len(fixed_codes)} codes: choose fewer with tiers=")
     cols = line_columns(orders)
     if cols.placed_at is None:
         raise ValueError("a forecast needs a 'placed_at' column: when each order was placed")
@@ -137,7 +129,7 @@ def forecast(
         found = candidates(view, batch, chosen, watched, sim.now, on_chunk=advance, keep_plain=policy == "stack" or fixed is not None)
     facts.amount = found.amount
     order = np.argsort(facts.placed_at, kind="stable")
-    rates = costs.rates(chosen, facts)
+    rates = costs.rates(chosen, facts, fixed_codes)
     draws = costs.draws(cols.order_ids)
     # What is spent is let go as soon as it is: the lines, the batch and the
     # candidates would otherwise sit beside the walk and the result's frames
@@ -152,4 +144,4 @@ def forecast(
                      found.watched_bits, facts.counted_customer, found.amount, facts.periods, draws, rates,
                      facts.ledger(usage_of(sim)), facts.customer_ids)
     del found, draws, rates
-    return ForecastResult.build(sim, chosen, watched, excluded, facts, spent, order, goods)
+    return ForecastResult.build(sim, chosen, watched, excluded, facts, spent, order, goods, fixed_codes)

@@ -1,7 +1,7 @@
 """`promolab forecast`: dated line items in, what budgets spend over time out.
 
     promolab forecast --orders data/orders/month_orders.parquet \\
-        --scenario data/scenarios/march_budgets.yaml [--policy best] [--tiers a,b] \\
+        --scenario data/scenarios/march_budgets.yaml [--policy best | --send TIER,CODE] [--tiers a,b] \\
         [--redemption-rate 0.7] [--shipping-cost CENTS] [--seed N] [--freq day|week|month] \\
         [--out RESULT.parquet] [--no-progress]
 
@@ -120,10 +120,11 @@ def run_forecast(args: argparse.Namespace) -> int:
             orders = read_orders(args.orders)
         except (ValueError, OSError) as exc:  # a parser's message may not say which file
             raise ValueError(str(exc) if str(args.orders) in str(exc) else f"{args.orders}: {exc}") from None
-        tiers = [t.strip() for t in args.tiers.split(",") if t.strip()] if args.tiers else None
+        tiers = _names(args.tiers) if args.tiers else None
         costs = CostModel(redemption_rate=args.redemption_rate, shipping_cost=args.shipping_cost, seed=args.seed)
         started = time.perf_counter()
-        result = forecast(sim, orders, tiers=tiers, policy=args.policy, costs=costs, progress=not args.no_progress)
+        policy = _names(args.send) if args.send is not None else args.policy
+        result = forecast(sim, orders, tiers=tiers, policy=policy, costs=costs, progress=not args.no_progress)
         elapsed = time.perf_counter() - started
         paths = sibling_paths(args.out) if args.out is not None else {}
         if paths:
@@ -136,13 +137,19 @@ def run_forecast(args: argparse.Namespace) -> int:
     return 0
 
 
+def _names(listed: str) -> list[str]:
+    """A comma-separated list of tier ids or codes, blanks dropped."""
+    return [n.strip() for n in listed.split(",") if n.strip()]
+
+
 def _print_report(result: ForecastResult, currency: str, args: argparse.Namespace, elapsed: float,
                   paths: dict[str, Path]) -> None:
     from ...display import format_count
 
     placed = result.orders["placed_at"]
     span = f", {placed.min():%Y-%m-%d %H:%M} to {placed.max():%Y-%m-%d %H:%M} {result.timezone}" if len(placed) else ""
-    print(f"forecast of {format_count(len(result.orders))} orders{span}: policy {args.policy}, "
+    policy = f"sending {args.send}" if args.send is not None else f"policy {args.policy}"
+    print(f"forecast of {format_count(len(result.orders))} orders{span}: {policy}, "
           f"{len(result.tier_ids)} candidate tiers, {elapsed:.2f} s")
     by_reason: dict[str, list[str]] = {}
     for tier_id, reason in result.excluded.items():

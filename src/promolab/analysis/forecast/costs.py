@@ -29,6 +29,7 @@ from .spending import Rates
 
 if TYPE_CHECKING:
     from .facts import OrderFacts
+    from .fixed_set import FixedCode
 
 __all__ = ["CostModel", "is_free_shipping"]
 
@@ -105,9 +106,11 @@ class CostModel:
             factor = factor * values.map(lambda v, t=table: float(t.get(v, 1.0))).to_numpy(dtype=np.float64)
         return factor
 
-    def rates(self, tiers: Sequence[CompiledTier], facts: OrderFacts) -> Rates:
+    def rates(self, tiers: Sequence[CompiledTier], facts: OrderFacts, codes: Sequence[FixedCode] = ()) -> Rates:
+        """Per candidate tier then per code of a fixed set (keyed by the code or its campaign)."""
         factor = self.order_factors(facts.columns) if self.cohort_rates else np.ones(facts.n, dtype=np.float64)
-        return Rates(np.array([self.tier_rate(t.id, t.spec.campaign.id) for t in tiers], dtype=np.float64), factor)
+        keys = [(t.id, t.spec.campaign.id) for t in tiers] + [(c.code, c.campaign_id) for c in codes]
+        return Rates(np.array([self.tier_rate(*k) for k in keys], dtype=np.float64), factor)
 
     def draws(self, order_ids: pd.Index) -> np.ndarray:
         """Each order's draw in [0, 1): a keyed hash of its id (stable across runs and platforms)."""

@@ -12,7 +12,7 @@ be moved (`clock`), so against a real deployment the orders are priced now.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,16 +34,24 @@ ONE_BY_ONE_COLUMNS = ("order_id", "qualified_tier_id", "redeemed", "tier_id", "r
 
 def send_one_by_one(client: Client, orders: pd.DataFrame, tiers: Sequence[str], *,
                     policy: str | Sequence[str] = "best",
-                    costs: CostModel | None = None, clock: Simulator | None = None) -> pd.DataFrame:
+                    costs: CostModel | None = None, clock: Simulator | None = None,
+                    campaigns: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Send each order (time order) through `client`, redeeming what `policy`
     says of `tiers` (ids, in the forecast's candidate order:
     `ForecastResult.tier_ids`): "best", the one giving most; "stack", every
-    one valid, stacked; a list of tier ids, that set with every order (a
-    refused stack redeems nothing).
+    one valid, stacked; a list of tier ids and codes, that set with every
+    order (a name not in `tiers` is a code; a refused stack redeems nothing).
     `clock`: the simulator behind the client, whose clock is moved to each
-    order's instant. Returns one row per order, in the order sent."""
+    order's instant. `campaigns`: each code's campaign id, for a cost model
+    with rates per campaign (`ForecastResult.tier_campaigns`; default: a code
+    is its own campaign). Returns one row per order, in the order sent; a
+    code is named by its code, as in the forecast."""
     costs = costs or CostModel()
     position = {t: p for p, t in enumerate(tiers)}
+    codes = [] if isinstance(policy, str) else [name for name in policy if name not in position]
+    position.update({code: len(tiers) + k for k, code in enumerate(codes)})
+    code_campaign = {code: (campaigns or {}).get(code, code) for code in codes}
+    sent_as = {name: {"object": "voucher" if name in code_campaign else "promotion_tier", "id": name} for name in position}
     cols = line_columns(orders)
     if cols.placed_at is None:
         raise ValueError("the orders need a 'placed_at' column")
@@ -72,19 +80,22 @@ def send_one_by_one(client: Client, orders: pd.DataFrame, tiers: Sequence[str], 
         row: dict[str, Any] = {"order_id": str(cols.order_ids[i]), "qualified_tier_id": sent[0] if sent else None,
                                "redeemed": False, "tier_id": None, "redeemables": None, "discount": 0,
                                "redemption_id": None}
+        campaign_of.update(code_campaign)
         rate = max((costs.tier_rate(t, campaign_of.get(t, "")) for t in sent), default=0.0)
         if sent and draws[i] < rate * factors[i]:
             try:
-                done = client.redeem_stacked(redeemables=[{"object": "promotion_tier", "id": t} for t in sent],
+                done = client.redeem_stacked(redeemables=[sent_as[t] for t in sent],
                                              order=order, customer=who, metadata=metadata)
             except ApiError as exc:
                 if policy == "best" or exc.status != 400:
                     raise
             else:
-                applied = [r.related_object_id for r in done.redemptions]  # children, in application order
+                # children, in application order; a code by its code
+                applied = [r.voucher["code"] if r.voucher else r.related_object_id for r in done.redemptions]
                 parent = done.parent_redemption
                 row.update(redeemed=True, tier_id=applied[0], redeemables=",".join(sorted(applied, key=position.__getitem__)),
                            discount=done.order.total_applied_discount_amount or 0,
                            redemption_id=(parent or done.redemptions[0]).id)
         rows.append(row)
     return pd.DataFrame(rows, columns=list(ONE_BY_ONE_COLUMNS))
+

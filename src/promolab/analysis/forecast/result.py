@@ -22,6 +22,7 @@ import pandas as pd
 
 from ...engine import CompiledTier
 from .facts import OrderFacts
+from .fixed_set import FixedCode
 from .spending import Spending, WatchedTier
 
 if TYPE_CHECKING:
@@ -41,6 +42,8 @@ PERIOD_COLUMNS = (
     "campaign_id", "period_start", "redemptions", "discount", "held_back", "redemptions_to_date", "discount_to_date",
 )  # fmt: skip
 _FREQ = ("day", "week", "month")
+#: The rule a fixed set's code is held back by when its uses run out.
+_CODE_STOCK = "code stock (redemption quantity)"
 #: date(1970, 1, 1).toordinal()
 _EPOCH_ORDINAL = 719_163
 
@@ -57,7 +60,9 @@ class ForecastResult:
     #: `campaign_id`, `discount` (a stack's parts under the "stack" policy)
     redemptions: pd.DataFrame
     excluded: dict[str, str]
+    #: the candidate tiers, in order (what `send_one_by_one` takes)
     tier_ids: tuple[str, ...]
+    #: each candidate tier's and fixed-set code's campaign (a code outside any campaign is its own)
     tier_campaigns: dict[str, str]
     timezone: str
     #: each order's (day, week, month) keys (`engine.period_keys`), in the rows' order
@@ -66,10 +71,10 @@ class ForecastResult:
     @classmethod
     def build(cls, sim: Simulator, tiers: Sequence[CompiledTier], watched: Sequence[WatchedTier],
               excluded: dict[str, str], facts: OrderFacts, spent: Spending, order: np.ndarray,
-              goods: np.ndarray | None) -> ForecastResult:
+              goods: np.ndarray | None, codes: Sequence[FixedCode] = ()) -> ForecastResult:
         tz = facts.timezone
-        ids = [t.id for t in tiers]
-        campaigns = [t.spec.campaign.id for t in tiers]
+        ids = [t.id for t in tiers] + [c.code for c in codes]
+        campaigns = [t.spec.campaign.id for t in tiers] + [c.campaign_id for c in codes]
         campaign_names = list(dict.fromkeys(campaigns))
         campaign_code = np.array([campaign_names.index(c) for c in campaigns], dtype=np.int32)
         won = (spent.qualified if spent.qualified is not None else spent.tier)[order]
@@ -103,6 +108,21 @@ class ForecastResult:
                                    if hits.size else pd.NaT),
                     "orders_held_back": int(hits.size),
                 })  # fmt: skip
+        for code in codes:  # a code's stock: its redemption quantity
+            hits = np.flatnonzero(held == code.position)
+            if code.quantity is None and not hits.size:
+                continue
+            if _CODE_STOCK not in rule_names:
+                rule_names.append(_CODE_STOCK)
+            held_rule[hits] = rule_names.index(_CODE_STOCK)
+            budgets_rows.append({
+                "tier_id": code.code, "campaign_id": code.campaign_id, "rule_id": None, "rule": _CODE_STOCK,
+                "per_customer": False, "period": None, "limit": code.quantity,
+                "used": code.redeemed + (spent.code_uses or {}).get(code.voucher_id, 0),
+                "ran_out_at": (pd.Timestamp(int(facts.placed_at[order][hits[0]]), tz="UTC").tz_convert(tz)
+                               if hits.size else pd.NaT),
+                "orders_held_back": int(hits.size),
+            })  # fmt: skip
         frame = pd.DataFrame({
             # strings made once per distinct value, then taken (a million orders: 0.9 s -> 0.3 s)
             "order_id": pd.Series(facts.order_ids.take(order)).astype("string").array,
@@ -137,8 +157,8 @@ class ForecastResult:
             budgets["ran_out_at"] = pd.Series([], dtype=f"datetime64[ns, {tz}]")
         keys = (facts.periods[0][order], facts.periods[1][order], facts.periods[2][order])
         redemptions = _redemptions(frame, spent, order, ids, campaign_names, campaign_code)
-        return cls(frame, budgets, redemptions, dict(excluded), tuple(ids), dict(zip(ids, campaigns, strict=True)),
-                   tz, keys)
+        return cls(frame, budgets, redemptions, dict(excluded), tuple(t.id for t in tiers),
+                   dict(zip(ids, campaigns, strict=True)), tz, keys)
 
     def periods(self, freq: Literal["day", "week", "month"] = "day") -> pd.DataFrame:
         """Per campaign and calendar period (the project's time zone; weeks from

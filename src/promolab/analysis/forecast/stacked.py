@@ -1,5 +1,5 @@
 """The "stack" policy: each order redeems every tier it qualifies for, stacked
-(or a fixed set of tiers, sent with every order).
+(or a fixed set of tiers and codes, sent with every order: `fixed_set`).
 
 What a checkout that applies all the promotions it is offered does: the
 tiers the promotion validation finds valid for the order (at its instant,
@@ -12,12 +12,19 @@ simulator resolves them (once per distinct set) and a `PricingContext` at the
 order's instant whose `usage` is the walk's ledger: the very function and
 inputs the redemption operation uses, hence equal to it. Slower than "best"
 (one engine call per qualifying order) and exact.
+
+Codes in a fixed set are resolved at each order's instant by the same
+function, with what the walk has spent so far added to what sessions hold
+(`Held`): a use per code redeemed, a gift card's credits, as the redemption
+operation takes them (`stack_spending.spend`). So a code's stock and a gift
+card's balance run out in the forecast where they would in the service.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,18 +32,19 @@ import numpy as np
 from ...engine import (
     CompiledTier,
     PricingContext,
-    StackEntry,
+    StackResult,
     UsageLedger,
     evaluate_stack,
     normalize_order,
 )
 from ...models import RedeemableInput
 from ...sim.operations.stacking_rules import stacking_rules_in_force
-from ...sim.sessions import held
-from ...sim.stack_redeemables import resolve_redeemables
+from ...sim.sessions import Held, held
+from ...sim.stack_redeemables import ResolvedRedeemable, redeemed_as, resolve_redeemables
 from ..orders import LineColumns, utc_datetime
 from ..sweep import OrderBatch
 from .candidates import Candidates
+from .fixed_set import FixedSet
 from .spending import Rates, Spending, WatchedTier, readers_of, verdicts_of
 
 if TYPE_CHECKING:
@@ -48,19 +56,37 @@ __all__ = ["walk_stacked"]
 
 @dataclass
 class _Entries:
-    """Resolved redeemables per distinct set of tiers (positions in request order)."""
+    """Resolved redeemables per distinct set of tiers (positions in request
+    order), and a fixed set's codes resolved at each order's instant."""
 
     sim: Simulator
     view: PricingView
     tiers: Sequence[CompiledTier]
-    cache: dict[tuple[int, ...], list[StackEntry]]
+    cache: dict[tuple[int, ...], list[ResolvedRedeemable]]
+    #: what the walk has redeemed of each code (uses, gift credits)
+    spent: Held
 
-    def of(self, positions: tuple[int, ...]) -> list[StackEntry]:
+    def of(self, positions: tuple[int, ...]) -> list[ResolvedRedeemable]:
         found = self.cache.get(positions)
         if found is None:
             sent = [RedeemableInput(object="promotion_tier", id=self.tiers[p].id) for p in positions]
-            found = self.cache[positions] = [r.entry for r in resolve_redeemables(self.sim, self.view, sent, held(self.sim))]
+            found = self.cache[positions] = resolve_redeemables(self.sim, self.view, sent, held(self.sim))
         return found
+
+    def at(self, fixed: FixedSet, instant: datetime) -> list[ResolvedRedeemable]:
+        """A fixed set with codes, at an order's instant: the sessions open
+        then and the walk's own redemptions hold their uses and credits."""
+        holds = held(self.sim, at=instant)
+        holds.uses.update(self.spent.uses)
+        holds.credits.update(self.spent.credits)
+        return resolve_redeemables(self.sim, self.view, list(fixed.redeemables), holds, at=instant)
+
+    def spend(self, resolved: ResolvedRedeemable, credits: int) -> None:
+        """What a redemption takes from a code: a use, and a gift card's credits."""
+        if resolved.voucher is not None:
+            self.spent.uses[resolved.voucher.id] += 1
+            if resolved.entry.gift_credits is not None:
+                self.spent.credits[resolved.voucher.id] += credits
 
 
 def walk_stacked(
@@ -77,17 +103,17 @@ def walk_stacked(
     draws: np.ndarray,
     rates: Rates,
     ledger: UsageLedger,
-    fixed: Sequence[int] | None = None,
+    fixed: FixedSet | None = None,
 ) -> Spending:
     """Walk the orders in `order` (time order), redeeming their stacks
-    (`fixed`: the candidate positions of a set sent with every order, in
-    request order, instead of the tiers each order qualifies for):
-    `tier` is the first tier applied, `applied` all of them (bits).
-    `customers`: the key budgets count a customer by (-1: not counted)."""
+    (`fixed`: a set sent with every order instead of the tiers each order
+    qualifies for): `tier` is the first tier applied, `applied` all of them
+    (bits). `customers`: the key budgets count a customer by (-1: not counted)."""
     n = batch.n_orders
     assert found.plain_gives is not None and found.plain_positions is not None
     rules = stacking_rules_in_force(sim)
-    entries = _Entries(sim, view, tiers, {})
+    entries = _Entries(sim, view, tiers, {}, Held())
+    sent_with_every = fixed.positions if fixed is not None else None
     readers = readers_of(watched, ledger)
     tier = np.full(n, -1, dtype=np.int32)
     first = np.full(n, -1, dtype=np.int32)
@@ -120,27 +146,28 @@ def walk_stacked(
                 verdicts, failed = verdicts_of(readers[w], customer, keys)
                 if not bits >> verdicts & 1:
                     position = watched_positions[w]
-                    sent = fixed is None or position in fixed  # a fixed set: only its own tiers are held back
+                    sent = sent_with_every is None or position in sent_with_every  # a fixed set: only its own tiers
                     if sent and bits >> unlimited[w] & 1 and (held_tier[i] < 0 or position < held_tier[i]):
                         held_tier[i], held_leaf[i] = position, failed
                     continue
             valid.append(watched_positions[w])
-        if fixed is not None:
-            valid = list(fixed)  # sent as given, whatever the validation says
+        if sent_with_every is not None:
+            valid = list(sent_with_every)  # sent as given, whatever the validation says
         if not valid:
             continue
-        positions = tuple(sorted(valid)) if fixed is None else tuple(fixed)
+        positions = tuple(sorted(valid)) if sent_with_every is None else sent_with_every
         first[i] = positions[0]
         if not draws[i] < max(float(rates.tier[p]) for p in positions) * float(rates.order[i]):
             continue
         normalized = normalize_order(view.catalogue, {"items": cols.items(i)}, context.id if context else None)
-        ctx = PricingContext(utc_datetime(int(cols.placed_at[i])) if cols.placed_at is not None else sim.now,
-                             cols.metadata_of(i), usage=ledger)
-        result = evaluate_stack(entries.of(positions), normalized, context, ctx, rules)
-        if not result.valid:
-            continue
+        instant = utc_datetime(int(cols.placed_at[i])) if cols.placed_at is not None else sim.now
+        ctx = PricingContext(instant, cols.metadata_of(i), usage=ledger)
+        resolved = entries.at(fixed, instant) if fixed is not None and fixed.codes else entries.of(positions)
+        result = evaluate_stack([r.entry for r in resolved], normalized, context, ctx, rules)
         applied = [result.redeemables[p] for p in result.tried if result.redeemables[p].status == "APPLICABLE"]
-        if not applied:
+        if held_tier[i] < 0:  # a code that ran out is held back, even when the rest of a PARTIAL stack applies
+            held_tier[i] = _out_of_stock(result, resolved, positions)
+        if not result.valid or not applied:
             continue
         order_id = str(cols.order_ids[i])
         for stacked in applied:
@@ -149,13 +176,31 @@ def walk_stacked(
             children[0].append(i)
             children[1].append(position)
             children[2].append(stacked.applied)
-            ledger.record(tiers[position].id, tiers[position].spec.campaign.id, customer, keys, stacked.applied,
-                          result.running.order.amount, order_id)
+            _, redeemed_id, campaign_id = redeemed_as(resolved[stacked.entry.position])
+            ledger.record(redeemed_id, campaign_id, customer, keys, stacked.applied, result.running.order.amount,
+                          order_id)
+            assert stacked.step is not None
+            entries.spend(resolved[stacked.entry.position], stacked.step.order_discount)
         tier[i] = positions[applied[0].entry.position]
         discount[i] = result.discount
         redeemed[i] = True
     kids = (np.array(children[0], dtype=np.int64), np.array(children[1], dtype=np.int32),
             np.array(children[2], dtype=np.int64))
     return Spending(tier, discount, redeemed, held_tier, held_leaf, ledger, qualified=first, applied=applied_mask,
-                    children=kids)
+                    children=kids, code_uses=dict(entries.spent.uses), code_credits=dict(entries.spent.credits))
+
+
+#: A code's refusal that means it has run out (its stock), not its dates. (A
+#: gift card asked for no set credits gives what its balance holds, down to 0.)
+_RAN_OUT = ("quantity_exceeded",)
+
+
+def _out_of_stock(result: StackResult, resolved: Sequence[ResolvedRedeemable], positions: tuple[int, ...]) -> int:
+    """The position of the code whose stock refused the stack (the first
+    tried), -1 if none did: what the result reports as held back by it."""
+    for p in result.tried:
+        error = resolved[p].error
+        if result.redeemables[p].status == "INAPPLICABLE" and error is not None and error.key in _RAN_OUT:
+            return positions[p]
+    return -1
 

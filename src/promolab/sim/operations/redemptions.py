@@ -31,6 +31,7 @@ from ..render.redemptions import (
 )
 from ..request_parsing import parse
 from ..sessions import release
+from ..stack_redeemables import redeemed_as
 from ..stack_spending import give_back, order_by_source, remember_order, rollback_deadline, spend
 from ..usage import usage_of
 from .stacked_validation import StackedRequest, priced_stack
@@ -111,15 +112,14 @@ def _child(sim: Simulator, priced: StackedRequest, stacked: StackedRedeemable, p
     result = priced.result
     step = stacked.step
     assert step is not None
-    voucher = resolved.voucher
-    related_type, related_id = ("voucher", voucher.id) if voucher is not None else ("promotion_tier", stacked.entry.id)
+    related_type, related_id, campaign_id = redeemed_as(resolved)
     order = result.order_of(stacked)
     assert order is not None
     return RedemptionRecord(
         id=sim.ids.next("redemption"), parent_id=parent_id, date=sim.now, order_id=order_id,
         customer_id=result.running.order.customer_id, tracking_id=priced.tracking_id, metadata=metadata,
         related_object_type=related_type, related_object_id=related_id,
-        campaign_id=resolved.campaign.id if resolved.campaign is not None else None,
+        campaign_id=campaign_id,
         amount=step.order_discount if stacked.entry.gift_credits is not None else None,
         discount=step.total, order_amount=result.running.order.amount, order=order,
     )  # fmt: skip
