@@ -160,7 +160,7 @@ BAD = [
     ("unknown tier", lambda f: f, ["--tiers", "promo_nope"], "unknown or inactive tier 'promo_nope'"),
     ("bad out suffix", lambda f: f, ["--out", "{tmp}/r.xlsx"], "output must be .csv, .parquet or .json"),
     ("out folder missing", lambda f: f, ["--out", "{tmp}/nowhere/r.csv"], "no such folder"),
-    ("unknown code", lambda f: f, ["--send", "promo_beans_15,NOPE-1"], "'NOPE-1' is neither a candidate tier nor a code"),
+    ("unknown code", lambda f: f, ["--send", "promo_beans_15,NOPE-1"], "'NOPE-1' is neither a candidate tier, a code nor a campaign of codes"),
     ("empty set", lambda f: f, ["--send", " , "], "a fixed policy is a non-empty list"),
 ]
 

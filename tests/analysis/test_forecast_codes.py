@@ -135,9 +135,10 @@ def test_a_redemption_rate_keyed_by_the_codes_campaign() -> None:
 
 
 @pytest.mark.parametrize(("policy", "message"), [
-    (["SPRING-5", "SPRING-5"], "names a tier or code twice"),
-    (["NOPE-1"], "neither a candidate tier nor a code"),
-    (["promo_mug_3", 5], "a non-empty list of promotion tier ids and codes"),
+    (["SPRING-5", "SPRING-5"], "names a tier, code or campaign twice"),
+    (["NOPE-1"], "neither a candidate tier, a code nor a campaign of codes"),
+    (["promo_mug_3", 5], "a non-empty list of promotion tier ids, codes and campaign ids"),
+    (["camp_beans"], "camp_beans is a PROMOTION campaign: a fixed policy publishes codes of DISCOUNT_COUPONS"),
 ])  # fmt: skip
 def test_a_bad_code_in_a_fixed_policy_is_refused(policy: list[Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
@@ -147,5 +148,5 @@ def test_a_bad_code_in_a_fixed_policy_is_refused(policy: list[Any], message: str
 def test_a_name_that_is_both_a_tier_and_a_code_is_refused() -> None:
     doc = coded_demo()
     doc["campaigns"][-1]["vouchers"].append({"code": "promo_mug_3"})
-    with pytest.raises(ValueError, match="both a candidate tier and a code"):
+    with pytest.raises(ValueError, match="'promo_mug_3' is both a candidate tier and a code"):
         forecast(Simulator.from_scenario(doc), dated_orders(20), policy=["promo_mug_3"], progress=False)

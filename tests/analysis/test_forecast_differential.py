@@ -96,9 +96,9 @@ def test_a_fixed_set_forecasts_as_that_set_sent_with_every_order(fixed: list[str
 
 @pytest.mark.parametrize(("policy", "message"), [
     ([], "a non-empty list of promotion tier ids"),
-    (["promo_mug_3", "promo_mug_3"], "names a tier or code twice"),
+    (["promo_mug_3", "promo_mug_3"], "names a tier, code or campaign twice"),
     (["promo_free_shipping"], "cannot be in a fixed policy"),
-    (["promo_nope"], "neither a candidate tier nor a code"),
+    (["promo_nope"], "neither a candidate tier, a code nor a campaign"),
     ("cheapest", "policy must be one of best, stack or a list of tier ids"),
 ])  # fmt: skip
 def test_a_bad_policy_is_refused(policy: object, message: str) -> None:

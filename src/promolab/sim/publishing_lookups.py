@@ -26,6 +26,7 @@ __all__ = [
     "find_campaign",
     "first_publication",
     "free_code",
+    "free_codes",
     "held_codes",
     "publication_by_source_id",
     "register_publication",
@@ -180,6 +181,11 @@ def campaign_codes(sim: Simulator, campaign_id: str) -> list[Voucher]:
     """The campaign's codes in creation order."""
     vouchers = sim.state.vouchers
     return [vouchers[vid] for vid in _lookups(sim).by_campaign.get(campaign_id, [])]
+
+
+def free_codes(sim: Simulator, campaign_id: str) -> int:
+    """How many of the campaign's codes can still be published (`free_code`'s pool)."""
+    return sum(_is_free(v) for v in campaign_codes(sim, campaign_id))
 
 
 def held_codes(sim: Simulator, customer_id: str, campaign_id: str) -> list[Voucher]:

@@ -35,6 +35,7 @@ from .checks import known_customers
 from .costs import CostModel
 from .facts import OrderFacts
 from .fixed_set import fixed_set
+from .publications import publish_codes
 from .result import ForecastResult
 from .spending import WatchedTier, walk
 from .stacked import walk_stacked
@@ -105,14 +106,20 @@ def forecast(
     view = pricing_view(sim)
     chosen, excluded = candidate_tiers(view, tiers)
     fixed = fixed_set(sim, chosen, excluded, fixed_ids) if fixed_ids is not None else None
-    fixed_codes = fixed.codes if fixed is not None else ()
-    if policy != "best" and len(chosen) + len(fixed_codes) > _MOST_STACKED:
+    extras = fixed.extras if fixed is not None else []
+    if policy != "best" and len(chosen) + len(extras) > _MOST_STACKED:
         raise ValueError(f"a stacked forecast tells apart at most {_MOST_STACKED} tiers and codes; got "
-                         f"{len(chosen)} candidate tiers and {len(fixed_codes)} codes: choose fewer with tiers=")
+                         f"{len(chosen)} candidate tiers and {len(extras)} codes and campaigns: choose fewer with tiers=")
     cols = line_columns(orders)
     if cols.placed_at is None:
         raise ValueError("a forecast needs a 'placed_at' column: when each order was placed")
     customers = known_customers(orders, customers)
+    published = None
+    if fixed is not None and fixed.campaigns:  # the codes handed out, on a copy of the simulator
+        published = publish_codes(sim, cols, np.argsort(cols.placed_at, kind="stable"), fixed.campaigns)
+        sim = published.sim
+        view = pricing_view(sim)
+        chosen, excluded = candidate_tiers(view, tiers)
     table = customer_table(sim, view, customers)
     codes, contexts, labels = table.resolve(cols.order_ids, cols.customer, cols.customer_names)
     batch = build_batch(cols, view.catalogue, codes, contexts, labels)
@@ -129,14 +136,15 @@ def forecast(
         found = candidates(view, batch, chosen, watched, sim.now, on_chunk=advance, keep_plain=policy == "stack" or fixed is not None)
     facts.amount = found.amount
     order = np.argsort(facts.placed_at, kind="stable")
-    rates = costs.rates(chosen, facts, fixed_codes)
+    rates = costs.rates(chosen, facts, extras)
     draws = costs.draws(cols.order_ids)
     # What is spent is let go as soon as it is: the lines, the batch and the
     # candidates would otherwise sit beside the walk and the result's frames
     # (a third of the peak memory of a large forecast).
     if policy == "stack" or fixed is not None:
         spent = walk_stacked(sim, view, chosen, order, found, watched, cols, batch, facts.counted_customer,
-                             facts.periods, draws, rates, facts.ledger(usage_of(sim)), fixed=fixed)
+                             facts.periods, draws, rates, facts.ledger(usage_of(sim)), fixed=fixed,
+                             published=published)
         del batch, cols
     else:
         del batch, cols  # the walk reads neither
@@ -144,4 +152,4 @@ def forecast(
                      found.watched_bits, facts.counted_customer, found.amount, facts.periods, draws, rates,
                      facts.ledger(usage_of(sim)), facts.customer_ids)
     del found, draws, rates
-    return ForecastResult.build(sim, chosen, watched, excluded, facts, spent, order, goods, fixed_codes)
+    return ForecastResult.build(sim, chosen, watched, excluded, facts, spent, order, goods, fixed, published)

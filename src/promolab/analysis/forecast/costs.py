@@ -29,7 +29,7 @@ from .spending import Rates
 
 if TYPE_CHECKING:
     from .facts import OrderFacts
-    from .fixed_set import FixedCode
+    from .fixed_set import FixedCampaign, FixedCode
 
 __all__ = ["CostModel", "is_free_shipping"]
 
@@ -106,10 +106,12 @@ class CostModel:
             factor = factor * values.map(lambda v, t=table: float(t.get(v, 1.0))).to_numpy(dtype=np.float64)
         return factor
 
-    def rates(self, tiers: Sequence[CompiledTier], facts: OrderFacts, codes: Sequence[FixedCode] = ()) -> Rates:
-        """Per candidate tier then per code of a fixed set (keyed by the code or its campaign)."""
+    def rates(self, tiers: Sequence[CompiledTier], facts: OrderFacts,
+              extras: Sequence[FixedCode | FixedCampaign] = ()) -> Rates:
+        """Per candidate tier, then per code or campaign of a fixed set (keyed
+        by the code or its campaign id)."""
         factor = self.order_factors(facts.columns) if self.cohort_rates else np.ones(facts.n, dtype=np.float64)
-        keys = [(t.id, t.spec.campaign.id) for t in tiers] + [(c.code, c.campaign_id) for c in codes]
+        keys = [(t.id, t.spec.campaign.id) for t in tiers] + [(e.label, e.campaign_id) for e in extras]
         return Rates(np.array([self.tier_rate(*k) for k in keys], dtype=np.float64), factor)
 
     def draws(self, order_ids: pd.Index) -> np.ndarray:

@@ -1,16 +1,23 @@
 """A fixed policy: the same redeemables sent with every order, tiers and codes.
 
-`forecast(sim, orders, policy=["promo_x", "SPRING-10"])` sends that set, in
-that order, with each order, as a checkout that always applies a given
-promotion and a given code would. Each name is a candidate tier id or the
-code of a voucher the simulator holds (a discount code or a gift card). Codes are
-resolved afresh at each order's instant by the simulator's own rules
-(`stack_redeemables`): their dates, their uses left (code stock: the
-voucher's `redemption_quantity` against its redemptions, the ones made
-earlier in the forecast included), a gift card's balance.
+`forecast(sim, orders, policy=["promo_x", "SPRING-10", "camp_newsletter"])`
+sends that set, in that order, with each order, as a checkout that always
+applies a given promotion and a given code would. Each name is one of:
 
-Positions: a tier keeps its candidate position; the k-th code of the set is
-position `len(candidates) + k`, so the result names both alike.
+- a candidate tier id;
+- the code of a voucher the simulator holds (a discount code or a gift
+  card), resolved afresh at each order's instant by the simulator's own
+  rules (`stack_redeemables`): its dates, its uses left (code stock: the
+  voucher's `redemption_quantity` against its redemptions, the ones made
+  earlier in the forecast included), a gift card's balance;
+- the id of a campaign of codes (DISCOUNT_COUPONS or GIFT_VOUCHERS): the
+  order's customer is published a code of it first, by the simulator's
+  publication operation (`publications`): a campaign with `join_once` gives
+  a customer the same code every time, otherwise each order takes a fresh
+  code from the pool until none is left. That code is sent in its place.
+
+Positions: a tier keeps its candidate position; the k-th code or campaign of
+the set is position `len(candidates) + k`, so the result names all alike.
 """
 
 from __future__ import annotations
@@ -20,12 +27,22 @@ from typing import TYPE_CHECKING
 
 from ...engine import CompiledTier
 from ...models import RedeemableInput
+from ...sim.publishing_lookups import free_codes
 
 if TYPE_CHECKING:
     from ...sim.records import Voucher
     from ...sim.simulator import Simulator
 
-__all__ = ["FixedCode", "FixedSet", "fixed_set"]
+__all__ = ["HELD_POOL", "HELD_STOCK", "FixedCampaign", "FixedCode", "FixedSet", "fixed_set"]
+
+#: Why a code or campaign of the set held an order back (`Spending.held_leaf`):
+#: the code's uses ran out; the campaign's pool had no code left to publish.
+HELD_STOCK = -1
+HELD_POOL = 1
+
+#: Campaigns whose codes a fixed set can publish and redeem.
+_CODE_CAMPAIGNS = ("DISCOUNT_COUPONS", "GIFT_VOUCHERS")
+
 
 @dataclass(frozen=True)
 class FixedCode:
@@ -39,8 +56,27 @@ class FixedCode:
     #: the voucher's `redemption_quantity` (None: unlimited) and its uses so far
     quantity: int | None
     redeemed: int
-    #: a gift card's balance (None: a discount code)
-    balance: int | None
+
+    @property
+    def label(self) -> str:
+        return self.code
+
+
+@dataclass(frozen=True)
+class FixedCampaign:
+    """A campaign of a fixed set: each order's customer is published one of its codes."""
+
+    campaign_id: str
+    position: int
+    #: where it stands in the request (its code replaces the placeholder there)
+    slot: int
+    join_once: bool
+    #: codes that could still be published when the forecast started
+    free: int
+
+    @property
+    def label(self) -> str:
+        return self.campaign_id
 
 
 @dataclass(frozen=True)
@@ -49,41 +85,68 @@ class FixedSet:
 
     positions: tuple[int, ...]
     codes: tuple[FixedCode, ...]
+    campaigns: tuple[FixedCampaign, ...]
+    #: what is sent, a campaign's slot holding a placeholder until its code is known
     redeemables: tuple[RedeemableInput, ...]
+
+    @property
+    def extras(self) -> list[FixedCode | FixedCampaign]:
+        """The codes and campaigns, by position (after the candidate tiers)."""
+        return sorted([*self.codes, *self.campaigns], key=lambda e: e.position)
+
+    def with_codes(self, published: list[str]) -> list[RedeemableInput]:
+        """The request of one order: each campaign's slot holds the code
+        published to its customer (`published`, in `campaigns` order)."""
+        sent = list(self.redeemables)
+        for campaign, code in zip(self.campaigns, published, strict=True):
+            sent[campaign.slot] = RedeemableInput(object="voucher", id=code)
+        return sent
 
 
 def fixed_set(sim: Simulator, chosen: list[CompiledTier], excluded: dict[str, str], names: list[str]) -> FixedSet:
     """Resolve a fixed policy's names; refuses an empty set, a name given
-    twice, a tier left out or not a candidate, an unknown code, a name that
-    is both. (A code the stack refuses, e.g. one without a discount, is sent
-    and refused, as the service would.)"""
+    twice, a tier left out or not a candidate, a name that is none of a
+    tier, a code or a campaign of codes, a name that is more than one. (A
+    code the stack refuses, e.g. one without a discount, is sent and
+    refused, as the service would.)"""
     if not names or not all(isinstance(n, str) for n in names):
-        raise ValueError("a fixed policy is a non-empty list of promotion tier ids and codes")
+        raise ValueError("a fixed policy is a non-empty list of promotion tier ids, codes and campaign ids")
     if len(set(names)) != len(names):
-        raise ValueError(f"a fixed policy names a tier or code twice: {names}")
+        raise ValueError(f"a fixed policy names a tier, code or campaign twice: {names}")
     position = {t.id: p for p, t in enumerate(chosen)}
     positions: list[int] = []
     codes: list[FixedCode] = []
+    campaigns: list[FixedCampaign] = []
     redeemables: list[RedeemableInput] = []
-    for name in names:
-        voucher = _voucher(sim, name)
+    for slot, name in enumerate(names):
         if name in excluded:
             raise ValueError(f"tier {name} cannot be in a fixed policy: {excluded[name]}")
+        voucher = _voucher(sim, name)
+        campaign = sim.state.campaigns.get(name)
+        kinds = [k for k, found in (("a candidate tier", name in position), ("a code", voucher is not None),
+                                    ("a campaign", campaign is not None)) if found]
+        if len(kinds) > 1:
+            raise ValueError(f"{name!r} is both {' and '.join(kinds)}; a fixed policy cannot tell which")
         if name in position:
-            if voucher is not None:
-                raise ValueError(f"{name!r} is both a candidate tier and a code; a fixed policy cannot tell which")
             positions.append(position[name])
             redeemables.append(RedeemableInput(object="promotion_tier", id=name))
             continue
-        if voucher is None:
-            raise ValueError(f"{name!r} is neither a candidate tier nor a code; candidates: {', '.join(position)}")
-        p = len(chosen) + len(codes)
-        codes.append(FixedCode(voucher.code, voucher.id, voucher.campaign_id or voucher.code, p,
-                               voucher.redemption_quantity, voucher.redeemed_quantity,
-                               voucher.gift.balance if voucher.gift is not None else None))
+        p = len(chosen) + len(codes) + len(campaigns)
         positions.append(p)
-        redeemables.append(RedeemableInput(object="voucher", id=voucher.code))
-    return FixedSet(tuple(positions), tuple(codes), tuple(redeemables))
+        if voucher is not None:
+            codes.append(FixedCode(voucher.code, voucher.id, voucher.campaign_id or voucher.code, p,
+                                   voucher.redemption_quantity, voucher.redeemed_quantity))
+            redeemables.append(RedeemableInput(object="voucher", id=voucher.code))
+        elif campaign is not None and campaign.type in _CODE_CAMPAIGNS:
+            campaigns.append(FixedCampaign(campaign.id, p, slot, campaign.join_once, free_codes(sim, campaign.id)))
+            redeemables.append(RedeemableInput(object="voucher", id=campaign.id))  # a placeholder
+        elif campaign is not None:
+            raise ValueError(f"campaign {name} is a {campaign.type} campaign: a fixed policy publishes codes of "
+                             f"{' or '.join(_CODE_CAMPAIGNS)} campaigns (name its tiers instead)")
+        else:
+            raise ValueError(f"{name!r} is neither a candidate tier, a code nor a campaign of codes; "
+                             f"candidates: {', '.join(position)}")
+    return FixedSet(tuple(positions), tuple(codes), tuple(campaigns), tuple(redeemables))
 
 
 def _voucher(sim: Simulator, code: str) -> Voucher | None:

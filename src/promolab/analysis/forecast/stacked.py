@@ -44,7 +44,8 @@ from ...sim.stack_redeemables import ResolvedRedeemable, redeemed_as, resolve_re
 from ..orders import LineColumns, utc_datetime
 from ..sweep import OrderBatch
 from .candidates import Candidates
-from .fixed_set import FixedSet
+from .fixed_set import HELD_POOL, FixedSet
+from .publications import Publications
 from .spending import Rates, Spending, WatchedTier, readers_of, verdicts_of
 
 if TYPE_CHECKING:
@@ -73,13 +74,13 @@ class _Entries:
             found = self.cache[positions] = resolve_redeemables(self.sim, self.view, sent, held(self.sim))
         return found
 
-    def at(self, fixed: FixedSet, instant: datetime) -> list[ResolvedRedeemable]:
+    def at(self, sent: list[RedeemableInput], instant: datetime) -> list[ResolvedRedeemable]:
         """A fixed set with codes, at an order's instant: the sessions open
         then and the walk's own redemptions hold their uses and credits."""
         holds = held(self.sim, at=instant)
         holds.uses.update(self.spent.uses)
         holds.credits.update(self.spent.credits)
-        return resolve_redeemables(self.sim, self.view, list(fixed.redeemables), holds, at=instant)
+        return resolve_redeemables(self.sim, self.view, sent, holds, at=instant)
 
     def spend(self, resolved: ResolvedRedeemable, credits: int) -> None:
         """What a redemption takes from a code: a use, and a gift card's credits."""
@@ -104,10 +105,12 @@ def walk_stacked(
     rates: Rates,
     ledger: UsageLedger,
     fixed: FixedSet | None = None,
+    published: Publications | None = None,
 ) -> Spending:
     """Walk the orders in `order` (time order), redeeming their stacks
     (`fixed`: a set sent with every order instead of the tiers each order
-    qualifies for): `tier` is the first tier applied, `applied` all of them
+    qualifies for; `published`: the codes its campaigns handed each order's
+    customer): `tier` is the first tier applied, `applied` all of them
     (bits). `customers`: the key budgets count a customer by (-1: not counted)."""
     n = batch.n_orders
     assert found.plain_gives is not None and found.plain_positions is not None
@@ -157,12 +160,20 @@ def walk_stacked(
             continue
         positions = tuple(sorted(valid)) if sent_with_every is None else sent_with_every
         first[i] = positions[0]
+        if published is not None and held_tier[i] < 0:
+            held_tier[i], held_leaf[i] = _pool_empty(published, fixed, i)
         if not draws[i] < max(float(rates.tier[p]) for p in positions) * float(rates.order[i]):
             continue
         normalized = normalize_order(view.catalogue, {"items": cols.items(i)}, context.id if context else None)
         instant = utc_datetime(int(cols.placed_at[i])) if cols.placed_at is not None else sim.now
         ctx = PricingContext(instant, cols.metadata_of(i), usage=ledger)
-        resolved = entries.at(fixed, instant) if fixed is not None and fixed.codes else entries.of(positions)
+        if fixed is not None and (fixed.codes or fixed.campaigns):
+            codes = [c[i] for c in published.codes] if published is not None else []
+            if None in codes:  # a campaign of the set handed this order no code: nothing is sent
+                continue
+            resolved = entries.at(fixed.with_codes(codes), instant)
+        else:
+            resolved = entries.of(positions)
         result = evaluate_stack([r.entry for r in resolved], normalized, context, ctx, rules)
         applied = [result.redeemables[p] for p in result.tried if result.redeemables[p].status == "APPLICABLE"]
         if held_tier[i] < 0:  # a code that ran out is held back, even when the rest of a PARTIAL stack applies
@@ -193,6 +204,16 @@ def walk_stacked(
 #: A code's refusal that means it has run out (its stock), not its dates. (A
 #: gift card asked for no set credits gives what its balance holds, down to 0.)
 _RAN_OUT = ("quantity_exceeded",)
+
+
+def _pool_empty(published: Publications, fixed: FixedSet | None, i: int) -> tuple[int, int]:
+    """The campaign of the set whose pool had no code left for order i (and
+    the reason, `HELD_POOL`), or (-1, -1)."""
+    assert fixed is not None
+    for campaign, empty in zip(fixed.campaigns, published.pool_empty, strict=True):
+        if empty[i]:
+            return campaign.position, HELD_POOL
+    return -1, -1
 
 
 def _out_of_stock(result: StackResult, resolved: Sequence[ResolvedRedeemable], positions: tuple[int, ...]) -> int:
