@@ -358,6 +358,32 @@ ax = cmp.plot()
 plt.show()
 
 # %% [markdown]
+# ## Codes handed out: how long does the newsletter pool last?
+#
+# Besides its promotions, the shop hands newsletter readers a 10% code: the campaign
+# `camp_newsletter` has a pool of 25 codes and `join_once` (a customer always gets the same
+# code back). A fixed policy naming the campaign publishes a code to each order's customer
+# first, by the simulator's own publication rules, then redeems it with the order: the forecast
+# says when the pool runs dry and how many orders found it empty (`code pool` in its budgets).
+# A pool of 2,000 codes lasts longer, and the customers who got one keep using it:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+bigger_doc = yaml.safe_load(samples.forecast_scenario().read_text(encoding="utf-8"))
+next(c for c in bigger_doc["campaigns"] if c["id"] == "camp_newsletter")["code_pool"]["count"] = 2_000
+pools = {}
+for name, scenario in {"25 codes": sim, "2,000 codes": Simulator.from_scenario(bigger_doc)}.items():
+    coded = forecast(scenario, orders, policy=["camp_newsletter"], progress=False)
+    pool = coded.budgets.set_index("rule").loc["code pool (codes left to publish)"]
+    used = coded.orders[coded.orders["redeemed"]]
+    pools[name] = {"codes published": int(pool["used"]), "customers using one": used["customer"].nunique(),
+                   "orders redeemed": len(used), "discount": int(used["discount"].sum()),
+                   "pool empty at": pool["ran_out_at"], "orders finding it empty": int(pool["orders_held_back"])}
+readable(pd.DataFrame(pools).T.reset_index(names="pool"),
+         counts=["codes published", "customers using one", "orders redeemed", "orders finding it empty"],
+         money=["discount"])
+
+# %% [markdown]
 # ## Export
 #
 # The frames are plain pandas: write them to CSV or Parquet for a spreadsheet or the data

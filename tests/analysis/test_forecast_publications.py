@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from promolab import Simulator, samples
-from promolab.analysis.forecast import CostModel, forecast
+from promolab.analysis.forecast import CostModel, compare_scenarios, forecast
 from promolab.analysis.forecast.one_by_one import send_one_by_one
 
 COMPARED = ["order_id", "qualified_tier_id", "redeemed", "tier_id", "redeemables", "discount"]
@@ -107,3 +107,15 @@ def test_a_published_code_stacked_with_a_tier(costs: CostModel | None) -> None:
     stacks = result.orders["redeemables"].dropna()
     assert (stacks == "promo_beans_15,camp_newsletter").sum() > 0
     assert int(sent["redeemed"].sum()) > 0
+
+
+def test_scenarios_compared_under_a_fixed_set_differ_by_their_pools() -> None:
+    bigger = copy.deepcopy(_DOC)
+    next(c for c in bigger["campaigns"] if c["id"] == "camp_newsletter")["code_pool"]["count"] = 200
+    cmp = compare_scenarios({"now": Simulator.from_scenario(_DOC), "bigger pool": Simulator.from_scenario(bigger)},
+                            _orders(3_000), policy=["camp_newsletter"])
+    wide = cmp.campaigns()
+    assert list(wide.index) == ["camp_newsletter"]
+    now, bigger_pool = wide.loc["camp_newsletter", ("redemptions", "now")], wide.loc["camp_newsletter", ("redemptions", "bigger pool")]
+    assert 25 <= now < bigger_pool
+    assert wide.loc["camp_newsletter", ("held_back", "now")] > wide.loc["camp_newsletter", ("held_back", "bigger pool")]

@@ -10,7 +10,7 @@ scenarios up side by side (one column per scenario, in the order given) and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -92,17 +92,21 @@ def compare_scenarios(
     scenarios: Mapping[str, Simulator | tuple[Simulator, Any]],
     orders: pd.DataFrame,
     *,
+    policy: str | Sequence[str] = "best",
     costs: CostModel | None = None,
     customers: Any = None,
     progress: bool = False,
 ) -> ScenarioComparison:
     """Forecast `orders` under each scenario: `{"now": sim, "proposal": other_sim}`,
     or `(sim, tiers)` for what-if tiers on a simulator (ids / TierSpec /
-    CompiledTier, as `forecast(tiers=...)`). Needs at least two."""
+    CompiledTier, as `forecast(tiers=...)`), each with the same `policy`
+    (as `forecast`'s: "best", "stack", or a fixed set of tiers, codes and
+    campaigns of codes). Needs at least two."""
     if len(scenarios) < 2:
         raise ValueError("compare at least two scenarios")
     results = {}
     for name, scenario in scenarios.items():
         sim, tiers = scenario if isinstance(scenario, tuple) else (scenario, None)
-        results[str(name)] = forecast(sim, orders, tiers=tiers, costs=costs, customers=customers, progress=progress)
+        results[str(name)] = forecast(sim, orders, tiers=tiers, policy=policy, costs=costs, customers=customers,
+                                      progress=progress)
     return ScenarioComparison(results)

@@ -68,9 +68,8 @@ class Spending:
     applied: np.ndarray | None = None
     #: the stack policy: one entry per tier redeemed (order, candidate position, discount), in time order
     children: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
-    #: a fixed set's codes: uses and gift credits redeemed per voucher id
+    #: a fixed set's codes: the uses redeemed per voucher id
     code_uses: dict[str, int] | None = None
-    code_credits: dict[str, int] | None = None
 
 
 def walk(

@@ -44,7 +44,7 @@ from ...sim.stack_redeemables import ResolvedRedeemable, redeemed_as, resolve_re
 from ..orders import LineColumns, utc_datetime
 from ..sweep import OrderBatch
 from .candidates import Candidates
-from .fixed_set import HELD_POOL, FixedSet
+from .fixed_set import HELD_POOL, FixedCampaign, FixedSet
 from .publications import Publications
 from .spending import Rates, Spending, WatchedTier, readers_of, verdicts_of
 
@@ -160,8 +160,8 @@ def walk_stacked(
             continue
         positions = tuple(sorted(valid)) if sent_with_every is None else sent_with_every
         first[i] = positions[0]
-        if published is not None and held_tier[i] < 0:
-            held_tier[i], held_leaf[i] = _pool_empty(published, fixed, i)
+        if fixed is not None and published is not None and held_tier[i] < 0:
+            held_tier[i], held_leaf[i] = _pool_empty(published, fixed.campaigns, i)
         if not draws[i] < max(float(rates.tier[p]) for p in positions) * float(rates.order[i]):
             continue
         normalized = normalize_order(view.catalogue, {"items": cols.items(i)}, context.id if context else None)
@@ -198,7 +198,7 @@ def walk_stacked(
     kids = (np.array(children[0], dtype=np.int64), np.array(children[1], dtype=np.int32),
             np.array(children[2], dtype=np.int64))
     return Spending(tier, discount, redeemed, held_tier, held_leaf, ledger, qualified=first, applied=applied_mask,
-                    children=kids, code_uses=dict(entries.spent.uses), code_credits=dict(entries.spent.credits))
+                    children=kids, code_uses=dict(entries.spent.uses))
 
 
 #: A code's refusal that means it has run out (its stock), not its dates. (A
@@ -206,11 +206,10 @@ def walk_stacked(
 _RAN_OUT = ("quantity_exceeded",)
 
 
-def _pool_empty(published: Publications, fixed: FixedSet | None, i: int) -> tuple[int, int]:
+def _pool_empty(published: Publications, campaigns: Sequence[FixedCampaign], i: int) -> tuple[int, int]:
     """The campaign of the set whose pool had no code left for order i (and
     the reason, `HELD_POOL`), or (-1, -1)."""
-    assert fixed is not None
-    for campaign, empty in zip(fixed.campaigns, published.pool_empty, strict=True):
+    for campaign, empty in zip(campaigns, published.pool_empty, strict=True):
         if empty[i]:
             return campaign.position, HELD_POOL
     return -1, -1
