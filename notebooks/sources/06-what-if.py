@@ -28,8 +28,9 @@ import matplotlib
 import pandas as pd
 from IPython.display import Image, display
 
-from promolab import Simulator, samples
+from promolab import samples
 from promolab.analysis import sweep
+from promolab.scenario_file import open_scenario
 from promolab.widgets import (
     WhatIfController,
     WhatIfDashboard,
@@ -48,18 +49,21 @@ pd.set_option("display.html.use_mathjax", False)  # "$10 ... $50" in a table is 
 
 # The sample data through promolab.samples, not ../data: `promolab dashboard` serves this
 # notebook from the installed package too, where there is no data/ beside it.
-sim = Simulator.from_scenario(samples.demo_scenario())
+# open_scenario: the simulator and the scenario's currency (its project.currency, which the
+# simulator does not keep); the dashboard shows every amount in it (the demo's: USD).
+sim, currency = open_scenario(samples.demo_scenario())
 orders = pd.read_parquet(samples.sample_orders())
 
 # %% [markdown]
 # ## The dashboard
 #
 # Alice's cart to start with. (`WhatIfController(sim, orders, sample=N)` sweeps a seeded sample
-# of N orders instead of all of them, for very large order sets; `what_if(sim, orders)` builds
-# controller and dashboard in one call.)
+# of N orders instead of all of them, for very large order sets; `currency=` is the scenario's,
+# which every table, chart and label shows; `what_if(sim, orders, ...)` builds controller and
+# dashboard in one call.)
 
 # %%
-controller = WhatIfController(sim, orders)
+controller = WhatIfController(sim, orders, currency=currency)
 controller.set_order("alice", prod_grinder=1, prod_beans_ethiopia=3)
 dashboard = WhatIfDashboard(controller)
 dashboard
@@ -73,7 +77,7 @@ dashboard
 
 # %%
 # NBVAL_CHECK_OUTPUT
-scripted = WhatIfController(sim, orders)
+scripted = WhatIfController(sim, orders, currency=currency)
 scripted.set_order("bob", prod_kettle=1, prod_mug=2)
 result = scripted.update(value=1500, min_amount=8000)
 print(result.whatif.discount, result.whatif.rules)

@@ -49,6 +49,14 @@ def scenario_currency(document: Mapping[str, Any] | None) -> str:
     return currency.upper() if isinstance(currency, str) and currency else DEFAULT_CURRENCY
 
 
+def money_unit(currency: str) -> str:
+    """What amounts of ``currency`` are written with: its symbol ('$', '€') or, for a
+    currency without one here, its code ('PLN'). The label of an input that takes an
+    amount in whole units (a slider, a box), so that it reads like the amounts around it."""
+    code = currency.upper()
+    return SYMBOLS.get(code, code)
+
+
 def minor_digits(currency: str) -> int:
     """Digits of the minor unit of ``currency`` (2 unless listed in MINOR_DIGITS)."""
     return MINOR_DIGITS.get(currency.upper(), 2)

@@ -1,6 +1,8 @@
 """Opening a scenario file for the command line: its simulator and its currency.
 
-The subcommands (`promolab validate`, `sweep`, `replay`) all start here. It
+The subcommands (`promolab validate`, `sweep`, `replay`) all start here, and
+so does the what-if notebook `promolab dashboard` serves (the currency is what
+its `WhatIfController(..., currency=...)` shows money in). It
 lives below them rather than in `promolab.cli`: the sweep and replay commands
 (`promolab.analysis.cli`, `promolab.replay.cli`) need it, and `promolab.cli`
 imports them, so it must import nothing of theirs (nor they anything of it).

@@ -140,11 +140,25 @@ def test_edit_checks() -> None:
 
 
 def test_slider_spec() -> None:
-    percent = slider_spec(TierEdit("t", "PERCENT", 10, "APPLY_TO_ORDER"))
+    percent = slider_spec(TierEdit("t", "PERCENT", 10, "APPLY_TO_ORDER"), currency="EUR")
     assert (percent.unit, percent.minimum, percent.maximum, percent.scale) == ("%", 0.0, 100.0, 1)
     assert percent.from_display(12.5) == 12.5
-    money = slider_spec(TierEdit("t", "FIXED", 11900, "APPLY_TO_ORDER"))
+    money = slider_spec(TierEdit("t", "FIXED", 11900, "APPLY_TO_ORDER"), currency="USD")
     assert (money.unit, money.maximum, money.step) == ("$", 240.0, 0.5)
     assert money.to_display(11900) == 119.0 and money.from_display(119.5) == 11950
-    small = slider_spec(TierEdit("t", "AMOUNT", 2500, "APPLY_TO_ORDER"), original_value=200)
+    small = slider_spec(TierEdit("t", "AMOUNT", 2500, "APPLY_TO_ORDER"), original_value=200, currency="USD")
     assert small.maximum == 100.0  # bounds follow the tier's own value, not the edit
+
+
+@pytest.mark.parametrize("currency, unit, scale, step, maximum", [
+    ("USD", "$", 100, 0.5, 240.0),
+    ("EUR", "€", 100, 0.5, 240.0),
+    ("PLN", "PLN", 100, 0.5, 240.0),
+    ("JPY", "¥", 1, 1.0, 23800.0),  # no minor units: 11,900 is ¥11,900, in steps of ¥1
+])
+def test_slider_spec_is_in_the_currency(currency: str, unit: str, scale: int, step: float, maximum: float) -> None:
+    money = slider_spec(TierEdit("t", "FIXED", 11900, "APPLY_TO_ORDER"), currency=currency)
+    assert (money.unit, money.scale, money.step, money.maximum) == (unit, scale, step, maximum)
+    shown = money.to_display(11900)
+    assert shown == 11900 / scale and money.from_display(shown) == 11900
+    assert isinstance(money.from_display(shown), int)  # money stays whole minor units

@@ -8,6 +8,9 @@
     dashboard = what_if(sim, orders, sample=3000)
     dashboard                      # in a notebook / Voila: the controls, tables and chart
 
+    sim, currency = open_scenario(path)          # promolab.scenario_file: a scenario in EUR...
+    what_if(sim, orders, currency=currency)      # ...shows its money in euros
+
 Layers: `state` (frozen values, pure functions), `controller` (state + the
 analysis it re-runs: `compare_tiers` on the order, `sweep` of the tuned tier
 before/after), `present` and `charts` (text, HTML, PNG of a result), `view`
@@ -17,8 +20,14 @@ them with the scenario, over the sample orders or forecast over dated orders
 `variants_view` is its panel in the dashboard. Everything but `view` runs without a browser or a
 kernel; tests/widgets drives the controller directly.
 
-`readable(frame, money=..., shares=..., counts=...)` (from `present`) is how
-every notebook shows a table to a person: amounts with their currency.
+The currency is the controller's (`currency=`, default USD): the simulator
+does not keep the scenario's `project.currency`, so it is passed in once and
+travels with what is shown (`WhatIfResult.currency`, `Variant.currency`, a
+comparison frame's `attrs`); no display function here defaults to dollars.
+
+`readable(frame, money=..., shares=..., counts=..., currency=...)` (from
+`present`) is how every notebook shows a table to a person: amounts with
+their currency.
 """
 
 from __future__ import annotations
@@ -84,7 +93,8 @@ __all__ = [
 
 
 def what_if(sim: Simulator, orders: pd.DataFrame, **options: Any) -> WhatIfDashboard:
-    """A `WhatIfDashboard` over a `WhatIfController(sim, orders, **options)`."""
+    """A `WhatIfDashboard` over a `WhatIfController(sim, orders, **options)`
+    (`sample=`, `seed=`, `tier=`, `draft=`, `currency=`: the scenario's)."""
     from .view import WhatIfDashboard
 
     return WhatIfDashboard(WhatIfController(sim, orders, **options))

@@ -3,9 +3,11 @@
 Left: the discount every tier gives the built order (the what-if copy in
 orange, tiers that do not apply in pale labels). Right: the tuned tier's campaign cost
 over the sample orders, before and after the edit, with the share and number
-of orders reached on each bar. Money axes in the currency with separators
-(`display.money_tick_formatter`), labels sized to be read at 100% zoom: the
-image is shown at its own pixel size (DPI), so points here are screen points.
+of orders reached on each bar. Money axes and amounts in the currency the
+result carries (`WhatIfResult.currency`; a comparison frame's, for the
+variants chart), with separators (`display.money_tick_formatter`), labels
+sized to be read at 100% zoom: the image is shown at its own pixel size
+(DPI), so points here are screen points.
 
 Figures are built on a bare `Figure` (Agg canvas) so that redrawing from a
 widget callback never touches the notebook's pyplot state; PNG bytes carry no
@@ -24,7 +26,7 @@ from matplotlib.figure import Figure
 from ..analysis.plots import money_axis
 from ..display import format_count, format_money, format_share
 from .controller import WhatIfResult
-from .variants import CURRENT
+from .variants import CURRENT, comparison_currency
 
 __all__ = ["DPI", "FIGSIZE", "FONT_SIZE", "figure_png", "variants_figure", "whatif_figure"]
 
@@ -39,9 +41,10 @@ _GREY = "#9aa5b1"
 _PALE_ORANGE = "#f0c48a"
 
 
-def whatif_figure(result: WhatIfResult, *, currency: str = "USD") -> Figure:
+def whatif_figure(result: WhatIfResult) -> Figure:
     """The chart of a result, on a bare Figure (no pyplot state: safe from a
-    widget callback)."""
+    widget callback), money in the result's currency."""
+    currency = result.currency
     fig = Figure(figsize=FIGSIZE, dpi=DPI)
     FigureCanvasAgg(fig)
     # a fixed layout (no constrained/tight layout: they cost more than the analysis)
@@ -60,7 +63,7 @@ def whatif_figure(result: WhatIfResult, *, currency: str = "USD") -> Figure:
     for tick, ok, w in zip(left.get_yticklabels(), valid, whatif, strict=True):
         tick.set_color((_ORANGE if ok else _PALE_ORANGE) if w else ("black" if ok else _GREY))
     left.invert_yaxis()
-    widest = max(amounts + [100.0])  # at least $1 of axis on an empty order
+    widest = max(amounts + [100.0])  # at least 100 minor units of axis on an empty order
     left.set_xlim(0, widest * 1.22)  # room for the amounts written after the bars
     for position, amount, ok in zip(positions, amounts, valid, strict=True):
         if ok and amount > 0:
@@ -100,10 +103,12 @@ def _plain(text: str) -> str:
     return text.replace("$", r"\$")
 
 
-def variants_figure(comparison: pd.DataFrame, *, currency: str = "USD") -> Figure:
+def variants_figure(comparison: pd.DataFrame) -> Figure:
     """Cost per variant of a `compare_variants` frame (either form: `cost` over
     the sample orders, `discount` over dated orders), the current scenario in
-    blue, variants in orange, each bar with its amount and its difference."""
+    blue, variants in orange, each bar with its amount and its difference, in
+    the frame's currency (`variants.comparison_currency`)."""
+    currency = comparison_currency(comparison)
     money = "cost" if "cost" in comparison.columns else "discount"
     change = f"{money}_change"
     fig = Figure(figsize=(FIGSIZE[0], max(2.2, 0.9 + 0.42 * len(comparison))), dpi=DPI)

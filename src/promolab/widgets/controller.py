@@ -10,10 +10,18 @@
 
 then hands a `WhatIfResult` to its listeners (the view). No widgets here: the
 tests drive it directly.
+
+The currency money is shown in is the controller's (`currency=`, the
+scenario's `project.currency`: the simulator's state does not keep it). It
+travels with what is shown: every `WhatIfResult` and saved `Variant` carries
+it, and a comparison frame keeps it in its `attrs`, so the tables, the status
+line, the charts and the variants panel read it there rather than each
+defaulting to one.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -22,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import compare_tiers, prepare_orders, sweep
+from ..display import DEFAULT_CURRENCY
 from ..engine import TierConfigError, TierSpec
 from ..sim.promotions import pricing_view
 from .state import (
@@ -35,7 +44,14 @@ from .state import (
     slider_spec,
     whatif_id,
 )
-from .variants import Variant, VariantBook, VariantRef, dated_comparison, sweep_comparison
+from .variants import (
+    Variant,
+    VariantBook,
+    VariantRef,
+    dated_comparison,
+    sweep_comparison,
+    with_currency,
+)
 
 if TYPE_CHECKING:
     from ..analysis import CostModel, OrderBatch
@@ -59,6 +75,21 @@ METRICS = [
 
 Listener = Callable[["WhatIfResult"], Any]
 
+#: An ISO 4217 code as a scenario's `project.currency` holds it (sim/scenario/schema.py).
+_CURRENCY_CODE = re.compile(r"[A-Z]{3}")
+
+
+def checked_currency(currency: object) -> str:
+    """`currency` if it is a currency code as a scenario writes it (three
+    upper-case letters, e.g. "EUR"), else a ValueError saying so: a typo
+    ("eur", "EURO") would otherwise show amounts under a made-up prefix."""
+    if not isinstance(currency, str) or not _CURRENCY_CODE.fullmatch(currency):
+        raise ValueError(
+            f"currency must be an ISO 4217 code of three upper-case letters, such as 'USD' or 'EUR' "
+            f"(the scenario's project.currency), not {currency!r}"
+        )
+    return currency
+
 
 def sample_orders(orders: pd.DataFrame, n: int | None, *, seed: int = 0) -> pd.DataFrame:
     """The lines of `n` orders drawn without replacement with a fixed seed
@@ -79,6 +110,8 @@ class WhatIfResult:
       tier) for the built order: `ORDER_COLUMNS`, money in cents;
     - `tier_table`: `METRICS` x (`before`, `after`, `change`) for the tuned
       tier over the sample orders; money in cents, shares in [0, 1];
+    - `currency`: what the cents are in (the controller's): every display of
+      the result (`present`, `charts`) formats money in it;
     - `error`: why the edit could not be evaluated (then `after` is NaN).
     """
 
@@ -88,6 +121,7 @@ class WhatIfResult:
     order_table: pd.DataFrame
     tier_table: pd.DataFrame
     n_orders: int
+    currency: str
     error: str | None = None
 
     @property
@@ -105,6 +139,8 @@ class WhatIfController:
     `orders`: a line-items frame (docs/analysis.md), e.g. the sample orders;
     `sample`: sweep only that many of its orders (seeded draw) for speed.
     `tier`: the tier to tune first (default the first tunable active tier).
+    `currency`: the scenario's (`project.currency`; `scenario_file.open_scenario`
+    returns it beside the simulator), in which every amount is shown.
     """
 
     def __init__(
@@ -116,7 +152,9 @@ class WhatIfController:
         seed: int = 0,
         tier: str | None = None,
         draft: OrderDraft | None = None,
+        currency: str = DEFAULT_CURRENCY,
     ) -> None:
+        self.currency = checked_currency(currency)
         self.sim = sim
         view = pricing_view(sim)
         self.tiers: dict[str, TierSpec] = {t.id: t.spec for t in view.tiers}
@@ -214,7 +252,8 @@ class WhatIfController:
     @property
     def slider(self) -> SliderSpec:
         """How the view shows the value (bounds fixed per tier, from its own value)."""
-        return slider_spec(self.edit, original_value=edit_of(self.tiers[self.edit.tier_id]).value)
+        return slider_spec(self.edit, original_value=edit_of(self.tiers[self.edit.tier_id]).value,
+                           currency=self.currency)
 
     # -- variants --------------------------------------------------------------------
     def save_variant(self, name: str, *, replace: bool = False) -> Variant:
@@ -225,7 +264,7 @@ class WhatIfController:
         if result.whatif is None:
             raise ValueError(f"the tuned tier cannot be saved: {result.error}")
         original = self.tiers[self.edit.tier_id]
-        return self.book.save(Variant(name, self.edit, result.whatif, original), replace=replace)
+        return self.book.save(Variant(name, self.edit, result.whatif, original, self.currency), replace=replace)
 
     def variants(self) -> pd.DataFrame:
         """The saved variants, in the order saved: name, tier, what changed in words."""
@@ -259,14 +298,17 @@ class WhatIfController:
         the tuner sweeps it (`variants.COMPARISON_COLUMNS`). With them: the
         whole shop forecast in time order, each variant replacing its tier
         (`analysis.compare_scenarios`, `variants.DATED_COLUMNS`). Money in cents;
-        `variants.comparison_display` is the same frame for a person.
+        `variants.comparison_display` is the same frame for a person, in the
+        controller's currency (kept in the frame's `attrs`).
         """
         chosen = self.book.select(names, current_tier=self.edit.tier_id)
         if not chosen:
             raise ValueError("no variant to compare: save one first")
         if dated_orders is not None:
-            return dated_comparison(self.sim, chosen, dated_orders, costs=costs, customers=customers)
-        return sweep_comparison(chosen, self._summary_of, self.batch.n_orders)
+            frame = dated_comparison(self.sim, chosen, dated_orders, costs=costs, customers=customers)
+        else:
+            frame = sweep_comparison(chosen, self._summary_of, self.batch.n_orders)
+        return with_currency(frame, self.currency)
 
     def _summary_of(self, tier: str | TierSpec) -> pd.Series:
         return self._summary_before(tier) if isinstance(tier, str) else self._summary(tier)
@@ -299,6 +341,7 @@ class WhatIfController:
             order_table=self._order_table(whatif),
             tier_table=table,
             n_orders=self.batch.n_orders,
+            currency=self.currency,
             error=error,
         )
 

@@ -4,6 +4,10 @@ Pure functions, so the notebooks, the dashboard and the tests see the same
 text. Every amount, share and count goes through `promolab.display`, the one
 place that decides how numbers read; `readable` applies it to the columns of
 any frame, which is how every notebook shows its tables.
+
+The currency of a what-if result is the one it carries (`WhatIfResult.currency`,
+the controller's: the scenario's), never a default here: the simulator does not
+know it, so a default would show a euro scenario in dollars.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ..display import format_count, format_money, format_share
+from ..display import DEFAULT_CURRENCY, format_count, format_money, format_share
 from .state import WHATIF_SUFFIX, TierEdit
 
 if TYPE_CHECKING:  # annotations only: the variants module (which the controller imports) uses these words
@@ -52,7 +56,7 @@ def readable(
     money: Iterable[Hashable] = (),
     shares: Iterable[Hashable] = (),
     counts: Iterable[Hashable] = (),
-    currency: str = "USD",
+    currency: str = DEFAULT_CURRENCY,
 ) -> pd.DataFrame:
     """A copy of `frame` for a person to read: `money` columns (integer minor
     units) as amounts with the currency, `shares` (fractions) as percentages,
@@ -76,15 +80,11 @@ def readable(
     return out
 
 
-def _signed_money(cents: float) -> str:
-    return ("+" if cents > 0 else "") + format_money(cents)
-
-
-def _metric(name: str, value: float, *, signed: bool = False) -> str:
+def _metric(name: str, value: float, currency: str, *, signed: bool = False) -> str:
     if isinstance(value, float) and math.isnan(value):
         return format_money(None)
     if name in _MONEY:
-        return _signed_money(value) if signed else format_money(value)
+        return format_money(value, currency, signed=signed)
     if name in _COUNT:
         return ("+" if signed and value > 0 else "") + format_count(value)
     return f"{100 * value:+.1f} pts" if signed else format_share(value)
@@ -97,56 +97,60 @@ def tier_display(result: WhatIfResult) -> pd.DataFrame:
     for name in table.index:
         rows.append({
             "metric": _LABELS[name],
-            "before": _metric(name, table.at[name, "before"]),
-            "after": _metric(name, table.at[name, "after"]),
-            "change": _metric(name, table.at[name, "change"], signed=True),
+            "before": _metric(name, table.at[name, "before"], result.currency),
+            "after": _metric(name, table.at[name, "after"], result.currency),
+            "change": _metric(name, table.at[name, "change"], result.currency, signed=True),
         })
     return pd.DataFrame(rows).set_index("metric")
 
 
 def order_display(result: WhatIfResult) -> pd.DataFrame:
     """Every tier on the built order, as text (the what-if row marked)."""
-    frame = result.order_table
+    frame, currency = result.order_table, result.currency
     return pd.DataFrame({
         "tier": frame["tier_id"].astype(str),
         "applies": ["yes" if v else "no" for v in frame["valid"]],
-        "discount": [format_money(None if v is pd.NA else int(v)) for v in frame["discount_amount"]],
-        "total": [format_money(None if v is pd.NA else int(v)) for v in frame["total_amount"]],
+        "discount": [format_money(None if v is pd.NA else int(v), currency) for v in frame["discount_amount"]],
+        "total": [format_money(None if v is pd.NA else int(v), currency) for v in frame["total_amount"]],
         "why not": ["" if v or r is pd.NA else str(r) for v, r in zip(frame["valid"], frame["reason"], strict=True)],
     })
 
 
-def edit_value(edit: TierEdit) -> str:
-    """The tuned value in words: "15% off", "$10.00 off", "fixed at $99.00"."""
+def edit_value(edit: TierEdit, *, currency: str) -> str:
+    """The tuned value in words: "15% off", "$10.00 off", "fixed at $99.00".
+    `currency` has no default: a `TierEdit` does not know it (the caller's
+    result or variant does)."""
     if edit.discount_type == "PERCENT":
         return f"{edit.value:g}% off"
     if edit.discount_type == "AMOUNT":
-        return f"{format_money(edit.value)} off"
-    return f"fixed at {format_money(edit.value)}"
+        return f"{format_money(edit.value, currency)} off"
+    return f"fixed at {format_money(edit.value, currency)}"
 
 
-def _minimum(cents: int | None) -> str:
-    return "no minimum" if cents is None else format_money(cents)
+def _minimum(cents: int | None, currency: str) -> str:
+    return "no minimum" if cents is None else format_money(cents, currency)
 
 
-def edit_changes(original: TierEdit, edit: TierEdit) -> str:
+def edit_changes(original: TierEdit, edit: TierEdit, *, currency: str) -> str:
     """What `edit` changes on the tier `original` reproduces, in words
     ("$10.00 off -> $15.00 off; minimum order $50.00 -> $80.00"), or
     "as in the scenario": how a saved variant is told apart from the others."""
     parts = []
     if edit.value != original.value:
-        parts.append(f"{edit_value(original)} -> {edit_value(edit)}")
+        parts.append(f"{edit_value(original, currency=currency)} -> {edit_value(edit, currency=currency)}")
     if edit.effect != original.effect:
         parts.append(f"{original.effect} -> {edit.effect}")
     if edit.min_amount != original.min_amount:
-        parts.append(f"minimum order {_minimum(original.min_amount)} -> {_minimum(edit.min_amount)}")
+        parts.append(f"minimum order {_minimum(original.min_amount, currency)} -> "
+                     f"{_minimum(edit.min_amount, currency)}")
     return "; ".join(parts) or "as in the scenario"
 
 
 def status_line(result: WhatIfResult) -> str:
     edit = result.edit
-    value = edit_value(edit)
-    minimum = "rules unchanged" if edit.min_amount is None else f"minimum order {format_money(edit.min_amount)}"
+    value = edit_value(edit, currency=result.currency)
+    minimum = ("rules unchanged" if edit.min_amount is None
+               else f"minimum order {_minimum(edit.min_amount, result.currency)}")
     text = f"{edit.tier_id}{WHATIF_SUFFIX}: {value}, {edit.effect}, {minimum}; swept over {format_count(result.n_orders)} orders"
     if result.error:
         text += f". Not evaluated: {result.error}"

@@ -4,8 +4,10 @@ Plain frozen values and pure functions, no ipywidgets and no simulator: the
 controller (`controller.py`) holds them and re-runs the analysis when they
 change; the view (`view.py`) only turns widget events into new values.
 
-Money is integer cents, as everywhere in promolab; a PERCENT tier's value is
-its `percent_off` (a number of percent).
+Money is integer cents (minor units), as everywhere in promolab; a PERCENT
+tier's value is its `percent_off` (a number of percent). Which currency the
+cents are in is not part of this state: the slider is told it
+(`slider_spec(..., currency=...)`, from the controller).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..display import minor_digits, money_unit
 from ..engine import TierSpec
 
 __all__ = [
@@ -255,29 +258,35 @@ def apply_edit(spec: TierSpec, edit: TierEdit) -> TierSpec:
 # -- what the view shows ------------------------------------------------------------
 @dataclass(frozen=True)
 class SliderSpec:
-    """How to show a tier's value: in currency units (dollars) or percent."""
+    """How to show a tier's value: in whole units of the currency (dollars,
+    euros, yen) or in percent."""
 
     description: str
-    unit: str  # "$" or "%"
+    unit: str  # the currency's symbol or code ("$", "€", "PLN"), or "%"
     minimum: float
     maximum: float
     step: float
-    scale: int  # cents per displayed unit (100 for $, 1 for %)
+    scale: int  # minor units per displayed unit (100 for $ and €, 1 for ¥ and %)
 
     def to_display(self, value: float) -> float:
         return value / self.scale
 
     def from_display(self, shown: float) -> float:
-        return round(shown * self.scale) if self.scale != 1 else shown
+        """The tier's value for what the slider shows: a percent as it is, an
+        amount in whole minor units (the tier's money is integer)."""
+        return shown if self.unit == "%" else round(shown * self.scale)
 
 
-def slider_spec(edit: TierEdit, original_value: float | None = None) -> SliderSpec:
-    """Slider bounds for a tier: percent 0-100; money from 0 to at least $100
-    and at least twice the tier's own value, in steps of 50 cents."""
+def slider_spec(edit: TierEdit, original_value: float | None = None, *, currency: str) -> SliderSpec:
+    """Slider bounds for a tier: percent 0-100; money in `currency` (the
+    scenario's: the label reads like the amounts around it) from 0 to at least
+    100 units and at least twice the tier's own value, in steps of half a unit
+    (one unit for a currency without minor units, such as JPY)."""
     if edit.discount_type == "PERCENT":
         return SliderSpec("Percent off", "%", 0.0, 100.0, 1.0, 1)
+    scale = 10 ** minor_digits(currency)
     base = float(original_value if original_value is not None else edit.value)
-    top = max(100.0, 2 * base / 100)
-    top = float(int(-(-top // 10) * 10))  # round up to $10
+    top = max(100.0, 2 * base / scale)
+    top = float(int(-(-top // 10) * 10))  # round up to 10 units
     label = "Amount off" if edit.discount_type == "AMOUNT" else "Fixed price"
-    return SliderSpec(label, "$", 0.0, top, 0.5, 100)
+    return SliderSpec(label, money_unit(currency), 0.0, top, 0.5 if scale > 1 else 1.0, scale)

@@ -14,6 +14,11 @@ simulator defines them):
 - over dated orders (`dated_comparison`): the whole shop forecast in time
   order (`analysis.compare_scenarios`), every active tier competing, budgets
   and limits spent as the orders come, each variant replacing its tier.
+
+Money is cents in both frames; the currency it is in travels with the frame
+(`with_currency`, in `frame.attrs`, set by the controller), so that
+`comparison_display` and `charts.variants_figure` show it as the scenario
+has it without being told again.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..analysis import compare_scenarios
-from ..display import MISSING, format_count, format_money, is_missing
+from ..display import DEFAULT_CURRENCY, MISSING, format_count, format_money, is_missing
 from ..engine import TierSpec
 from ..sim.promotions import pricing_view
 from .present import edit_changes, readable
@@ -43,10 +48,12 @@ __all__ = [
     "Variant",
     "VariantBook",
     "VariantRef",
+    "comparison_currency",
     "comparison_display",
     "dated_comparison",
     "sweep_comparison",
     "variant_tiers",
+    "with_currency",
 ]
 
 #: The name of the rows that show the tiers as the simulator has them (not a variant name).
@@ -74,12 +81,14 @@ VariantRef = str | tuple[str, str]
 @dataclass(frozen=True)
 class Variant:
     """A tuned tier kept under a name: the edit (to load it back into the
-    tuner) and the what-if `TierSpec` it made (what the comparisons sweep)."""
+    tuner), the what-if `TierSpec` it made (what the comparisons sweep), and
+    the currency its amounts are told in (`changes`: the controller's)."""
 
     name: str
     edit: TierEdit
     spec: TierSpec
     original: TierSpec
+    currency: str
 
     @property
     def tier_id(self) -> str:
@@ -87,7 +96,7 @@ class Variant:
 
     @property
     def changes(self) -> str:
-        return edit_changes(edit_of(self.original), self.edit)
+        return edit_changes(edit_of(self.original), self.edit, currency=self.currency)
 
     def replacing(self) -> TierSpec:
         """The variant under its tier's own id: what stands in for the tier in
@@ -119,7 +128,8 @@ class VariantBook:
         key = (variant.tier_id, name)
         if key in self._saved and not replace:
             raise ValueError(f"tier {variant.tier_id} already has a variant {name!r} (pass replace=True to overwrite it)")
-        self._saved[key] = variant if name == variant.name else Variant(name, variant.edit, variant.spec, variant.original)
+        self._saved[key] = variant if name == variant.name else Variant(
+            name, variant.edit, variant.spec, variant.original, variant.currency)
         return self._saved[key]
 
     def find(self, ref: VariantRef, *, current_tier: str | None = None) -> Variant:
@@ -233,9 +243,29 @@ def _points(value: Any) -> str:
     return MISSING if is_missing(value) else f"{100 * value:+.1f} pts"
 
 
-def comparison_display(frame: pd.DataFrame, *, currency: str = "USD") -> pd.DataFrame:
+#: The key of a comparison frame's `attrs` holding the currency of its money.
+CURRENCY_ATTR = "currency"
+
+
+def with_currency(frame: pd.DataFrame, currency: str) -> pd.DataFrame:
+    """`frame`, marked as holding money in `currency` (its `attrs`, which pandas
+    carries through copies and selections): a comparison stays data in cents,
+    and whoever shows it later reads the currency from the frame itself."""
+    frame.attrs[CURRENCY_ATTR] = currency
+    return frame
+
+
+def comparison_currency(frame: pd.DataFrame) -> str:
+    """The currency a comparison frame's money is in (`with_currency`); the
+    default currency for a frame nobody marked (built by hand)."""
+    return str(frame.attrs.get(CURRENCY_ATTR, DEFAULT_CURRENCY))
+
+
+def comparison_display(frame: pd.DataFrame) -> pd.DataFrame:
     """A comparison (either form) for a person to read: money with its
-    currency, shares as percentages, differences signed."""
+    currency (the frame's, `comparison_currency`), shares as percentages,
+    differences signed."""
+    currency = comparison_currency(frame)
     money = [c for c in ("cost", "avg_discount", "discount", "margin") if c in frame.columns]
     out = readable(frame, money=money, shares=[c for c in ("share_affected",) if c in frame.columns],
                    counts=[c for c in ("orders", "orders_affected", "redeemed", "held_back") if c in frame.columns],

@@ -106,7 +106,7 @@ class VariantsPanel:
         shown = comparison_display(frame)[list(_SHOWN)].rename(columns=_SHOWN)
         self.table.value = to_html(shown, title=f"Variants over {format_count(self.controller.batch.n_orders)} orders",
                                    highlight=(frame["variant"] != CURRENT).tolist())
-        self.chart.value = figure_png(variants_figure(frame))
+        self.chart.value = figure_png(variants_figure(frame))  # both in the frame's currency (its attrs)
         return ""
 
     def _refresh_list(self, select: tuple[str, str] | None = None) -> None:

@@ -20,6 +20,7 @@ from typing import Any
 
 import ipywidgets as w
 
+from ..display import minor_digits, money_unit
 from .charts import DPI, FIGSIZE, figure_png, whatif_figure
 from .controller import WhatIfController, WhatIfResult
 from .present import NO_MATHS, STYLE, order_display, status_line, tier_display, to_html
@@ -64,7 +65,10 @@ class WhatIfDashboard:
         self.value.add_class("promolab-value")
         self.effect = w.Dropdown(description="Effect", layout=w.Layout(width="420px"))
         self.effect.add_class("promolab-effect")
-        self.min_amount = w.BoundedFloatText(min=0, max=100000, step=1, description="Min order $",
+        # in whole units of the controller's currency, as the slider (`SliderSpec`)
+        self._min_scale = 10 ** minor_digits(c.currency)
+        self.min_amount = w.BoundedFloatText(min=0, max=100000, step=1,
+                                             description=f"Min order {money_unit(c.currency)}",
                                              layout=w.Layout(width="200px"))
         self.min_amount.add_class("promolab-min-amount")
         self.reset = w.Button(description="Reset tier", icon="undo")
@@ -124,7 +128,7 @@ class WhatIfDashboard:
     def _on_min_amount(self, change: dict[str, Any]) -> None:
         shown = float(change["new"] or 0)
         original = self.controller.edit.min_amount
-        cents = round(shown * 100)
+        cents = round(shown * self._min_scale)
         self.controller.set_min_amount(None if (original is None and cents == 0) else cents)
 
     # -- controller -> controls and outputs -------------------------------------------
@@ -145,7 +149,7 @@ class WhatIfDashboard:
             self.value.value = slider.to_display(edit.value)
             self.effect.options = list(c.effects)
             self.effect.value = edit.effect
-            self.min_amount.value = 0 if edit.min_amount is None else edit.min_amount / 100
+            self.min_amount.value = 0 if edit.min_amount is None else edit.min_amount / self._min_scale
         finally:
             self._syncing = False
 
