@@ -134,6 +134,17 @@ def test_a_redemption_rate_keyed_by_the_codes_campaign() -> None:
     assert 0.3 < share < 0.5
 
 
+@pytest.mark.parametrize("rate", [1.0, 0.5])
+def test_every_order_after_a_code_ran_out_is_held_back_whatever_the_rate(rate: float) -> None:
+    """Held back means the code would refuse the order, decided before its draw
+    (as a tier's budget verdicts are): the count does not depend on who redeems."""
+    result, _ = _both(coded_demo(quantity=20), ["SPRING-5"], costs=CostModel(redemption_rate=rate, seed=4))
+    orders, row = result.orders, result.budgets.set_index("tier_id").loc["SPRING-5"]
+    after = orders["placed_at"] >= row["ran_out_at"]
+    assert row["used"] == 20 and row["orders_held_back"] == int(after.sum()) > 0
+    assert (orders.loc[after, "held_back_tier_id"] == "SPRING-5").all()
+
+
 @pytest.mark.parametrize(("policy", "message"), [
     (["SPRING-5", "SPRING-5"], "names a tier, code or campaign twice"),
     (["NOPE-1"], "neither a candidate tier, a code nor a campaign of codes"),

@@ -119,3 +119,39 @@ def test_scenarios_compared_under_a_fixed_set_differ_by_their_pools() -> None:
     now, bigger_pool = wide.loc["camp_newsletter", ("redemptions", "now")], wide.loc["camp_newsletter", ("redemptions", "bigger pool")]
     assert 25 <= now < bigger_pool
     assert wide.loc["camp_newsletter", ("held_back", "now")] > wide.loc["camp_newsletter", ("held_back", "bigger pool")]
+
+
+def test_a_code_sent_twice_by_name_and_by_its_campaign_is_refused_as_the_service_does() -> None:
+    """Without join_once the campaign publishes its first free code, ONE-000,
+    which the set also names: that request is 400 duplicated_redeemables."""
+    result, sent = _both(with_single_use(join_once=False), ["ONE-000", "camp_single"], {"camp_single"}, n=300)
+    first = result.orders.iloc[0]
+    assert first["published_codes"] == "ONE-000" and not first["redeemed"]
+    assert int(sent["redeemed"].sum()) == int(result.orders["redeemed"].sum())
+
+
+def test_more_redeemables_than_the_projects_limit() -> None:
+    """A fixed set over the limit is refused before anything is computed; under
+    "stack" an order with more valid tiers than the limit redeems nothing, as
+    the service refuses that request."""
+    doc = copy.deepcopy(_DOC)
+    doc["project"]["stacking_rules"] = {"redeemables_limit": 1, "applicable_redeemables_limit": 1,
+                                        "applicable_exclusive_redeemables_limit": 1}
+    with pytest.raises(ValueError, match=r"a fixed policy of 2 names is more than the project's redeemables_limit \(1\)"):
+        forecast(Simulator.from_scenario(doc), _orders(10), policy=["promo_beans_15", "promo_mug_3"], progress=False)
+    orders = _orders(400)
+    result = forecast(Simulator.from_scenario(doc), orders, policy="stack", progress=False)
+    reference = Simulator.from_scenario(doc)
+    with reference.client() as client:
+        sent = send_one_by_one(client, orders, result.tier_ids, policy="stack", clock=reference)
+    assert _cells(result.orders) == _cells(sent)
+    assert result.orders["redeemed"].any() and not result.orders["redeemed"].all()
+
+
+def test_an_inactive_campaign_or_a_long_repeated_list_is_refused_briefly() -> None:
+    doc = copy.deepcopy(_DOC)
+    next(c for c in doc["campaigns"] if c["id"] == "camp_newsletter")["active"] = False
+    with pytest.raises(ValueError, match="campaign camp_newsletter is not active"):
+        forecast(Simulator.from_scenario(doc), _orders(10), policy=["camp_newsletter"], progress=False)
+    with pytest.raises(ValueError, match="names a tier, code or campaign twice: 'promo_mug_3'$"):
+        forecast(Simulator.from_scenario(_DOC), _orders(10), policy=["promo_mug_3"] * 100_000, progress=False)

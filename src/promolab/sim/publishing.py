@@ -50,7 +50,12 @@ from .refusals import BadRequest, NotFound
 if TYPE_CHECKING:
     from .simulator import Simulator
 
+#: The refusal of a campaign with no code left to publish (a forecast counts
+#: the orders it held back).
+NO_CODE_LEFT = "no_voucher_suitable_for_publication"
+
 __all__ = [
+    "NO_CODE_LEFT",
     "Selection",
     "apply_publication",
     "publication_fingerprint",
@@ -177,7 +182,7 @@ def select_publication(
         if voucher is None:
             raise BadRequest(
                 f"Couldn't find any voucher suitable for publication in campaign {campaign.id}",
-                key="no_voucher_suitable_for_publication",
+                key=NO_CODE_LEFT,
                 message="Couldn't find any voucher suitable for publication",
                 resource_id=campaign.id,
                 resource_type="campaign",

@@ -40,9 +40,14 @@ if TYPE_CHECKING:
     from .simulator import Simulator
 
 __all__ = [
-    "ResolvedRedeemable", "check_redeemables", "duplicated", "expand_stack", "redeemed_as",
+    "QUANTITY_EXCEEDED", "ResolvedRedeemable", "check_redeemables", "duplicated", "expand_stack", "redeemed_as",
     "refuse_the_same_code_twice", "resolve_redeemables",
 ]
+
+
+#: The refusal of a code whose uses have run out (its stock; a forecast
+#: counts the orders it held back).
+QUANTITY_EXCEEDED = "quantity_exceeded"
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,7 +187,7 @@ def _code(sim: Simulator, position: int, sent: models.RedeemableInput, holds: He
         return refuse("voucher_expired", "voucher has already expired", f"Voucher {voucher.code} expired at {end.isoformat()}")
     in_sessions = holds.uses[voucher.id]
     if voucher.redemption_quantity is not None and voucher.redeemed_quantity + in_sessions >= voucher.redemption_quantity:
-        return refuse("quantity_exceeded", "voucher's redemptions limit has been exceeded",
+        return refuse(QUANTITY_EXCEEDED, "voucher's redemptions limit has been exceeded",
                       f"Voucher {voucher.code} has been redeemed {voucher.redeemed_quantity} time(s) and is held by "
                       f"{in_sessions} session(s); its limit is {voucher.redemption_quantity}")
     stack_categories = _stack_categories(categories)

@@ -19,36 +19,50 @@ from typing import TYPE_CHECKING
 from .state import derived
 
 if TYPE_CHECKING:
-    from .records import RedeemedOrder, RedemptionRecord
+    from ..engine import StackedRedeemable
+    from .records import RedeemedOrder, RedemptionRecord, Voucher
     from .simulator import Simulator
     from .state import State
 
-__all__ = ["ROLLBACK_MONTHS", "give_back", "order_by_source", "remember_order", "rollback_deadline", "spend"]
+__all__ = [
+    "ROLLBACK_MONTHS", "credits_of", "give_back", "order_by_source", "remember_order", "rollback_deadline", "spend",
+    "taken",
+]
 
 #: How long after a redemption it may be rolled back (the service: 3 months).
 ROLLBACK_MONTHS = 3
 
 
-def spend(sim: Simulator, record: RedemptionRecord) -> None:
-    """Take what a child redemption spends from its voucher."""
+def credits_of(stacked: StackedRedeemable) -> int | None:
+    """A child redemption's `amount`: the gift credits a card gave (None for a discount)."""
+    assert stacked.step is not None  # an applied redeemable
+    return stacked.step.order_discount if stacked.entry.gift_credits is not None else None
+
+
+def taken(voucher: Voucher | None, amount: int | None) -> tuple[int, int]:
+    """What a child redemption takes from its voucher: (uses, gift credits).
+    A tier keeps no counter. The redemption operation applies it to the
+    voucher (`spend`); a forecast, which changes nothing, adds it up."""
+    if voucher is None:
+        return 0, 0
+    return 1, (amount or 0) if voucher.gift is not None else 0
+
+
+def spend(sim: Simulator, record: RedemptionRecord, sign: int = 1) -> None:
+    """Take what a child redemption spends from its voucher (`sign=-1`: give it back)."""
     if record.related_object_type != "voucher":
         return
     voucher = sim.state.vouchers[record.related_object_id]
-    voucher.redeemed_quantity += 1
-    if record.amount and voucher.gift is not None:
-        voucher.gift.balance -= record.amount
-        voucher.redeemed_amount += record.amount
+    uses, credits = taken(voucher, record.amount)
+    voucher.redeemed_quantity += sign * uses
+    if credits and voucher.gift is not None:
+        voucher.gift.balance -= sign * credits
+        voucher.redeemed_amount += sign * credits
 
 
 def give_back(sim: Simulator, record: RedemptionRecord) -> None:
     """Return to its voucher what `spend` took for `record`."""
-    if record.related_object_type != "voucher":
-        return
-    voucher = sim.state.vouchers[record.related_object_id]
-    voucher.redeemed_quantity -= 1
-    if record.amount and voucher.gift is not None:
-        voucher.gift.balance += record.amount
-        voucher.redeemed_amount -= record.amount
+    spend(sim, record, sign=-1)
 
 
 def _orders_by_source(state: State) -> dict[str, str]:

@@ -22,12 +22,15 @@ the set is position `len(candidates) + k`, so the result names all alike.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...engine import CompiledTier
 from ...models import RedeemableInput
-from ...sim.publishing_lookups import free_codes
+from ...sim.operations.stacking_rules import stacking_rules_in_force
+from ...sim.publishing_lookups import free_codes, voucher_by_code
+from ...sim.refusals import NotFound
 
 if TYPE_CHECKING:
     from ...sim.records import Voucher
@@ -59,6 +62,7 @@ class FixedCode:
 
     @property
     def label(self) -> str:
+        """How the result names it: by its code."""
         return self.code
 
 
@@ -76,6 +80,7 @@ class FixedCampaign:
 
     @property
     def label(self) -> str:
+        """How the result names it (and the codes it published): by the campaign's id."""
         return self.campaign_id
 
 
@@ -105,14 +110,22 @@ class FixedSet:
 
 def fixed_set(sim: Simulator, chosen: list[CompiledTier], excluded: dict[str, str], names: list[str]) -> FixedSet:
     """Resolve a fixed policy's names; refuses an empty set, a name given
-    twice, a tier left out or not a candidate, a name that is none of a
-    tier, a code or a campaign of codes, a name that is more than one. (A
+    twice, more names than the project's `redeemables_limit`, a tier left
+    out or not a candidate, a name that is none of a tier, a code or a
+    campaign of codes, a name that is more than one, a campaign that is not
+    active. (A
     code the stack refuses, e.g. one without a discount, is sent and
     refused, as the service would.)"""
     if not names or not all(isinstance(n, str) for n in names):
         raise ValueError("a fixed policy is a non-empty list of promotion tier ids, codes and campaign ids")
-    if len(set(names)) != len(names):
-        raise ValueError(f"a fixed policy names a tier, code or campaign twice: {names}")
+    repeated = sorted(n for n, count in Counter(names).items() if count > 1)
+    if repeated:
+        shown = ", ".join(repr(n) for n in repeated[:5]) + (f" and {len(repeated) - 5} more" if len(repeated) > 5 else "")
+        raise ValueError(f"a fixed policy names a tier, code or campaign twice: {shown}")
+    limit = stacking_rules_in_force(sim).redeemables_limit
+    if len(names) > limit:
+        raise ValueError(f"a fixed policy of {len(names)} names is more than the project's redeemables_limit "
+                         f"({limit}): the service would refuse every order")
     position = {t.id: p for p, t in enumerate(chosen)}
     positions: list[int] = []
     codes: list[FixedCode] = []
@@ -138,6 +151,9 @@ def fixed_set(sim: Simulator, chosen: list[CompiledTier], excluded: dict[str, st
                                    voucher.redemption_quantity, voucher.redeemed_quantity))
             redeemables.append(RedeemableInput(object="voucher", id=voucher.code))
         elif campaign is not None and campaign.type in _CODE_CAMPAIGNS:
+            if not campaign.active:
+                raise ValueError(f"campaign {name} is not active: it publishes no code (the service would refuse "
+                                 "every publication)")
             campaigns.append(FixedCampaign(campaign.id, p, slot, campaign.join_once, free_codes(sim, campaign.id)))
             redeemables.append(RedeemableInput(object="voucher", id=campaign.id))  # a placeholder
         elif campaign is not None:
@@ -150,5 +166,8 @@ def fixed_set(sim: Simulator, chosen: list[CompiledTier], excluded: dict[str, st
 
 
 def _voucher(sim: Simulator, code: str) -> Voucher | None:
-    found = sim.indexes.voucher_by_code.get(code)
-    return sim.state.vouchers.get(found) if found is not None else None
+    """The voucher of a code (as a request names it), None if there is none."""
+    try:
+        return voucher_by_code(sim, code)
+    except NotFound:
+        return None

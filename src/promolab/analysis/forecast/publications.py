@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...sim.operations.publishing import PUBLISH
+from ...sim.publishing import NO_CODE_LEFT
 from ...sim.publishing_lookups import free_codes
 from ...sim.refusals import SimError
 from ..orders import LineColumns
@@ -34,14 +35,14 @@ from .fixed_set import FixedCampaign
 if TYPE_CHECKING:
     from ...sim.simulator import Simulator
 
-__all__ = ["POOL_EMPTY", "Publications", "publish_codes"]
-
-#: The refusal that means the campaign's pool has no code left for this customer.
-POOL_EMPTY = "no_voucher_suitable_for_publication"
+__all__ = ["Publications", "publish_codes"]
 
 
 @dataclass(frozen=True)
 class Publications:
+    """What the set's campaigns handed out, order by order, and the simulator
+    that holds it (the forecast runs on it: its customers are created)."""
+
     #: the simulator the forecast runs on: a copy holding the publications
     sim: Simulator
     #: per campaign of the set: each order's code (None: none published)
@@ -71,7 +72,7 @@ def publish_codes(sim: Simulator, cols: LineColumns, order: np.ndarray,
                 done = work.apply(PUBLISH, request={"customer": {"source_id": customer},
                                                     "campaign": {"id": campaign.campaign_id}})
             except SimError as exc:
-                if exc.key == POOL_EMPTY:
+                if exc.key == NO_CODE_LEFT:
                     empty[k][i] = True
                 continue
             codes[k][i] = done.voucher.code

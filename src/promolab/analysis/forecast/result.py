@@ -100,21 +100,22 @@ class ForecastResult:
                 used: int | None = None
                 if not leaf.query.per_customer and leaf.query.period is None:
                     used = spent.ledger.total(leaf.query, spec.tier_id, spec.campaign_id, None, None)
-                rules.add(spec.position, j, spec.tier_id, spec.campaign_id, leaf.rule_id, leaf.name,
-                          leaf.query.per_customer, leaf.query.period, leaf.limit, used)
+                rules.add(spec.position, j, tier_id=spec.tier_id, campaign_id=spec.campaign_id, rule_id=leaf.rule_id,
+                          name=leaf.name, per_customer=leaf.query.per_customer, period=leaf.query.period,
+                          limit=leaf.limit, used=used)
         uses = spent.code_uses or {}
         for extra in extras:  # a code's stock (its redemption quantity); a campaign's pool of codes
             if isinstance(extra, FixedCode):
-                rules.add(extra.position, HELD_STOCK, extra.code, extra.campaign_id, None, _CODE_STOCK, False, None,
-                          extra.quantity, extra.redeemed + uses.get(extra.voucher_id, 0),
+                rules.add(extra.position, HELD_STOCK, tier_id=extra.code, campaign_id=extra.campaign_id, rule_id=None,
+                          name=_CODE_STOCK, limit=extra.quantity, used=extra.redeemed + uses.get(extra.voucher_id, 0),
                           always=extra.quantity is not None)
                 continue
             assert published is not None
             left = published.free_left[fixed.campaigns.index(extra)] if fixed is not None else 0
-            rules.add(extra.position, HELD_POOL, extra.label, extra.campaign_id, None, _CODE_POOL, False, None,
-                      extra.free, extra.free - left, always=True)
-            rules.add(extra.position, HELD_STOCK, extra.label, extra.campaign_id, None, _CODE_STOCK, False, None,
-                      None, None, always=False)  # its codes' own uses, code by code
+            rules.add(extra.position, HELD_POOL, tier_id=extra.label, campaign_id=extra.campaign_id, rule_id=None,
+                      name=_CODE_POOL, limit=extra.free, used=extra.free - left)
+            rules.add(extra.position, HELD_STOCK, tier_id=extra.label, campaign_id=extra.campaign_id, rule_id=None,
+                      name=_CODE_STOCK, limit=None, used=None, always=False)  # its codes' own uses, code by code
         held_rule, rule_names, budgets_rows = rules.held_rule, rules.names, rules.rows
         frame = pd.DataFrame({
             # strings made once per distinct value, then taken (a million orders: 0.9 s -> 0.3 s)
@@ -248,8 +249,8 @@ class _HeldRules:
         self.names: list[str] = []
         self.rows: list[dict[str, object]] = []
 
-    def add(self, position: int, reason: int, tier_id: str, campaign_id: str, rule_id: str | None, name: str,
-            per_customer: bool, period: str | None, limit: int | None, used: int | None, *,
+    def add(self, position: int, reason: int, *, tier_id: str, campaign_id: str, rule_id: str | None, name: str,
+            per_customer: bool = False, period: str | None = None, limit: int | None, used: int | None,
             always: bool = True) -> None:
         """A row for the rule (when `always`, or when it held an order back)."""
         hits = np.flatnonzero((self.held == position) & (self.reason == reason))

@@ -22,8 +22,8 @@ card's balance run out in the forecast where they would in the service.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -32,15 +32,24 @@ import numpy as np
 from ...engine import (
     CompiledTier,
     PricingContext,
-    StackResult,
+    StackedRedeemable,
     UsageLedger,
     evaluate_stack,
     normalize_order,
 )
-from ...models import RedeemableInput
+from ...models import RedeemableInput, StackingRules
 from ...sim.operations.stacking_rules import stacking_rules_in_force
+from ...sim.refusals import SimError
 from ...sim.sessions import Held, held
-from ...sim.stack_redeemables import ResolvedRedeemable, redeemed_as, resolve_redeemables
+from ...sim.stack_redeemables import (
+    QUANTITY_EXCEEDED,
+    ResolvedRedeemable,
+    check_redeemables,
+    redeemed_as,
+    refuse_the_same_code_twice,
+    resolve_redeemables,
+)
+from ...sim.stack_spending import credits_of, taken
 from ..orders import LineColumns, utc_datetime
 from ..sweep import OrderBatch
 from .candidates import Candidates
@@ -58,36 +67,54 @@ __all__ = ["walk_stacked"]
 @dataclass
 class _Entries:
     """Resolved redeemables per distinct set of tiers (positions in request
-    order), and a fixed set's codes resolved at each order's instant."""
+    order), and a fixed set's codes resolved at each order's instant. None
+    stands for a request the redemption operation refuses as a whole (400,
+    nothing redeemed): more redeemables than the project's
+    `redeemables_limit`, or one code sent twice."""
 
     sim: Simulator
     view: PricingView
     tiers: Sequence[CompiledTier]
-    cache: dict[tuple[int, ...], list[ResolvedRedeemable]]
+    rules: StackingRules
+    cache: dict[tuple[int, ...], list[ResolvedRedeemable] | None] = field(default_factory=dict)
     #: what the walk has redeemed of each code (uses, gift credits)
-    spent: Held
+    spent: Held = field(default_factory=Held)
 
-    def of(self, positions: tuple[int, ...]) -> list[ResolvedRedeemable]:
-        found = self.cache.get(positions)
-        if found is None:
+    def of(self, positions: tuple[int, ...]) -> list[ResolvedRedeemable] | None:
+        if positions not in self.cache:
             sent = [RedeemableInput(object="promotion_tier", id=self.tiers[p].id) for p in positions]
-            found = self.cache[positions] = resolve_redeemables(self.sim, self.view, sent, held(self.sim))
-        return found
+            self.cache[positions] = self._checked(sent, lambda: resolve_redeemables(self.sim, self.view, sent,
+                                                                                     held(self.sim)))
+        return self.cache[positions]
 
-    def at(self, sent: list[RedeemableInput], instant: datetime) -> list[ResolvedRedeemable]:
+    def at(self, sent: list[RedeemableInput], instant: datetime) -> list[ResolvedRedeemable] | None:
         """A fixed set with codes, at an order's instant: the sessions open
         then and the walk's own redemptions hold their uses and credits."""
-        holds = held(self.sim, at=instant)
-        holds.uses.update(self.spent.uses)
-        holds.credits.update(self.spent.credits)
-        return resolve_redeemables(self.sim, self.view, sent, holds, at=instant)
+        def resolve() -> list[ResolvedRedeemable]:
+            holds = held(self.sim, at=instant)
+            holds.uses.update(self.spent.uses)
+            holds.credits.update(self.spent.credits)
+            return resolve_redeemables(self.sim, self.view, sent, holds, at=instant)
 
-    def spend(self, resolved: ResolvedRedeemable, credits: int) -> None:
-        """What a redemption takes from a code: a use, and a gift card's credits."""
+        return self._checked(sent, resolve)
+
+    def _checked(self, sent: list[RedeemableInput],
+                 resolve: Callable[[], list[ResolvedRedeemable]]) -> list[ResolvedRedeemable] | None:
+        """The request-level refusals of the redemption operation, in its order."""
+        try:
+            check_redeemables(sent, self.rules)
+            resolved = resolve()
+            refuse_the_same_code_twice(resolved)
+        except SimError:
+            return None
+        return resolved
+
+    def spend(self, resolved: ResolvedRedeemable, stacked: StackedRedeemable) -> None:
+        """What a redemption takes from a code (`stack_spending.taken`)."""
+        uses, credits = taken(resolved.voucher, credits_of(stacked))
         if resolved.voucher is not None:
-            self.spent.uses[resolved.voucher.id] += 1
-            if resolved.entry.gift_credits is not None:
-                self.spent.credits[resolved.voucher.id] += credits
+            self.spent.uses[resolved.voucher.id] += uses
+            self.spent.credits[resolved.voucher.id] += credits
 
 
 def walk_stacked(
@@ -115,8 +142,9 @@ def walk_stacked(
     n = batch.n_orders
     assert found.plain_gives is not None and found.plain_positions is not None
     rules = stacking_rules_in_force(sim)
-    entries = _Entries(sim, view, tiers, {}, Held())
+    entries = _Entries(sim, view, tiers, rules)
     sent_with_every = fixed.positions if fixed is not None else None
+    coded = fixed if fixed is not None and (fixed.codes or fixed.campaigns) else None  # resolved order by order
     readers = readers_of(watched, ledger)
     tier = np.full(n, -1, dtype=np.int32)
     first = np.full(n, -1, dtype=np.int32)
@@ -160,24 +188,28 @@ def walk_stacked(
             continue
         positions = tuple(sorted(valid)) if sent_with_every is None else sent_with_every
         first[i] = positions[0]
-        if fixed is not None and published is not None and held_tier[i] < 0:
-            held_tier[i], held_leaf[i] = _pool_empty(published, fixed.campaigns, i)
-        if not draws[i] < max(float(rates.tier[p]) for p in positions) * float(rates.order[i]):
-            continue
-        normalized = normalize_order(view.catalogue, {"items": cols.items(i)}, context.id if context else None)
         instant = utc_datetime(int(cols.placed_at[i])) if cols.placed_at is not None else sim.now
-        ctx = PricingContext(instant, cols.metadata_of(i), usage=ledger)
-        if fixed is not None and (fixed.codes or fixed.campaigns):
+        resolved: list[ResolvedRedeemable] | None = None
+        if coded is not None:
+            # what holds an order back is known before its draw, as a tier's budget verdicts are
+            if published is not None and held_tier[i] < 0:
+                held_tier[i], held_leaf[i] = _pool_empty(published, coded.campaigns, i)
             codes = [c[i] for c in published.codes] if published is not None else []
             if None in codes:  # a campaign of the set handed this order no code: nothing is sent
                 continue
-            resolved = entries.at(fixed.with_codes(codes), instant)
-        else:
+            resolved = entries.at(coded.with_codes(codes), instant)
+            if resolved is not None and held_tier[i] < 0:  # a code that ran out, even if a PARTIAL stack applies
+                held_tier[i] = _out_of_stock(resolved, positions)
+        if not draws[i] < max(float(rates.tier[p]) for p in positions) * float(rates.order[i]):
+            continue
+        if coded is None:
             resolved = entries.of(positions)
+        if resolved is None:  # refused as a whole: nothing redeemed
+            continue
+        normalized = normalize_order(view.catalogue, {"items": cols.items(i)}, context.id if context else None)
+        ctx = PricingContext(instant, cols.metadata_of(i), usage=ledger)
         result = evaluate_stack([r.entry for r in resolved], normalized, context, ctx, rules)
         applied = [result.redeemables[p] for p in result.tried if result.redeemables[p].status == "APPLICABLE"]
-        if held_tier[i] < 0:  # a code that ran out is held back, even when the rest of a PARTIAL stack applies
-            held_tier[i] = _out_of_stock(result, resolved, positions)
         if not result.valid or not applied:
             continue
         order_id = str(cols.order_ids[i])
@@ -190,8 +222,7 @@ def walk_stacked(
             _, redeemed_id, campaign_id = redeemed_as(resolved[stacked.entry.position])
             ledger.record(redeemed_id, campaign_id, customer, keys, stacked.applied, result.running.order.amount,
                           order_id)
-            assert stacked.step is not None
-            entries.spend(resolved[stacked.entry.position], stacked.step.order_discount)
+            entries.spend(resolved[stacked.entry.position], stacked)
         tier[i] = positions[applied[0].entry.position]
         discount[i] = result.discount
         redeemed[i] = True
@@ -199,11 +230,6 @@ def walk_stacked(
             np.array(children[2], dtype=np.int64))
     return Spending(tier, discount, redeemed, held_tier, held_leaf, ledger, qualified=first, applied=applied_mask,
                     children=kids, code_uses=dict(entries.spent.uses))
-
-
-#: A code's refusal that means it has run out (its stock), not its dates. (A
-#: gift card asked for no set credits gives what its balance holds, down to 0.)
-_RAN_OUT = ("quantity_exceeded",)
 
 
 def _pool_empty(published: Publications, campaigns: Sequence[FixedCampaign], i: int) -> tuple[int, int]:
@@ -215,12 +241,10 @@ def _pool_empty(published: Publications, campaigns: Sequence[FixedCampaign], i: 
     return -1, -1
 
 
-def _out_of_stock(result: StackResult, resolved: Sequence[ResolvedRedeemable], positions: tuple[int, ...]) -> int:
-    """The position of the code whose stock refused the stack (the first
-    tried), -1 if none did: what the result reports as held back by it."""
-    for p in result.tried:
-        error = resolved[p].error
-        if result.redeemables[p].status == "INAPPLICABLE" and error is not None and error.key in _RAN_OUT:
+def _out_of_stock(resolved: Sequence[ResolvedRedeemable], positions: tuple[int, ...]) -> int:
+    """The position of the first code (request order) whose uses have run
+    out, -1 if none: its dates refusing it is not running out."""
+    for p, item in enumerate(resolved):
+        if item.error is not None and item.error.key == QUANTITY_EXCEEDED:
             return positions[p]
     return -1
-

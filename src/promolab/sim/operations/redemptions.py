@@ -32,7 +32,14 @@ from ..render.redemptions import (
 from ..request_parsing import parse
 from ..sessions import release
 from ..stack_redeemables import redeemed_as
-from ..stack_spending import give_back, order_by_source, remember_order, rollback_deadline, spend
+from ..stack_spending import (
+    credits_of,
+    give_back,
+    order_by_source,
+    remember_order,
+    rollback_deadline,
+    spend,
+)
 from ..usage import usage_of
 from .stacked_validation import StackedRequest, priced_stack
 from .stacking_rules import stacking_rules_in_force
@@ -120,7 +127,7 @@ def _child(sim: Simulator, priced: StackedRequest, stacked: StackedRedeemable, p
         customer_id=result.running.order.customer_id, tracking_id=priced.tracking_id, metadata=metadata,
         related_object_type=related_type, related_object_id=related_id,
         campaign_id=campaign_id,
-        amount=step.order_discount if stacked.entry.gift_credits is not None else None,
+        amount=credits_of(stacked),
         discount=step.total, order_amount=result.running.order.amount, order=order,
     )  # fmt: skip
 
