@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from ...engine import UsageLedger
-from .budget_leaves import BudgetedTier
+from .budget_leaves import BudgetedTier, BudgetLeaf
 
-__all__ = ["Rates", "Reader", "Spending", "WatchedTier", "readers_of", "verdicts_of", "walk"]
+__all__ = ["Rates", "Reader", "Spending", "WatchedTier", "counting_leaves", "readers_of", "verdicts_of", "walk"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,19 @@ class WatchedTier:
     tier_id: str
     campaign_id: str
     budget: BudgetedTier | None
+
+    @property
+    def every(self) -> int:
+        """Its verdict bits when it is valid under every combination of budget
+        verdicts (bit b: the verdicts spell b): then no budget decides it.
+        1 without a budget (one combination, the empty one)."""
+        return (1 << (1 << len(self.budget.leaves))) - 1 if self.budget is not None else 1
+
+    @property
+    def unlimited(self) -> int:
+        """The combination in which every budget holds (bit j: leaf j holds):
+        the verdict it would have with budgets unlimited. 0 without a budget."""
+        return (1 << len(self.budget.leaves)) - 1 if self.budget is not None else 0
 
 
 @dataclass(frozen=True)
@@ -107,9 +120,8 @@ def walk(
         bits, busy = _settled(watched, watched_bits, customers, ledger)
         quiet = ~busy
         for w, spec in enumerate(watched):  # where nothing is read or recorded, a watched tier is a plain one
-            every = (1 << (1 << len(spec.budget.leaves))) - 1 if spec.budget else 1
             d = watched_discount[:, w]
-            takes = quiet & (bits[:, w] == every) & (
+            takes = quiet & (bits[:, w] == spec.every) & (
                 (tier < 0) | (d > discount) | ((d == discount) & (spec.position < tier)))
             tier[takes] = spec.position
             discount[takes] = d[takes]
@@ -147,16 +159,13 @@ def _settled(watched: Sequence[WatchedTier], watched_bits: np.ndarray, customers
     busy = np.zeros(len(customers), dtype=bool)
     for w, spec in enumerate(watched):
         leaves = spec.budget.leaves if spec.budget is not None else ()
-        every = (1 << (1 << len(leaves))) - 1 if leaves else 1
+        every = spec.every
         column = bits[:, w]
         if leaves and all(leaf.query.per_customer for leaf in leaves):
             verdicts = sum(1 << j for j, leaf in enumerate(leaves) if leaf.check(0, _NO_INSTANT))
             holds = nobody & (column != 0) & ((column >> verdicts) & 1).astype(bool)
             column[holds] = every
-        counts_anyone = any(not leaf.query.per_customer for other in watched if other.budget is not None
-                            for leaf in other.budget.leaves
-                            if (leaf.query.scope == "redeemable" and other.position == spec.position)
-                            or (leaf.query.scope == "campaign" and other.campaign_id == spec.campaign_id))
+        counts_anyone = any(not leaf.query.per_customer for leaf in counting_leaves(watched, spec))
         records = np.ones(len(customers), dtype=bool) if counts_anyone else ~nobody
         busy |= ((column != 0) & (column != every)) | ((column != 0) & records)
     return bits, busy
@@ -185,18 +194,23 @@ def readers_of(watched: Sequence[WatchedTier], ledger: UsageLedger) -> list[list
     ]
 
 
+def counting_leaves(watched: Sequence[WatchedTier], tier: WatchedTier) -> list[BudgetLeaf]:
+    """The budget rules that count `tier`'s redemptions: its own
+    redeemable-scope leaves and every campaign-scope leaf of its campaign
+    (whichever watched tier carries it). What redeeming it must record, and
+    whether that changes a total read for everyone."""
+    return [
+        leaf for other in watched if other.budget is not None for leaf in other.budget.leaves
+        if (leaf.query.scope == "redeemable" and other.position == tier.position)
+        or (leaf.query.scope == "campaign" and other.campaign_id == tier.campaign_id)
+    ]
+
+
 def _recorders(watched: Sequence[WatchedTier], ledger: UsageLedger) -> dict[int, Callable[[object, tuple[int, int, int], int, int], None]]:
     """Per watched tier (by position): the recorder of the slots any budget
     reads its redemptions in (its own budgets; its campaign's budgets)."""
-    out = {}
-    for w in watched:
-        queries = [
-            leaf.query for other in watched if other.budget is not None for leaf in other.budget.leaves
-            if (leaf.query.scope == "redeemable" and other.position == w.position)
-            or (leaf.query.scope == "campaign" and other.campaign_id == w.campaign_id)
-        ]
-        out[w.position] = ledger.recorder(w.tier_id, w.campaign_id, queries)
-    return out
+    return {w.position: ledger.recorder(w.tier_id, w.campaign_id, [leaf.query for leaf in counting_leaves(watched, w)])
+            for w in watched}
 
 
 def _walk_busy(
@@ -219,8 +233,8 @@ def _walk_busy(
     """The sequential part, on plain Python values (numpy scalars are slow one
     at a time), with the ledger's slots bound once (`reader`, `recorder`)."""
     days, weeks, months = periods
-    every = [(1 << (1 << len(w.budget.leaves))) - 1 if w.budget else 1 for w in watched]  # valid under every verdict
-    unlimited = [(1 << len(w.budget.leaves)) - 1 if w.budget else 0 for w in watched]  # every budget holds
+    every = [w.every for w in watched]
+    unlimited = [w.unlimited for w in watched]
     readers = readers_of(watched, ledger)
     recorders = _recorders(watched, ledger)
     positions = [w.position for w in watched]
