@@ -328,8 +328,16 @@ class Chunk:
     def order(self) -> np.ndarray:
         return np.repeat(np.arange(self.n, dtype=np.int64), self.n_lines)
 
-    def segment_sum(self, values: np.ndarray) -> np.ndarray:
-        """Per-order sums of a per-line int array, exact: bincount adds in float64,
-        exact for integers below 2**53, and the chunk guard keeps every order's
+    def lines_at(self, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(price, has_price, line amount) of the lines at positions `at` (a kernel
+        that follows a few lines gathers only those)."""
+        code = at if self._code is None else self._code.take(at)
+        return self.lines.price.take(code), self.lines.has_price.take(code), self.lines.amount.take(code)
+
+    def segment_sum(self, values: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
+        """Per-order sums of a per-line int array (`order`: the order of each
+        value, default every line's), exact: bincount adds in float64, exact
+        for integers below 2**53, and the chunk guard keeps every order's
         amount (the largest sum taken) below that."""
-        return np.bincount(self.order, weights=values, minlength=self.n).astype(np.int64)
+        owner = self.order if order is None else order
+        return np.bincount(owner, weights=values, minlength=self.n).astype(np.int64)

@@ -55,10 +55,23 @@ class Instants:
         self.first = int(micros.min()) if micros.size else 0
         self.last = int(micros.max()) if micros.size else 0
         self._distinct: tuple[np.ndarray, np.ndarray] | None = None
+        #: Per-order codes already mapped, by (span starts, codes): tiers of one
+        #: campaign (a forecast's budget variants) share their spans.
+        self._mapped: dict[tuple[tuple[int, ...], tuple[int, ...]], np.ndarray] = {}
 
     @classmethod
     def of(cls, placed_at_ns: np.ndarray) -> Instants:
         return cls(placed_at_ns // 1000)  # floor: what a datetime keeps of a nanosecond instant
+
+    def spans_to_orders(self, starts: list[int], codes: list[int]) -> np.ndarray:
+        """Each order's code, span i (from `starts[i]`) having `codes[i]`: one
+        `np.searchsorted` per distinct set of spans (shared, never written)."""
+        known = (tuple(starts), tuple(codes))
+        found = self._mapped.get(known)
+        if found is None:
+            segment = np.searchsorted(np.array(starts, dtype=np.int64), self.micros, side="right") - 1
+            found = self._mapped[known] = np.array(codes, dtype=np.int8).take(segment)
+        return found
 
     def distinct(self) -> tuple[np.ndarray, np.ndarray]:
         """(sorted distinct instants, each order's index there): a sort, made once."""
@@ -121,9 +134,7 @@ def campaign_codes(tier: CompiledTier, instants: Instants) -> int | np.ndarray:
         starts, codes = found
         if len(set(codes)) == 1:
             return codes[0]
-        segment = np.searchsorted(np.array(starts, dtype=np.int64), instants.micros, side="right") - 1
-        per_order: np.ndarray = np.array(codes, dtype=np.int8)[segment]
-        return per_order
+        return instants.spans_to_orders(starts, codes)
     distinct, inverse = instants.distinct()
     table = _distinct_codes(tier, distinct)
     if not table.any() or (table == table[0]).all():
