@@ -129,9 +129,10 @@ def walk(
                 (tier < 0) | (d > discount) | ((d == discount) & (spec.position < tier)))
             tier[takes] = spec.position
             discount[takes] = d[takes]
-        visit = _visited(watched, watched_discount, bits, tier, discount, customers, draws, rates)
+        contest = _contested(watched, watched_discount, bits, tier, discount)
+        visit = _visited(watched, contest, tier, customers, draws, rates)
         _walk_busy(order[visit[order]], tier, discount, held_tier, held_leaf, watched, watched_discount, bits,
-                   customers, amounts, periods, draws, rates, ledger, customer_ids)
+                   contest, customers, amounts, periods, draws, rates, ledger, customer_ids)
     redeemed = (tier >= 0) & (draws < rates.tier[np.maximum(tier, 0)] * rates.order)
     discount = np.where(redeemed, discount, 0)
     return Spending(np.where(redeemed, tier, -1), discount, redeemed, held_tier, held_leaf, ledger, qualified=tier)
@@ -168,22 +169,38 @@ def _settled(watched: Sequence[WatchedTier], watched_bits: np.ndarray, customers
     return bits
 
 
-def _visited(watched: Sequence[WatchedTier], watched_discount: np.ndarray, bits: np.ndarray, tier: np.ndarray,
-             discount: np.ndarray, customers: np.ndarray, draws: np.ndarray, rates: Rates) -> np.ndarray:
-    """The orders the walk must visit, given the best (`tier`, `discount`) of
-    the tiers whose verdict is known: those where a tier with an open verdict
-    could beat it (the totals decide), and those that redeem a watched tier
-    whose redemption changes a total some budget reads (a per-customer total
-    only when the order has a counted customer). Elsewhere `tier` is the answer."""
+def _budgeted(watched: Sequence[WatchedTier]) -> list[int]:
+    """The watched tiers with a budget: the only ones whose verdict can be open
+    (neither 0 nor `every`) on an order, in the walk's bit order."""
+    return [w for w, spec in enumerate(watched) if spec.budget is not None]
+
+
+def _contested(watched: Sequence[WatchedTier], watched_discount: np.ndarray, bits: np.ndarray, tier: np.ndarray,
+               discount: np.ndarray) -> np.ndarray:
+    """Per order, the budgeted tiers (bit a: the a-th of `_budgeted`) whose
+    verdict is open and that could beat the best of the tiers whose verdict is
+    known (`tier`, `discount`): the only ones the walk must ask the totals about."""
+    asked = _budgeted(watched)
+    contest = np.zeros(len(tier), dtype=np.int64 if len(asked) < 63 else object)  # object: Python ints, any width
+    for a, w in enumerate(asked):
+        column, d, spec = bits[:, w], watched_discount[:, w], watched[w]
+        could = (column != 0) & (column != spec.every) & (
+            (tier < 0) | (d > discount) | ((d == discount) & (spec.position < tier)))
+        contest |= could.astype(contest.dtype) << a
+    return contest
+
+
+def _visited(watched: Sequence[WatchedTier], contest: np.ndarray, tier: np.ndarray, customers: np.ndarray,
+             draws: np.ndarray, rates: Rates) -> np.ndarray:
+    """The orders the walk must visit: those where a tier with an open verdict
+    could beat the best of the others (`contest`, the totals decide), and
+    those that redeem a watched tier whose redemption changes a total some
+    budget reads (a per-customer total only when the order has a counted
+    customer). Elsewhere `tier` is the answer."""
     redeems = (tier >= 0) & (draws < rates.tier[np.maximum(tier, 0)] * rates.order)
     known = customers >= 0
-    visit = np.zeros(len(customers), dtype=bool)
-    for w, spec in enumerate(watched):
-        column = bits[:, w]
-        if spec.budget is not None:
-            d = watched_discount[:, w]
-            visit |= (column != 0) & (column != spec.every) & (
-                (tier < 0) | (d > discount) | ((d == discount) & (spec.position < tier)))
+    visit: np.ndarray = contest != 0
+    for spec in watched:
         records = redeems & (tier == spec.position)
         if not any(not leaf.query.per_customer for leaf in counting_leaves(watched, spec)):
             records &= known
@@ -242,6 +259,7 @@ def _walk_busy(
     watched: Sequence[WatchedTier],
     watched_discount: np.ndarray,
     watched_bits: np.ndarray,
+    contest: np.ndarray,
     customers: np.ndarray,
     amounts: np.ndarray,
     periods: tuple[np.ndarray, np.ndarray, np.ndarray],
@@ -251,13 +269,11 @@ def _walk_busy(
     customer_ids: Sequence[str | None],
 ) -> None:
     """The sequential part, on plain Python values (numpy scalars are slow one
-    at a time), with the ledger's slots bound once (`reader`, `recorder`)."""
-    days, weeks, months = periods
+    at a time), with the ledger's slots bound once (`reader`, `recorder`).
+    On each order it asks only the tiers `contest` names, best first met first."""
     readers = readers_of(watched, ledger)
     recorders = _recorders(watched, ledger)
-    # Only tiers with a budget can be open (not 0, not `every`) on an order.
-    asked = [w for w, spec in enumerate(watched) if spec.budget is not None]
-    every = [watched[w].every for w in asked]
+    asked = _budgeted(watched)
     unlimited = [watched[w].unlimited for w in asked]
     positions = [watched[w].position for w in asked]
     # A tier with one budget that stays spent (`BudgetLeaf.stays_spent`) is
@@ -268,53 +284,57 @@ def _walk_busy(
     stuck_slot = [_stuck_slot(watched[w]) for w in asked]
     asked_readers = [readers[w] for w in asked]
     tier_rate = rates.tier.tolist()
-    span = range(len(asked))
     ids = [*customer_ids, None]  # code -1: no customer
+    named: dict[int, tuple[int, ...]] = {}  # contest bits -> the tiers they name
     for start in range(0, len(busy), _BLOCK):
         block = busy[start : start + _BLOCK]
         w_disc = watched_discount[block][:, asked].tolist()
         w_bits = watched_bits[block][:, asked].tolist()
+        contested = contest[block].tolist()
         chosen_t = tier[block].tolist()
         chosen_d = discount[block].tolist()
         held_t = [-1] * len(block)
         held_j = [-1] * len(block)
         cust = customers[block].tolist()
         amount = amounts[block].tolist()
-        keys = list(zip(days[block].tolist(), weeks[block].tolist(), months[block].tolist(), strict=True))
+        keyed = days, weeks, months = [p[block].tolist() for p in periods]
         drawn = draws[block].tolist()
         factor = rates.order[block].tolist()
         for k in range(len(chosen_t)):
             best, best_d = chosen_t[k], chosen_d[k]
-            held = held_f = -1
-            held_d = 0
             customer = ids[cust[k]]
-            bits_k, disc_k, keys_k = w_bits[k], w_disc[k], keys[k]
-            for a in span:
-                bits = bits_k[a]
-                if not bits or bits == every[a]:
-                    continue  # never valid here, or valid whatever its budgets say (chosen already)
-                d, position = disc_k[a], positions[a]
-                if best >= 0 and (d < best_d or (d == best_d and position > best)):
-                    continue  # cannot win whatever its budgets say
-                slot = stuck_slot[a]
-                if slot >= 0 and stuck[a] is not None and (slot == 3 or stuck[a] == keys_k[slot]):
-                    verdicts, failed = 0, 0  # its one budget is spent until the period turns
-                else:
-                    verdicts, failed = verdicts_of(asked_readers[a], customer, keys_k)
-                    if slot >= 0 and not verdicts:
-                        stuck[a] = keys_k[slot] if slot < 3 else True
-                if not bits >> verdicts & 1:
-                    if bits >> unlimited[a] & 1 and (held < 0 or _beats(d, position, held_d, held)):
-                        held, held_f, held_d = position, failed, d  # a budget refused it
-                    continue
-                best, best_d = position, d
-            chosen_t[k], chosen_d[k] = best, best_d
-            if held >= 0 and _beats(held_d, held, best_d, best):
-                held_t[k], held_j[k] = held, held_f
+            m = contested[k]
+            if m:
+                held = held_f = -1
+                held_d = 0
+                bits_k, disc_k = w_bits[k], w_disc[k]
+                found = named.get(m)
+                if found is None:
+                    found = named[m] = tuple(a for a in range(len(asked)) if m >> a & 1)
+                for a in found:
+                    d, position = disc_k[a], positions[a]
+                    if best >= 0 and (d < best_d or (d == best_d and position > best)):
+                        continue  # a tier asked before it won, and beats it whatever its budgets say
+                    bits = bits_k[a]
+                    slot = stuck_slot[a]
+                    if slot >= 0 and stuck[a] is not None and (slot == 3 or stuck[a] == keyed[slot][k]):
+                        verdicts, failed = 0, 0  # its one budget is spent until the period turns
+                    else:
+                        verdicts, failed = verdicts_of(asked_readers[a], customer, (days[k], weeks[k], months[k]))
+                        if slot >= 0 and not verdicts:
+                            stuck[a] = keyed[slot][k] if slot < 3 else True
+                    if not bits >> verdicts & 1:
+                        if bits >> unlimited[a] & 1 and (held < 0 or _beats(d, position, held_d, held)):
+                            held, held_f, held_d = position, failed, d  # a budget refused it
+                        continue
+                    best, best_d = position, d
+                chosen_t[k], chosen_d[k] = best, best_d
+                if held >= 0 and _beats(held_d, held, best_d, best):
+                    held_t[k], held_j[k] = held, held_f
             if best >= 0 and drawn[k] < tier_rate[best] * factor[k]:
                 record = recorders.get(best)
                 if record is not None:
-                    record(customer, keys_k, best_d, amount[k])
+                    record(customer, (days[k], weeks[k], months[k]), best_d, amount[k])
         tier[block] = chosen_t
         discount[block] = chosen_d
         held_tier[block] = held_t
