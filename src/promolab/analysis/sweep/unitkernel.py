@@ -38,6 +38,7 @@ class UnitKernel:
             else (line.product_id == product.id and line.sku_id is None)
             for line in keys.lines
         ], dtype=bool)
+        self.anywhere = bool(self.hit.any())
 
     def evaluate(self, chunk: Chunk, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(discount, total, not monetary) per order.
@@ -49,7 +50,8 @@ class UnitKernel:
         out = np.full(chunk.n, discount[0], dtype=np.int64)
         total = chunk.amount + (added[0] - discount[0])
         not_monetary = np.full(chunk.n, na[0], dtype=bool)
-        pos = np.flatnonzero(self.hit.take(chunk.key))
+        # no key of the batch is the unit (free shipping: no order holds the shipping line): nothing to look up
+        pos = np.flatnonzero(self.hit.take(chunk.key)) if self.anywhere else np.zeros(0, dtype=np.intp)
         if pos.size:
             owner = chunk.order.take(pos)
             first = np.empty(pos.size, dtype=bool)
