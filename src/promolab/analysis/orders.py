@@ -262,12 +262,20 @@ def line_columns(frame: pd.DataFrame, *, order_column: str = ORDER_COLUMN) -> Li
         values: np.ndarray = frame[column].iloc[first_line].to_numpy(dtype=object)
         return values
 
+    def first_codes(column: str) -> tuple[np.ndarray, list[str]]:
+        # each order's value numbered in order of first appearance (-1: none), and the names; a
+        # categorical column is numbered through its codes (no Python string per order)
+        series = frame[column]
+        if isinstance(series.dtype, pd.CategoricalDtype):
+            codes, uniques = pd.factorize(series.array.take(first_line), use_na_sentinel=True)
+        else:
+            codes, uniques = pd.factorize(pd.Series(firsts(column), dtype=object), use_na_sentinel=True)
+        return codes.astype(np.int32), [str(c) for c in uniques]
+
     customer = None
     customer_names: list[str] = []
     if CUSTOMER_COLUMN in frame.columns:
-        codes, cust_uniques = pd.factorize(pd.Series(firsts(CUSTOMER_COLUMN), dtype=object), use_na_sentinel=True)
-        customer = codes.astype(np.int32)
-        customer_names = [str(c) for c in cust_uniques]
+        customer, customer_names = first_codes(CUSTOMER_COLUMN)
     placed_at = None
     if PLACED_AT_COLUMN in frame.columns:
         lines = line_instants(frame[PLACED_AT_COLUMN])
@@ -284,10 +292,8 @@ def line_columns(frame: pd.DataFrame, *, order_column: str = ORDER_COLUMN) -> Li
     channel_names: tuple[str, ...] = ()
     meta_columns: dict[str, np.ndarray] = {}
     if CHANNEL_COLUMN in frame.columns:
-        values = firsts(CHANNEL_COLUMN)
-        codes, chan_uniques = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=True)
-        channel = codes.astype(np.int32)
-        channel_names = tuple(str(c) for c in chan_uniques)
+        channel, names = first_codes(CHANNEL_COLUMN)
+        channel_names = tuple(names)
         meta_columns["channel"] = np.array([None, *channel_names], dtype=object)[channel + 1]
     for column in frame.columns:
         if isinstance(column, str) and column.startswith(METADATA_PREFIX) and len(column) > len(METADATA_PREFIX):

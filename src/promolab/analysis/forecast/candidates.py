@@ -107,24 +107,29 @@ def candidates(
         block = Outputs.allocate(b - a, len(swept))
         bound.evaluate(a, b, block, offset=a)
         shape = (b - a, len(swept))
-        discount = block.discount.reshape(shape)  # 0 where invalid; no NA (free-item tiers are not candidates)
-        gives = block.valid.reshape(shape) & (discount > 0)
-        out.amount[a:b] = block.total.reshape(shape)[:, 0] + discount[:, 0]
+        # tier by tier (rows: each tier's orders contiguous), no NA (free-item tiers are not candidates)
+        discount = np.ascontiguousarray(block.discount.reshape(shape).T)
+        gives = np.ascontiguousarray(block.valid.reshape(shape).T)
+        gives &= discount > 0
+        out.amount[a:b] = block.total[:: len(swept)] + discount[0]
+        del block
         if out.plain_gives is not None:
-            out.plain_gives[a:b] = gives[:, plain]
+            out.plain_gives[a:b] = gives[plain].T
         if plain:
-            offered = np.where(gives[:, plain], discount[:, plain], -1)
-            best = np.argmax(offered, axis=1)  # the first of the largest: the earlier tier wins a tie
-            top = offered[np.arange(b - a), best]
+            offered = np.where(gives[plain], discount[plain], -1)
+            best = np.argmax(offered, axis=0)  # the first of the largest: the earlier tier wins a tie
+            top = np.take_along_axis(offered, best[None, :], axis=0)[0]
             out.plain_tier[a:b] = np.where(top > 0, plain_positions[best], -1)
             out.plain_discount[a:b] = np.maximum(top, 0)
         for k, columns in enumerate(variant_columns):
             bits = np.zeros(b - a, dtype=np.int32)
+            best_d = np.zeros(b - a, dtype=np.int64)
             for bit, column in enumerate(columns):
-                bits |= gives[:, column].astype(np.int32) << bit
+                bits |= gives[column].astype(np.int32) << bit
+                # a budget changes whether the tier applies, never how much it gives
+                np.maximum(best_d, np.where(gives[column], discount[column], 0), out=best_d)
             out.watched_bits[a:b, k] = bits
-            # a budget changes whether the tier applies, never how much it gives
-            out.watched_discount[a:b, k] = np.max(np.where(gives[:, columns], discount[:, columns], 0), axis=1)
+            out.watched_discount[a:b, k] = best_d
         if on_chunk is not None:
             on_chunk(b - a)
     return out

@@ -25,9 +25,9 @@ from typing import Any
 import numpy as np
 
 from ...engine import UsageLedger
-from .budget_leaves import BudgetedTier
+from .budget_leaves import BudgetedTier, BudgetLeaf
 
-__all__ = ["Rates", "Reader", "Spending", "WatchedTier", "readers_of", "verdicts_of", "walk"]
+__all__ = ["Rates", "Reader", "Spending", "WatchedTier", "counting_leaves", "readers_of", "verdicts_of", "walk"]
 
 
 @dataclass(frozen=True)
@@ -38,6 +38,19 @@ class WatchedTier:
     tier_id: str
     campaign_id: str
     budget: BudgetedTier | None
+
+    @property
+    def every(self) -> int:
+        """Its verdict bits when it is valid under every combination of budget
+        verdicts (bit b: the verdicts spell b): then no budget decides it.
+        1 without a budget (one combination, the empty one)."""
+        return (1 << (1 << len(self.budget.leaves))) - 1 if self.budget is not None else 1
+
+    @property
+    def unlimited(self) -> int:
+        """The combination in which every budget holds (bit j: leaf j holds):
+        the verdict it would have with budgets unlimited. 0 without a budget."""
+        return (1 << len(self.budget.leaves)) - 1 if self.budget is not None else 0
 
 
 @dataclass(frozen=True)
@@ -103,17 +116,22 @@ def walk(
     held_tier = np.full(n, -1, dtype=np.int32)
     held_leaf = np.full(n, -1, dtype=np.int8)
     if watched:
-        bits, busy = _settled(watched, watched_bits, customers, ledger)
-        quiet = ~busy
-        for w, spec in enumerate(watched):  # where nothing is read or recorded, a watched tier is a plain one
-            every = (1 << (1 << len(spec.budget.leaves))) - 1 if spec.budget else 1
+        bits = _settled(watched, watched_bits, customers)
+        # A watched tier valid under every verdict is chosen as a plain one
+        # (its budgets cannot refuse it), on every order: the walk then only
+        # asks about the tiers whose verdict is open, and the best it starts
+        # from is already the best of the others (the policy's order is a
+        # total order, so the order in which candidates are met does not matter).
+        for w, spec in enumerate(watched):
             d = watched_discount[:, w]
-            takes = quiet & (bits[:, w] == every) & (
+            takes = (bits[:, w] == spec.every) & (
                 (tier < 0) | (d > discount) | ((d == discount) & (spec.position < tier)))
             tier[takes] = spec.position
             discount[takes] = d[takes]
-        _walk_busy(order[busy[order]], tier, discount, held_tier, held_leaf, watched, watched_discount, bits,
-                   customers, amounts, periods, draws, rates, ledger, customer_ids)
+        contest = _contested(watched, watched_discount, bits, tier, discount)
+        visit = _visited(watched, contest, tier, customers, draws, rates)
+        _walk_busy(order[visit[order]], tier, discount, held_tier, held_leaf, watched, watched_discount, bits,
+                   contest, customers, amounts, periods, draws, rates, ledger, customer_ids)
     redeemed = (tier >= 0) & (draws < rates.tier[np.maximum(tier, 0)] * rates.order)
     discount = np.where(redeemed, discount, 0)
     return Spending(np.where(redeemed, tier, -1), discount, redeemed, held_tier, held_leaf, ledger, qualified=tier)
@@ -130,35 +148,63 @@ def _beats(d: int, position: int, best_d: int, best: int) -> bool:
     return best < 0 or d > best_d or (d == best_d and position < best)
 
 
-def _settled(watched: Sequence[WatchedTier], watched_bits: np.ndarray, customers: np.ndarray,
-             ledger: UsageLedger) -> tuple[np.ndarray, np.ndarray]:
-    """The orders the walk must visit, and the verdict bits it sees.
+def _settled(watched: Sequence[WatchedTier], watched_bits: np.ndarray, customers: np.ndarray) -> np.ndarray:
+    """The verdict bits the walk sees.
 
     A tier whose budgets all count per customer reads 0 for an order without
     a counted customer (an unknown source_id, or none) and records nothing
     for it: its verdict there is known before the walk (`check(0)`), so it is
     settled here when it holds (a refusal still goes through the walk, which
-    says which budget held it back). An order is then visited when a watched
-    tier's verdict on it depends on the totals, or when redeeming a watched
-    tier on it would change a total some budget reads."""
+    says which budget held it back)."""
     bits = watched_bits  # settled in place: the caller's candidates are not used after the walk
     nobody = customers < 0
-    busy = np.zeros(len(customers), dtype=bool)
     for w, spec in enumerate(watched):
         leaves = spec.budget.leaves if spec.budget is not None else ()
-        every = (1 << (1 << len(leaves))) - 1 if leaves else 1
-        column = bits[:, w]
         if leaves and all(leaf.query.per_customer for leaf in leaves):
+            column = bits[:, w]
             verdicts = sum(1 << j for j, leaf in enumerate(leaves) if leaf.check(0, _NO_INSTANT))
             holds = nobody & (column != 0) & ((column >> verdicts) & 1).astype(bool)
-            column[holds] = every
-        counts_anyone = any(not leaf.query.per_customer for other in watched if other.budget is not None
-                            for leaf in other.budget.leaves
-                            if (leaf.query.scope == "redeemable" and other.position == spec.position)
-                            or (leaf.query.scope == "campaign" and other.campaign_id == spec.campaign_id))
-        records = np.ones(len(customers), dtype=bool) if counts_anyone else ~nobody
-        busy |= ((column != 0) & (column != every)) | ((column != 0) & records)
-    return bits, busy
+            column[holds] = spec.every
+    return bits
+
+
+def _budgeted(watched: Sequence[WatchedTier]) -> list[int]:
+    """The watched tiers with a budget: the only ones whose verdict can be open
+    (neither 0 nor `every`) on an order, in the walk's bit order."""
+    return [w for w, spec in enumerate(watched) if spec.budget is not None]
+
+
+def _contested(watched: Sequence[WatchedTier], watched_discount: np.ndarray, bits: np.ndarray, tier: np.ndarray,
+               discount: np.ndarray) -> np.ndarray:
+    """Per order, the budgeted tiers (bit a: the a-th of `_budgeted`) whose
+    verdict is open and that could beat the best of the tiers whose verdict is
+    known (`tier`, `discount`): the only ones the walk must ask the totals about."""
+    asked = _budgeted(watched)
+    contest = np.zeros(len(tier), dtype=np.int64 if len(asked) < 63 else object)  # object: Python ints, any width
+    for a, w in enumerate(asked):
+        column, d, spec = bits[:, w], watched_discount[:, w], watched[w]
+        could = (column != 0) & (column != spec.every) & (
+            (tier < 0) | (d > discount) | ((d == discount) & (spec.position < tier)))
+        contest |= could.astype(contest.dtype) << a
+    return contest
+
+
+def _visited(watched: Sequence[WatchedTier], contest: np.ndarray, tier: np.ndarray, customers: np.ndarray,
+             draws: np.ndarray, rates: Rates) -> np.ndarray:
+    """The orders the walk must visit: those where a tier with an open verdict
+    could beat the best of the others (`contest`, the totals decide), and
+    those that redeem a watched tier whose redemption changes a total some
+    budget reads (a per-customer total only when the order has a counted
+    customer). Elsewhere `tier` is the answer."""
+    redeems = (tier >= 0) & (draws < rates.tier[np.maximum(tier, 0)] * rates.order)
+    known = customers >= 0
+    visit: np.ndarray = contest != 0
+    for spec in watched:
+        records = redeems & (tier == spec.position)
+        if not any(not leaf.query.per_customer for leaf in counting_leaves(watched, spec)):
+            records &= known
+        visit |= records
+    return visit
 
 
 Reader = tuple[Callable[[Any, datetime], bool], Callable[[object, tuple[int, int, int]], int]]
@@ -184,18 +230,23 @@ def readers_of(watched: Sequence[WatchedTier], ledger: UsageLedger) -> list[list
     ]
 
 
+def counting_leaves(watched: Sequence[WatchedTier], tier: WatchedTier) -> list[BudgetLeaf]:
+    """The budget rules that count `tier`'s redemptions: its own
+    redeemable-scope leaves and every campaign-scope leaf of its campaign
+    (whichever watched tier carries it). What redeeming it must record, and
+    whether that changes a total read for everyone."""
+    return [
+        leaf for other in watched if other.budget is not None for leaf in other.budget.leaves
+        if (leaf.query.scope == "redeemable" and other.position == tier.position)
+        or (leaf.query.scope == "campaign" and other.campaign_id == tier.campaign_id)
+    ]
+
+
 def _recorders(watched: Sequence[WatchedTier], ledger: UsageLedger) -> dict[int, Callable[[object, tuple[int, int, int], int, int], None]]:
     """Per watched tier (by position): the recorder of the slots any budget
     reads its redemptions in (its own budgets; its campaign's budgets)."""
-    out = {}
-    for w in watched:
-        queries = [
-            leaf.query for other in watched if other.budget is not None for leaf in other.budget.leaves
-            if (leaf.query.scope == "redeemable" and other.position == w.position)
-            or (leaf.query.scope == "campaign" and other.campaign_id == w.campaign_id)
-        ]
-        out[w.position] = ledger.recorder(w.tier_id, w.campaign_id, queries)
-    return out
+    return {w.position: ledger.recorder(w.tier_id, w.campaign_id, [leaf.query for leaf in counting_leaves(watched, w)])
+            for w in watched}
 
 
 def _walk_busy(
@@ -207,6 +258,7 @@ def _walk_busy(
     watched: Sequence[WatchedTier],
     watched_discount: np.ndarray,
     watched_bits: np.ndarray,
+    contest: np.ndarray,
     customers: np.ndarray,
     amounts: np.ndarray,
     periods: tuple[np.ndarray, np.ndarray, np.ndarray],
@@ -216,68 +268,82 @@ def _walk_busy(
     customer_ids: Sequence[str | None],
 ) -> None:
     """The sequential part, on plain Python values (numpy scalars are slow one
-    at a time), with the ledger's slots bound once (`reader`, `recorder`)."""
-    days, weeks, months = periods
-    every = [(1 << (1 << len(w.budget.leaves))) - 1 if w.budget else 1 for w in watched]  # valid under every verdict
-    unlimited = [(1 << len(w.budget.leaves)) - 1 if w.budget else 0 for w in watched]  # every budget holds
+    at a time), with the ledger's slots bound once (`reader`, `recorder`).
+    On each order it asks only the tiers `contest` names, best first met first."""
     readers = readers_of(watched, ledger)
     recorders = _recorders(watched, ledger)
-    positions = [w.position for w in watched]
+    asked = _budgeted(watched)
+    unlimited = [watched[w].unlimited for w in asked]
+    positions = [watched[w].position for w in asked]
     # A tier with one budget that stays spent (`BudgetLeaf.stays_spent`) is
-    # not asked again until its period turns: `stuck[w]` holds the period key
+    # not asked again until its period turns: `stuck[a]` holds the period key
     # it was found spent in (True: a budget without a period, spent for good);
-    # `stuck_slot[w]`: which key (0 day, 1 week, 2 month; 3 no period; -1 never).
-    stuck: list[object] = [None] * len(watched)
-    stuck_slot = [
-        (3 if w.budget.leaves[0].query.period is None
-         else ("daily", "weekly", "monthly").index(w.budget.leaves[0].query.period))
-        if w.budget is not None and len(w.budget.leaves) == 1 and w.budget.leaves[0].stays_spent else -1
-        for w in watched
-    ]
+    # `stuck_slot[a]`: which key (0 day, 1 week, 2 month; 3 no period; -1 never).
+    stuck: list[object] = [None] * len(asked)
+    stuck_slot = [_stuck_slot(watched[w]) for w in asked]
+    asked_readers = [readers[w] for w in asked]
     tier_rate = rates.tier.tolist()
-    span = range(len(watched))
+    ids = [*customer_ids, None]  # code -1: no customer
+    named: dict[int, tuple[int, ...]] = {}  # contest bits -> the tiers they name
     for start in range(0, len(busy), _BLOCK):
         block = busy[start : start + _BLOCK]
-        w_disc = watched_discount[block].tolist()
-        w_bits = watched_bits[block].tolist()
-        plain_t = tier[block].tolist()
-        plain_d = discount[block].tolist()
+        w_disc = watched_discount[block][:, asked].tolist()
+        w_bits = watched_bits[block][:, asked].tolist()
+        contested = contest[block].tolist()
+        chosen_t = tier[block].tolist()
+        chosen_d = discount[block].tolist()
+        held_t = [-1] * len(block)
+        held_j = [-1] * len(block)
         cust = customers[block].tolist()
         amount = amounts[block].tolist()
-        keys = list(zip(days[block].tolist(), weeks[block].tolist(), months[block].tolist(), strict=True))
+        keyed = days, weeks, months = [p[block].tolist() for p in periods]
         drawn = draws[block].tolist()
         factor = rates.order[block].tolist()
-        for k, i in enumerate(block.tolist()):
-            best, best_d = plain_t[k], plain_d[k]
-            held = held_j = -1
-            held_d = 0
-            customer = customer_ids[cust[k]] if cust[k] >= 0 else None
-            bits_k, disc_k, keys_k = w_bits[k], w_disc[k], keys[k]
-            for w in span:
-                bits = bits_k[w]
-                if not bits:
-                    continue
-                d, position = disc_k[w], positions[w]
-                if best >= 0 and (d < best_d or (d == best_d and position > best)):
-                    continue  # cannot win whatever its budgets say
-                if bits != every[w]:
-                    slot = stuck_slot[w]
-                    if slot >= 0 and stuck[w] is not None and (slot == 3 or stuck[w] == keys_k[slot]):
+        for k in range(len(chosen_t)):
+            best, best_d = chosen_t[k], chosen_d[k]
+            customer = ids[cust[k]]
+            m = contested[k]
+            if m:
+                held = held_f = -1
+                held_d = 0
+                bits_k, disc_k = w_bits[k], w_disc[k]
+                found = named.get(m)
+                if found is None:
+                    found = named[m] = tuple(a for a in range(len(asked)) if m >> a & 1)
+                for a in found:
+                    d, position = disc_k[a], positions[a]
+                    if best >= 0 and (d < best_d or (d == best_d and position > best)):
+                        continue  # a tier asked before it won, and beats it whatever its budgets say
+                    bits = bits_k[a]
+                    slot = stuck_slot[a]
+                    if slot >= 0 and stuck[a] is not None and (slot == 3 or stuck[a] == keyed[slot][k]):
                         verdicts, failed = 0, 0  # its one budget is spent until the period turns
                     else:
-                        verdicts, failed = verdicts_of(readers[w], customer, keys_k)
+                        verdicts, failed = verdicts_of(asked_readers[a], customer, (days[k], weeks[k], months[k]))
                         if slot >= 0 and not verdicts:
-                            stuck[w] = keys_k[slot] if slot < 3 else True
+                            stuck[a] = keyed[slot][k] if slot < 3 else True
                     if not bits >> verdicts & 1:
-                        if bits >> unlimited[w] & 1 and (held < 0 or _beats(d, position, held_d, held)):
-                            held, held_j, held_d = position, failed, d  # a budget refused it
+                        if bits >> unlimited[a] & 1 and (held < 0 or _beats(d, position, held_d, held)):
+                            held, held_f, held_d = position, failed, d  # a budget refused it
                         continue
-                best, best_d = position, d
-            tier[i] = best
-            discount[i] = best_d
-            if held >= 0 and _beats(held_d, held, best_d, best):
-                held_tier[i], held_leaf[i] = held, held_j
+                    best, best_d = position, d
+                chosen_t[k], chosen_d[k] = best, best_d
+                if held >= 0 and _beats(held_d, held, best_d, best):
+                    held_t[k], held_j[k] = held, held_f
             if best >= 0 and drawn[k] < tier_rate[best] * factor[k]:
                 record = recorders.get(best)
                 if record is not None:
-                    record(customer, keys_k, best_d, amount[k])
+                    record(customer, (days[k], weeks[k], months[k]), best_d, amount[k])
+        tier[block] = chosen_t
+        discount[block] = chosen_d
+        held_tier[block] = held_t
+        held_leaf[block] = held_j
+
+
+def _stuck_slot(w: WatchedTier) -> int:
+    """Which period key a tier's one stays-spent budget turns with (0 day, 1
+    week, 2 month, 3 none), -1 when it has no such single budget."""
+    if w.budget is None or len(w.budget.leaves) != 1 or not w.budget.leaves[0].stays_spent:
+        return -1
+    period = w.budget.leaves[0].query.period
+    return 3 if period is None else ("daily", "weekly", "monthly").index(period)

@@ -294,6 +294,36 @@ class Chunk:
         #: float64 segment sums (`segment_sum`) are exact below 2**53
         self.exact = bool(self.n == 0 or (int(self.amount.max()) < 2**52 and int(self.total_quantity.max()) < 2**52))
 
+    def subset(self, at: np.ndarray) -> Chunk | None:
+        """Orders `at` (ascending chunk positions) as a chunk of their own, for a
+        tier that only needs them (its campaign runs for few orders of a dated
+        sweep): every rule and kernel is per order, so each of these orders
+        gets the same answer here. Its `a`/`b`/`batch` are the parent's (the
+        engine path, which reads them, is not run on a subset). None when the
+        chunk's lines are its own or some order passes the grid's width."""
+        if self._code is None or self.codes.extra_order is not None:
+            return None
+        sub = Chunk.__new__(Chunk)
+        sub.batch, sub.a, sub.b, sub.n = self.batch, self.a, self.b, int(at.size)
+        n_lines = self.n_lines.take(at)
+        sub.n_lines = n_lines
+        sub.starts = np.zeros(at.size + 1, dtype=self.starts.dtype)
+        np.cumsum(n_lines, out=sub.starts[1:])
+        first = self.starts.take(at)
+        lines_at = np.repeat(first - sub.starts[:-1], n_lines) + np.arange(int(sub.starts[-1]))
+        sub.key, sub.quantity, sub._code = self.key.take(lines_at), self.quantity.take(lines_at), self._code.take(lines_at)
+        sub.lines = self.lines
+        sub.codes = PaddedCodes(self.codes.grid.take(at, axis=1))
+        sub.customer = self.customer.take(at) if self.customer is not None else None
+        sub.metadata_code = self.metadata_code.take(at) if self.metadata_code is not None else None
+        sub.masks = {}
+        sub.overflow = self.overflow
+        sub.amount, sub.total_quantity = self.amount.take(at), self.total_quantity.take(at)
+        sub.initial_amount = sub.amount
+        sub.column_sums = self.column_sums.take(at, axis=1)
+        sub.exact = self.exact
+        return sub
+
     # -- per-order reductions of per-subject tables ---------------------------------------
     def sum_lines(self, values: np.ndarray) -> np.ndarray:
         """Per-order sums of a per-subject int table."""
@@ -328,8 +358,16 @@ class Chunk:
     def order(self) -> np.ndarray:
         return np.repeat(np.arange(self.n, dtype=np.int64), self.n_lines)
 
-    def segment_sum(self, values: np.ndarray) -> np.ndarray:
-        """Per-order sums of a per-line int array, exact: bincount adds in float64,
-        exact for integers below 2**53, and the chunk guard keeps every order's
+    def lines_at(self, at: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(price, has_price, line amount) of the lines at positions `at` (a kernel
+        that follows a few lines gathers only those)."""
+        code = at if self._code is None else self._code.take(at)
+        return self.lines.price.take(code), self.lines.has_price.take(code), self.lines.amount.take(code)
+
+    def segment_sum(self, values: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
+        """Per-order sums of a per-line int array (`order`: the order of each
+        value, default every line's), exact: bincount adds in float64, exact
+        for integers below 2**53, and the chunk guard keeps every order's
         amount (the largest sum taken) below that."""
-        return np.bincount(self.order, weights=values, minlength=self.n).astype(np.int64)
+        owner = self.order if order is None else order
+        return np.bincount(owner, weights=values, minlength=self.n).astype(np.int64)

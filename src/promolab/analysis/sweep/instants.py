@@ -107,28 +107,40 @@ def _distinct_codes(tier: CompiledTier, distinct: np.ndarray) -> np.ndarray:
     return out
 
 
-def campaign_codes(tier: CompiledTier, instants: Instants) -> int | np.ndarray:
-    """The campaign check's reason code (0 = runs) for every order: an int when the
-    verdict is the same for the whole batch, else an int8 array per order.
+def campaign_codes(tiers: Sequence[CompiledTier], instants: Instants) -> list[int | np.ndarray]:
+    """Per tier, the campaign check's reason code (0 = runs) for every order: an
+    int when the verdict is the same for the whole batch, else an int8 array
+    per order (shared by the tiers whose campaigns give the same spans: read only).
 
     The engine's `verdict_at` decides (one implementation of the campaign
-    rules); Python runs once per verdict span, numpy maps the orders to spans.
+    rules); Python runs once per verdict span, numpy maps the orders to spans:
+    one `np.searchsorted` for every tier at once, over the union of their
+    span starts (each tier's code is constant between two of them).
     """
     if instants.micros.size == 0:
-        return 0
-    found = _spans(tier, instants.first, instants.last)
-    if found is not None:
-        starts, codes = found
-        if len(set(codes)) == 1:
-            return codes[0]
-        segment = np.searchsorted(np.array(starts, dtype=np.int64), instants.micros, side="right") - 1
-        per_order: np.ndarray = np.array(codes, dtype=np.int8)[segment]
-        return per_order
-    distinct, inverse = instants.distinct()
-    table = _distinct_codes(tier, distinct)
-    if not table.any() or (table == table[0]).all():
-        return int(table[0])
-    out: np.ndarray = table[inverse]
+        return [0] * len(tiers)
+    out: list[int | np.ndarray] = []
+    varying: dict[tuple[tuple[int, ...], tuple[int, ...]], list[int]] = {}  # spans -> the tiers that have them
+    for t, tier in enumerate(tiers):
+        found = _spans(tier, instants.first, instants.last)
+        if found is not None:
+            starts, codes = found
+            out.append(codes[0])
+            if len(set(codes)) > 1:
+                varying.setdefault((tuple(starts), tuple(codes)), []).append(t)
+            continue
+        distinct, inverse = instants.distinct()
+        table = _distinct_codes(tier, distinct)
+        out.append(int(table[0]) if not table.any() or (table == table[0]).all() else table[inverse])
+    if varying:
+        union = np.unique(np.array([s for starts, _ in varying for s in starts], dtype=np.int64))
+        segment = np.searchsorted(union, instants.micros, side="right") - 1
+        for (span_starts, span_codes), members in varying.items():
+            # the tier's code on each union span: that of its own span holding the union span's start
+            own = np.searchsorted(np.array(span_starts, dtype=np.int64), union, side="right") - 1
+            per_order = np.array(span_codes, dtype=np.int8)[own].take(segment)
+            for t in members:
+                out[t] = per_order
     return out
 
 

@@ -152,13 +152,14 @@ def bind_tiers(
     """`instants`: the orders' own instants (a dated sweep), None to check every
     campaign at `now`; `metadata_sets`: see `RuleProgram.bind`."""
     out = []
-    for plan, tier in zip(plans, tiers):
+    dated = campaign_codes(tiers, instants) if instants is not None else None
+    for t, (plan, tier) in enumerate(zip(plans, tiers)):
         per_order = None
-        if instants is None:
+        if dated is None:
             failure = tier.campaign.evaluate(now)
             code = REASON_CODE[failure.key] if failure is not None else 0
         else:
-            found = campaign_codes(tier, instants)
+            found = dated[t]
             if isinstance(found, np.ndarray):
                 per_order, code = found, 0
             else:

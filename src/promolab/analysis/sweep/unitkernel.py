@@ -38,28 +38,41 @@ class UnitKernel:
             else (line.product_id == product.id and line.sku_id is None)
             for line in keys.lines
         ], dtype=bool)
+        self.anywhere = bool(self.hit.any())
 
     def evaluate(self, chunk: Chunk, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(discount, total, not monetary) per order."""
-        n = chunk.n
-        price = np.full(n, self.new_price, dtype=np.int64)
-        quantity = np.zeros(n, dtype=np.int64)
-        amount = np.zeros(n, dtype=np.int64)
-        pos = np.flatnonzero(self.hit[chunk.key])
+        """(discount, total, not monetary) per order.
+
+        An order without a line of the unit gets N new units at the catalogue
+        price: the same answer for all of them, computed once; only the orders
+        holding such a line (usually a few) are computed one by one."""
+        added, discount, na = self._unit(np.array([self.new_price]), np.zeros(1, np.int64), np.zeros(1, np.int64))
+        out = np.full(chunk.n, discount[0], dtype=np.int64)
+        total = chunk.amount + (added[0] - discount[0])
+        not_monetary = np.full(chunk.n, na[0], dtype=bool)
+        # no key of the batch is the unit (free shipping: no order holds the shipping line): nothing to look up
+        pos = np.flatnonzero(self.hit.take(chunk.key)) if self.anywhere else np.zeros(0, dtype=np.intp)
         if pos.size:
-            owner = chunk.order[pos]
+            owner = chunk.order.take(pos)
             first = np.empty(pos.size, dtype=bool)
             first[0] = True
             np.not_equal(owner[1:], owner[:-1], out=first[1:])
             pos, owner = pos[first], owner[first]
-            price[owner] = chunk.price[pos]
-            quantity[owner] = chunk.quantity[pos]
-            amount[owner] = chunk.line_amount[pos]
+            price, _, amount = chunk.lines_at(pos)
+            added, discount, na = self._unit(price, chunk.quantity.take(pos), amount)
+            out[owner] = discount
+            total[owner] += added - discount
+            not_monetary[owner] = na
+        return out, total, not_monetary
+
+    def _unit(self, price: np.ndarray, quantity: np.ndarray, amount: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(amount added, discount, not monetary) for orders whose first line of
+        the unit has this price, quantity and amount (none: the new line's price, 0, 0)."""
         big = self.n_units
-        add = np.full(n, big, dtype=np.int64) if self.new_items else np.maximum(big - quantity, 0)
+        add = np.full(price.size, big, dtype=np.int64) if self.new_items else np.maximum(big - quantity, 0)
         discounted = np.minimum(big, quantity + add)
         priced = price >= 0
         added = np.where(priced, price * add, 0)
         discount = np.where(priced, np.minimum(price * discounted, amount + added), 0)
-        total = chunk.amount + added - discount
-        return discount, total, ~(priced & (discounted > 0))
+        return added, discount, ~(priced & (discounted > 0))

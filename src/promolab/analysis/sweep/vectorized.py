@@ -91,6 +91,15 @@ def budget_pass(x: np.ndarray, mask: np.ndarray, order: np.ndarray, budget: int)
     x[idx] = np.minimum(running, budget) - np.minimum(running - xs, budget)
 
 
+def _entry_passes(x: np.ndarray, entry: np.ndarray, entries: list[int], budgets: list[int | None],
+                  el: np.ndarray | None, order: np.ndarray) -> None:
+    """In place: each `applicable_to` entry's aggregated budget drawn by its
+    lines (`entry`: the entry index per line, -1 none; `el`: None, every line)."""
+    for e in entries:
+        mine = entry == e
+        budget_pass(x, mine if el is None else mine & el, order, int(budgets[e] or 0))
+
+
 def _distribute(shares: np.ndarray, caps: np.ndarray, lines: np.ndarray, diff: int) -> None:
     """The engine's remainder loop (money.split_proportionally) on one order's open lines."""
     order = sorted(lines.tolist(), key=lambda i: (-int(caps[i]), i))
@@ -185,6 +194,7 @@ class DiscountKernel:
         self.agga: np.ndarray | None = None
         self.aggq: np.ndarray | None = None
         self.agga_entries: list[int] = []
+        self.aggq_entries: list[int] = []
         if not self.order_level:
             self._bind_scope(tier, keys)
         #: The discount is a function of per-order sums of per-line values (see `from_sums`);
@@ -232,6 +242,7 @@ class DiscountKernel:
         self.aggq = aggq if (aggq >= 0).any() else None
         self.agga = agga if (agga >= 0).any() else None
         self.agga_entries = np.unique(agga[agga >= 0]).tolist()
+        self.aggq_entries = np.unique(aggq[aggq >= 0]).tolist()
         self.qbudgets = [e.aggregated_quantity_limit for e in scope.included]
         self.abudgets = [e.aggregated_amount_limit for e in scope.included]
 
@@ -308,41 +319,46 @@ class DiscountKernel:
         if not chunk.exact:
             raise Overflow("order amounts beyond 2**52")
         # Every eligible line is priced, valid order or not: orders never share
-        # lines or budgets, and the caller keeps the valid ones.
-        el = self.eligible[chunk.key]
-        if not el.any():
+        # lines or budgets, and the caller keeps the valid ones. Only the
+        # eligible lines are followed (a line out of scope takes nothing and
+        # draws from no budget): the arithmetic runs on a fraction of the lines.
+        at = np.flatnonzero(self.eligible.take(chunk.key))
+        if not at.size:
             return np.zeros(chunk.n, dtype=np.int64)
-        return chunk.segment_sum(
-            self.line_values(chunk.key, chunk.quantity, chunk.price, chunk.has_price, chunk.line_amount,
-                             chunk.order, el)
-        )
+        price, has_price, amount = chunk.lines_at(at)
+        order = chunk.order.take(at)
+        values = self.line_values(chunk.key.take(at), chunk.quantity.take(at), price, has_price, amount, order)
+        return chunk.segment_sum(values, order)
 
     def line_values(self, key: np.ndarray, quantity: np.ndarray, price: np.ndarray, has_price: np.ndarray,
-                    amount: np.ndarray, order: np.ndarray, el: np.ndarray) -> np.ndarray:
+                    amount: np.ndarray, order: np.ndarray, el: np.ndarray | None = None) -> np.ndarray:
         """Each line's discount (0 outside `el`), lines of one order contiguous
         and in order (`order`: a non-decreasing order index per line).
 
         `el` may be narrower than the scope (stacking: lines an earlier
         discount took under the products mode ONCE) and `amount` other than
-        price x quantity (stacking: a line's amount less earlier discounts).
+        price x quantity (stacking: a line's amount less earlier discounts);
+        None: every line given is eligible (the caller kept only those).
         """
         units, base, cap = self._units_base_cap(key, quantity, price, has_price, amount, order, el)
         if self.proportional:
             assert self.amount_off is not None
             weights = base if self.effect == "APPLY_TO_ITEMS_PROPORTIONALLY" else units
-            idx = np.flatnonzero(el)
-            value = np.zeros(key.size, dtype=np.int64)
-            if idx.size:
-                value[idx] = split_groups(self.amount_off, weights[idx], cap[idx], order[idx])
+            if el is None:
+                value = split_groups(self.amount_off, weights, cap, order) if key.size else np.zeros(0, np.int64)
+            else:
+                idx = np.flatnonzero(el)
+                value = np.zeros(key.size, dtype=np.int64)
+                if idx.size:
+                    value[idx] = split_groups(self.amount_off, weights[idx], cap[idx], order[idx])
         else:
             value = self._capped(key, price, has_price, units, base, cap)
-        np.multiply(value, el, out=value)
+        if el is not None:
+            np.multiply(value, el, out=value)
         if self.agga is not None:
-            agga = self.agga[key]
-            for e in np.unique(agga[el & (agga >= 0)]).tolist():
-                budget_pass(value, el & (agga == e), order, int(self.abudgets[e] or 0))
+            _entry_passes(value, self.agga.take(key), self.agga_entries, self.abudgets, el, order)
         if self.aggregated is not None:
-            budget_pass(value, el, order, self.aggregated)
+            budget_pass(value, el if el is not None else np.ones(key.size, dtype=bool), order, self.aggregated)
         return value
 
     # -- per-line arithmetic, shared by both ------------------------------------------------
@@ -354,11 +370,9 @@ class DiscountKernel:
         order), the amount they are worth (`base`) and its cap per line."""
         units = qty if self.qlimit is None else np.minimum(qty, self.qlimit.take(key))
         if self.aggq is not None:
-            assert order is not None and el is not None
+            assert order is not None
             units = units.copy()
-            aggq = self.aggq[key]
-            for e in np.unique(aggq[el & (aggq >= 0)]).tolist():
-                budget_pass(units, el & (aggq == e), order, int(self.qbudgets[e] or 0))
+            _entry_passes(units, self.aggq.take(key), self.aggq_entries, self.qbudgets, el, order)
         if units is qty:
             base = amount
         else:
