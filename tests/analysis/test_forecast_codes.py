@@ -161,3 +161,16 @@ def test_a_name_that_is_both_a_tier_and_a_code_is_refused() -> None:
     doc["campaigns"][-1]["vouchers"].append({"code": "promo_mug_3"})
     with pytest.raises(ValueError, match="'promo_mug_3' is both a candidate tier and a code"):
         forecast(Simulator.from_scenario(doc), dated_orders(20), policy=["promo_mug_3"], progress=False)
+
+
+def test_a_set_of_codes_alone_needs_no_promotion_tier() -> None:
+    """Only the set's tiers are candidates: a shop without any promotion (or
+    with every tier left out by tiers=) still forecasts its codes."""
+    doc = coded_demo(quantity=30)
+    doc["campaigns"] = [c for c in doc["campaigns"] if c.get("type", "PROMOTION") != "PROMOTION"]
+    doc.pop("promotion_stacks", None)
+    result, _ = _both(doc, ["SPRING-5"], n=300, days=3)
+    assert result.tier_ids == () and int(result.orders["redeemed"].sum()) == 30
+    coded = forecast(Simulator.from_scenario(coded_demo(quantity=30)), dated_orders(300, days=3, seed=21, start=START),
+                     tiers=["promo_free_shipping"], policy=["SPRING-5"], progress=False)
+    assert int(coded.orders["redeemed"].sum()) == 30 and coded.tier_ids == ()

@@ -2,8 +2,8 @@
 
 The candidate tiers (the tiers with budget rules as their variants,
 `budget_leaves`) are bound to the orders once and evaluated a chunk at a
-time (`sweep.bind_batch`), and each chunk is reduced at once to what the walk needs, so a million orders never hold the
-full orders x tiers frame: the best *plain* tier and its discount, and for
+time (`sweep.bind_batch`), and each chunk is reduced at once to what the
+walk needs, so a million orders never hold the full orders x tiers frame: the best *plain* tier and its discount, and for
 each watched tier its discount and the budget verdicts it is valid under.
 A tier counts for an order when it is valid and gives something (a
 discount of 0 is nothing to redeem).
@@ -11,7 +11,7 @@ discount of 0 is nothing to redeem).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -22,6 +22,7 @@ from ...engine import CompiledTier, PricingContext
 from ...sim.promotions import PricingView
 from ..sweep import OrderBatch
 from ..sweep.api import bind_batch, select_tiers
+from ..sweep.batch import Chunk
 from ..sweep.runner import Outputs
 from .spending import WatchedTier
 
@@ -44,14 +45,17 @@ class Candidates:
     plain_positions: np.ndarray | None = None
 
 
-def candidate_tiers(view: PricingView, tiers: Any = None) -> tuple[list[CompiledTier], dict[str, str]]:
+def candidate_tiers(view: PricingView, tiers: Any = None, *,
+                    sent: Collection[str] | None = None) -> tuple[list[CompiledTier], dict[str, str]]:
     """The tiers a forecast redeems (as `sweep` selects them), and the ones left
     out with why: free-item (UNIT) tiers, which the redemption operation does
-    not apply in a stack."""
+    not apply in a stack. `sent`: the names of a fixed set, sent with every
+    order whatever the others offer: only its tiers are candidates (none, for
+    a set of codes)."""
     chosen = select_tiers(view, tiers)
     excluded = {t.id: "free items (UNIT) are not applied in a stack, so not redeemed" for t in chosen if t.kind == "UNIT"}
-    chosen = [t for t in chosen if t.kind != "UNIT"]
-    if not chosen:
+    chosen = [t for t in chosen if t.kind != "UNIT" and (sent is None or t.id in sent)]
+    if not chosen and sent is None:
         raise ValueError("no candidate tier to forecast with" + (f" ({', '.join(excluded)} left out)" if excluded else ""))
     return chosen, excluded
 
@@ -101,6 +105,13 @@ def candidates(
         plain_gives=np.zeros((n, len(plain)), dtype=bool) if keep_plain else None,
         plain_positions=plain_positions,
     )
+    if not swept:  # a fixed set of codes: only the order amounts are wanted
+        for a in range(0, n, CHUNK):
+            b = min(n, a + CHUNK)
+            out.amount[a:b] = Chunk(batch, a, b).amount
+            if on_chunk is not None:
+                on_chunk(b - a)
+        return out
     bound = bind_batch(view, batch, swept, PricingContext(now=now))
     for a in range(0, n, CHUNK):
         b = min(n, a + CHUNK)

@@ -156,8 +156,8 @@ def walk_stacked(
     children: tuple[list[int], list[int], list[int]] = ([], [], [])
     plain_positions = found.plain_positions.tolist()
     watched_positions = [w.position for w in watched]
-    every = [(1 << (1 << len(w.budget.leaves))) - 1 if w.budget else 1 for w in watched]
-    unlimited = [(1 << len(w.budget.leaves)) - 1 if w.budget else 0 for w in watched]
+    every = [w.every for w in watched]
+    unlimited = [w.unlimited for w in watched]
     if fixed is None:
         busy = order[found.plain_gives[order].any(axis=1) | (found.watched_bits[order] != 0).any(axis=1)]
     else:
