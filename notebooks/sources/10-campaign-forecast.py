@@ -224,6 +224,23 @@ beans_weeks = beans_weeks.assign(**{c: per_week[c].to_numpy() for c in per_week}
 readable(beans_weeks, money=["discount"], counts=["redemptions", "promo_beans_15", "held_back"])
 
 # %% [markdown]
+# `budget_left("week")` says what each budget of everyone's total read at the end of each
+# week and what was left under its bound. The VIP budget counts ever, so its total only grows;
+# the beans cap counts the campaign's redemptions of the current week (all its tiers), so it
+# starts again from 0 every Monday and ends each week far past 300. (`measure` says what the
+# numbers are: redemptions, or cents of discount.)
+
+# %%
+# NBVAL_CHECK_OUTPUT
+left = result.budget_left("week")
+shown = left[["rule", "period", "period_start", "limit", "used", "left"]].astype(object)
+shown["period"] = left["period"].fillna("ever")
+in_money = (left["measure"] != "count").to_numpy()
+for column in ("limit", "used", "left"):
+    shown[column] = [format_money(int(v)) if m else format_count(int(v)) for v, m in zip(left[column], in_money)]
+shown
+
+# %% [markdown]
 # ## Who gets the discounts?
 #
 # `result.orders` is a per-order frame (order, time, customer, channel, segment, amount,

@@ -183,10 +183,12 @@ def _parser() -> argparse.ArgumentParser:
                           help="what a free-shipping redemption costs, in minor units")
     forecast.add_argument("--seed", type=int, default=0, help="key of which orders redeem under --redemption-rate")
     forecast.add_argument("--freq", choices=["day", "week", "month"], default="day",
-                          help="the periods of <stem>.periods.<ext> (the project's time zone)")
+                          help="the periods of <stem>.periods.<ext> and <stem>.budget_left.<ext> "
+                               "(the project's time zone)")
     forecast.add_argument("--out", type=Path, default=None, metavar="FILE",
                           help="per-order frame to FILE (.csv, .parquet or .json), and beside it "
-                               "<stem>.periods.<ext> and <stem>.budgets.<ext>; nothing is written on an error "
+                               "<stem>.periods.<ext>, <stem>.budgets.<ext> and <stem>.budget_left.<ext>; "
+                               "nothing is written on an error "
                                "(default: print the summary only)")
     forecast.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 

@@ -13,7 +13,13 @@ import pytest
 
 from promolab import Simulator, samples
 from promolab.analysis import CostModel, forecast
-from promolab.analysis.forecast import BUDGET_COLUMNS, ORDER_COLUMNS, PERIOD_COLUMNS, ForecastResult
+from promolab.analysis.forecast import (
+    BUDGET_COLUMNS,
+    BUDGET_LEFT_COLUMNS,
+    ORDER_COLUMNS,
+    PERIOD_COLUMNS,
+    ForecastResult,
+)
 from promolab.analysis.forecast import cli as forecast_cli
 from promolab.cli import main
 from promolab.display import format_count, format_money
@@ -82,7 +88,8 @@ def test_out_writes_orders_periods_and_budgets(suffix: str, files: dict[str, Pat
     out = tmp_path / f"march{suffix}"
     assert main(_argv(files["csv"], "--out", str(out), "--freq", "week")) == 0
     printed = capsys.readouterr().out
-    paths = {"orders": out, "periods": tmp_path / f"march.periods{suffix}", "budgets": tmp_path / f"march.budgets{suffix}"}
+    paths = {"orders": out, "periods": tmp_path / f"march.periods{suffix}", "budgets": tmp_path / f"march.budgets{suffix}",
+             "budget_left": tmp_path / f"march.budget_left{suffix}"}
     assert sorted(tmp_path.iterdir()) == sorted(paths.values())  # no temporary file left behind
     for path in paths.values():
         assert f"wrote {path}" in printed
@@ -90,7 +97,9 @@ def test_out_writes_orders_periods_and_budgets(suffix: str, files: dict[str, Pat
     def read(path: Path) -> pd.DataFrame:
         return {".csv": pd.read_csv, ".parquet": pd.read_parquet, ".json": pd.read_json}[suffix](path)
 
-    orders, periods, budgets = (read(paths[k]) for k in ("orders", "periods", "budgets"))
+    orders, periods, budgets, left = (read(paths[k]) for k in ("orders", "periods", "budgets", "budget_left"))
+    assert list(left.columns) == list(BUDGET_LEFT_COLUMNS)
+    assert left["used"].tolist() == expected.budget_left("week")["used"].tolist()
     assert list(orders.columns) == [*ORDER_COLUMNS, "channel", "segment"]
     assert list(periods.columns) == list(PERIOD_COLUMNS)
     assert list(budgets.columns) == list(BUDGET_COLUMNS)
@@ -236,7 +245,7 @@ def test_help_lists_every_option(capsys: pytest.CaptureFixture[str]) -> None:
                    "--seed", "--freq", "--out", "--no-progress"):
         assert option in text, option
     flat = " ".join(text.split())
-    assert "<stem>.periods.<ext> and <stem>.budgets.<ext>" in flat
+    assert "<stem>.periods.<ext>, <stem>.budgets.<ext> and <stem>.budget_left.<ext>" in flat
     assert "one of best" in flat and "(default: best)" in flat
 
 

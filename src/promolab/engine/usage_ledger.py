@@ -147,6 +147,19 @@ class UsageLedger:
             return 0
         return counts[0] if query.measure == "count" else counts[1] if query.measure == "discount" else counts[2]
 
+    def totals_by_period(self, query: UsageQuery, redeemable_id: str, campaign_id: str) -> dict[int | None, int]:
+        """Everyone's totals of `query` (not per customer), per key of its
+        period (None: ever): what a report of a budget over time starts from."""
+        subject = redeemable_id if query.scope == "redeemable" else campaign_id
+        head = (query.scope, subject, None, _PERIOD_INDEX[query.period])
+        measure = ("count", "discount", "order_amount").index(query.measure)
+        out: dict[int | None, int] = {}
+        for slot, counts in self._totals.items():
+            key = slot[4]
+            if slot[:4] == head and (key is None or isinstance(key, int)):
+                out[key] = counts[measure]
+        return out
+
     def value(
         self, query: UsageQuery, redeemable_id: str, campaign_id: str, customer_id: str | None, now: datetime
     ) -> int:

@@ -9,11 +9,12 @@ Input: CSV or Parquet line items with `placed_at` (read as `promolab sweep`
 reads them). Printed: per campaign, redemptions, discount and orders held
 back; per budget, when it ran out (the project's time zone), with money in
 the scenario's currency. `--out FILE` (.csv, .parquet or .json) also writes
-the per-order frame there and the periods and budgets beside it
-(`<stem>.periods<suffix>`, `<stem>.budgets<suffix>`).
+the per-order frame there and the periods, budgets and what each budget had
+left per period beside it (`<stem>.periods<suffix>`, `<stem>.budgets<suffix>`,
+`<stem>.budget_left<suffix>`).
 
 Exit codes: 0 done, 2 bad input (one line on stderr naming the row and
-column at fault; nothing written: the three files are written to temporary
+column at fault; nothing written: the four files are written to temporary
 names and renamed only once all are complete).
 """
 
@@ -40,7 +41,8 @@ OUT_SUFFIXES = (".csv", ".parquet", ".pq", ".json")
 def sibling_paths(out: Path) -> dict[str, Path]:
     """Where `--out FILE` puts each frame: the orders at FILE, the others beside it."""
     return {"orders": out, "periods": out.with_name(f"{out.stem}.periods{out.suffix}"),
-            "budgets": out.with_name(f"{out.stem}.budgets{out.suffix}")}
+            "budgets": out.with_name(f"{out.stem}.budgets{out.suffix}"),
+            "budget_left": out.with_name(f"{out.stem}.budget_left{out.suffix}")}
 
 
 def _write(frame: pd.DataFrame, path: Path, suffix: str) -> None:
@@ -129,7 +131,7 @@ def run_forecast(args: argparse.Namespace) -> int:
         paths = sibling_paths(args.out) if args.out is not None else {}
         if paths:
             write_all({paths["orders"]: result.orders, paths["periods"]: result.periods(args.freq),
-                       paths["budgets"]: result.budgets})
+                       paths["budgets"]: result.budgets, paths["budget_left"]: result.budget_left(args.freq)})
     except (ValueError, OSError) as exc:
         print(f"promolab forecast: {exc}", file=sys.stderr)
         return 2
@@ -157,6 +159,6 @@ def _print_report(result: ForecastResult, currency: str, args: argparse.Namespac
     for reason, tier_ids in by_reason.items():
         print(f"left out: {', '.join(tier_ids)} ({reason})")
     for name, path in paths.items():
-        print(f"wrote {path} ({name}{f', per {args.freq}' if name == 'periods' else ''})")
+        print(f"wrote {path} ({name.replace('_', ' ')}{f', per {args.freq}' if name in ('periods', 'budget_left') else ''})")
     print()
     print(_summary(result, currency))

@@ -11,6 +11,8 @@
 - `periods(freq)`: per campaign and calendar day / week / month of the
   project's time zone: redemptions, discount, orders held back, and the
   running totals (what a burn-down draws);
+- `budget_left(freq)`: per budget of everyone's total and period, what it
+  read at the period's end and what was left (`budget_left`);
 - `summary()`: per campaign.
 """
 
@@ -23,7 +25,8 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pandas as pd
 
-from ...engine import CompiledTier
+from ...engine import CompiledTier, WeekStart
+from .budget_left import BudgetTrack, budget_left
 from .facts import OrderFacts
 from .fixed_set import HELD_POOL, HELD_STOCK, FixedCode, FixedSet
 from .publications import Publications
@@ -73,6 +76,10 @@ class ForecastResult:
     timezone: str
     #: each order's (day, week, month) keys (`engine.period_keys`), in the rows' order
     period_keys: tuple[np.ndarray, np.ndarray, np.ndarray]
+    #: the project's first day of the week (its weekly periods)
+    week_start: WeekStart = "MONDAY"
+    #: the budgets of everyone's total and the code stocks, as `budget_left` follows them
+    budget_tracks: tuple[BudgetTrack, ...] = ()
 
     @classmethod
     def build(cls, sim: Simulator, tiers: Sequence[CompiledTier], watched: Sequence[WatchedTier],
@@ -93,6 +100,7 @@ class ForecastResult:
         discount = spent.discount[order]
         customer = facts.customer[order]
         rules = _HeldRules(held, spent.held_leaf[order], facts.placed_at[order], tz)
+        tracks: list[BudgetTrack] = []
         for spec in watched:
             if spec.budget is None:
                 continue
@@ -103,12 +111,21 @@ class ForecastResult:
                 rules.add(spec.position, j, tier_id=spec.tier_id, campaign_id=spec.campaign_id, rule_id=leaf.rule_id,
                           name=leaf.name, per_customer=leaf.query.per_customer, period=leaf.query.period,
                           limit=leaf.limit, used=used)
+                if not leaf.query.per_customer:
+                    tracks.append(BudgetTrack(
+                        spec.tier_id, spec.campaign_id, leaf.name,
+                        "tier_id" if leaf.query.scope == "redeemable" else "campaign_id", leaf.query.measure,
+                        leaf.query.period, leaf.limit,
+                        spent.ledger.totals_by_period(leaf.query, spec.tier_id, spec.campaign_id)))
         uses = spent.code_uses or {}
         for extra in extras:  # a code's stock (its redemption quantity); a campaign's pool of codes
             if isinstance(extra, FixedCode):
+                used_up = extra.redeemed + uses.get(extra.voucher_id, 0)
                 rules.add(extra.position, HELD_STOCK, tier_id=extra.code, campaign_id=extra.campaign_id, rule_id=None,
-                          name=_CODE_STOCK, limit=extra.quantity, used=extra.redeemed + uses.get(extra.voucher_id, 0),
-                          always=extra.quantity is not None)
+                          name=_CODE_STOCK, limit=extra.quantity, used=used_up, always=extra.quantity is not None)
+                if extra.quantity is not None:
+                    tracks.append(BudgetTrack(extra.code, extra.campaign_id, _CODE_STOCK, "tier_id", "count", None,
+                                              extra.quantity, {None: used_up}))
                 continue
             assert published is not None
             left = published.free_left[fixed.campaigns.index(extra)] if fixed is not None else 0
@@ -156,7 +173,7 @@ class ForecastResult:
         keys = (facts.periods[0][order], facts.periods[1][order], facts.periods[2][order])
         redemptions = _redemptions(frame, spent, order, ids, campaign_names, campaign_code)
         return cls(frame, budgets, redemptions, dict(excluded), tuple(t.id for t in tiers),
-                   dict(zip(ids, campaigns, strict=True)), tz, keys)
+                   dict(zip(ids, campaigns, strict=True)), tz, keys, facts.week_start, tuple(tracks))
 
     def periods(self, freq: Literal["day", "week", "month"] = "day") -> pd.DataFrame:
         """Per campaign and calendar period (the project's time zone; weeks from
@@ -182,7 +199,7 @@ class ForecastResult:
         })  # fmt: skip
         if parts.empty:
             return pd.DataFrame(columns=list(PERIOD_COLUMNS))
-        every = _period_range(start.min(), start.max(), freq)
+        every = self.period_starts(freq)
         grid = pd.MultiIndex.from_product([sorted(parts["campaign_id"].unique()), every],
                                           names=["campaign_id", "period_start"])
         sums = parts.groupby(["campaign_id", "period_start"]).sum().reindex(grid, fill_value=0).reset_index()
@@ -190,6 +207,22 @@ class ForecastResult:
         for column in ("redemptions", "discount"):
             sums[f"{column}_to_date"] = sums.groupby("campaign_id")[column].cumsum()
         return sums[list(PERIOD_COLUMNS)]
+
+    def period_starts(self, freq: Literal["day", "week", "month"] = "day") -> pd.DatetimeIndex:
+        """Every calendar period's start from the first order's to the last's
+        (the project's time zone; empty without orders)."""
+        if freq not in _FREQ:
+            raise ValueError(f"freq must be one of {', '.join(_FREQ)}, got {freq!r}")
+        if self.orders.empty:
+            return pd.DatetimeIndex([], tz=self.timezone)
+        start = _period_start(self.period_keys, freq, self.timezone)
+        return _period_range(start.min(), start.max(), freq)
+
+    def budget_left(self, freq: Literal["day", "week", "month"] = "day") -> pd.DataFrame:
+        """Per budget of everyone's total (and code stock) and calendar period:
+        the total it read at the period's end (`used`) and what was `left`
+        under its `limit` (`budget_left.BUDGET_LEFT_COLUMNS`)."""
+        return budget_left(self, self.period_starts(freq), freq)
 
     def summary(self) -> pd.DataFrame:
         """Per campaign: redemptions, discount given, orders held back by a budget."""

@@ -1,0 +1,120 @@
+"""What each budget had left at the end of every day, week or month of a forecast.
+
+A budget rule reads everyone's running total (redemptions, discount or
+order amounts of a tier or of its campaign, ever or in the current
+calendar period) and refuses once it reaches its bound; `budget_left` says,
+per budget and per period of the report (`freq`), the total the rule read
+at the end of that period and what was left under the bound. A code's
+stock is reported alike (its uses against its redemption quantity).
+
+Exact by construction: the walk's ledger holds every total at the end of
+the forecast, per key of the budget's own period (`UsageLedger.
+totals_by_period`, what the simulator had spent before included); the
+forecast's own part of each is the redemptions of `ForecastResult.
+redemptions` that the rule counts (an order's amount once per order, as
+the ledger counts it). The total at an instant is the end total of the
+budget period holding it, less what the orders after the instant added to
+that period. Per-customer limits have no everyone's total and are left out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+import numpy as np
+import pandas as pd
+
+from ...engine import period_key_arrays
+
+if TYPE_CHECKING:
+    from .result import ForecastResult
+
+__all__ = ["BUDGET_LEFT_COLUMNS", "BudgetTrack", "budget_left"]
+
+#: `measure`: what `limit`, `used` and `left` are in: "count" (redemptions), or cents
+#: ("discount", "order_amount").
+BUDGET_LEFT_COLUMNS = ("tier_id", "campaign_id", "rule", "measure", "period", "period_start", "limit", "used", "left")
+_PERIOD_SLOT = {"daily": 0, "weekly": 1, "monthly": 2}
+
+
+@dataclass(frozen=True)
+class BudgetTrack:
+    """A budget of everyone's total, as the report follows it."""
+
+    tier_id: str
+    campaign_id: str
+    rule: str
+    #: which redemptions it counts: those of the tier (`tier_id`) or of the campaign (`campaign_id`)
+    counts: Literal["tier_id", "campaign_id"]
+    measure: Literal["count", "discount", "order_amount"]
+    #: the budget's own period (None: ever)
+    period: str | None
+    limit: int | None
+    #: its totals at the end of the forecast, per key of its period (None: ever)
+    totals: dict[int | None, int]
+
+
+def budget_left(result: ForecastResult, starts: pd.DatetimeIndex, freq: str) -> pd.DataFrame:
+    """Per budget (in `result.budgets` order) and period of `freq` (`starts`,
+    `ForecastResult.period_starts`): `used` at the period's end and `left`
+    (`limit - used`; below 0 when the redemption that crossed the bound went
+    through, as it does)."""
+    orders = result.orders
+    rows: list[pd.DataFrame] = []
+    if orders.empty or not result.budget_tracks:
+        return pd.DataFrame(columns=list(BUDGET_LEFT_COLUMNS))
+    placed = np.asarray(pd.DatetimeIndex(orders["placed_at"]).as_unit("ns").asi8, dtype=np.int64)
+    ends = _ends(starts, freq)
+    at = np.searchsorted(placed, ends, side="left")  # orders placed before each end
+    end_keys = period_key_arrays(ends - 1, result.timezone, result.week_start)
+    for track in result.budget_tracks:
+        added = _added(result, track)
+        cumulative = np.concatenate(([0], np.cumsum(added)))
+        if track.period is None:
+            key_of_order = np.zeros(len(orders), dtype=np.int64)
+            key_at_end = np.zeros(len(ends), dtype=np.int64)
+        else:
+            slot = _PERIOD_SLOT[track.period]
+            key_of_order, key_at_end = result.period_keys[slot], end_keys[slot]
+        first = np.searchsorted(key_of_order, key_at_end, side="left")
+        last = np.searchsorted(key_of_order, key_at_end, side="right")
+        final = np.array([track.totals.get(None if track.period is None else int(k), 0) for k in key_at_end],
+                         dtype=np.int64)
+        used = final - (cumulative[last] - cumulative[np.clip(at, first, last)])
+        rows.append(pd.DataFrame({
+            "tier_id": track.tier_id, "campaign_id": track.campaign_id, "rule": track.rule, "measure": track.measure,
+            "period": track.period,
+            "period_start": starts, "limit": track.limit, "used": used,
+        }))  # fmt: skip
+    out = pd.concat(rows, ignore_index=True)
+    out["limit"] = out["limit"].astype("Int64")
+    out["left"] = out["limit"] - out["used"]
+    return out.astype({"tier_id": "string", "campaign_id": "string", "rule": "string", "measure": "string",
+                       "period": "string"})[
+        list(BUDGET_LEFT_COLUMNS)]
+
+
+def _ends(starts: pd.DatetimeIndex, freq: str) -> np.ndarray:
+    """Each period's end (the next one's start), as UTC nanoseconds."""
+    step = {"day": pd.DateOffset(days=1), "week": pd.DateOffset(weeks=1), "month": pd.DateOffset(months=1)}[freq]
+    wall = starts.tz_localize(None) + step
+    local = wall.tz_localize(starts.tz, ambiguous=False, nonexistent="shift_forward")
+    return np.asarray(local.tz_convert("UTC").as_unit("ns").asi8, dtype=np.int64)
+
+
+def _added(result: ForecastResult, track: BudgetTrack) -> np.ndarray:
+    """What each order (rows in time order) added to the track's total."""
+    r = result.redemptions
+    mine = (r[track.counts].astype("string") == (track.tier_id if track.counts == "tier_id" else track.campaign_id))
+    mine = mine.fillna(False).to_numpy(dtype=bool)
+    rows = r["row"].to_numpy()[mine]
+    added = np.zeros(len(result.orders), dtype=np.int64)
+    if track.measure == "count":
+        np.add.at(added, rows, 1)
+    elif track.measure == "discount":
+        np.add.at(added, rows, r["discount"].to_numpy(dtype=np.int64)[mine])
+    else:  # an order's amount once, however many of its redemptions count
+        counted = np.unique(rows)
+        added[counted] = result.orders["amount"].to_numpy(dtype=np.int64)[counted]
+    return added
