@@ -15,10 +15,11 @@ from typing import Any
 
 import pandas as pd
 import pytest
+import yaml
 
 from promolab import Simulator, samples
 from promolab.analysis.forecast import forecast
-from promolab.engine import BUDGET_FAMILIES
+from promolab.engine import BUDGET_FAMILIES, period_keys, period_slot
 from promolab.sim.usage import usage_of
 
 from .forecast_support import dated_orders
@@ -103,6 +104,52 @@ def test_without_orders_or_budgets_the_frame_is_empty_with_its_columns() -> None
     from promolab.analysis.forecast.budget_left import BUDGET_LEFT_COLUMNS
 
     result = forecast(Simulator.from_scenario(samples.demo_scenario()), dated_orders(50), progress=False)
-    assert list(result.budget_left("week").columns) == list(BUDGET_LEFT_COLUMNS) and result.budget_left().empty
+    empty = result.budget_left("week")
+    assert list(empty.columns) == list(BUDGET_LEFT_COLUMNS) and empty.empty
+    assert (str(empty["limit"].dtype), str(empty["rule"].dtype), str(empty["period_start"].dt.tz)) == (
+        "Int64", "string", result.timezone)  # typed as a frame with rows: a file of it reads back the same
     with pytest.raises(ValueError, match="freq must be one of"):
         result.budget_left("year")  # type: ignore[arg-type]  # bad on purpose
+
+
+def _more_budgets() -> dict[str, Any]:
+    """The forecast scenario plus budgets of the other measures and periods: the
+    orders amount of the gear campaign, a daily count of the mug tier, a monthly
+    count of the merch campaign."""
+    doc = yaml.safe_load(samples.forecast_scenario().read_text())
+    tiers = {t["id"]: t for c in doc["campaigns"] for t in c.get("tiers") or []}
+    for tier_id, name, bound in (("promo_gear_split", "campaign.orders.amount", 900_000),
+                                 ("promo_mug_3", "redemption.count.daily", 6),
+                                 ("promo_merch_split", "campaign.redemptions.count.monthly", 500)):
+        rules = tiers[tier_id].setdefault("validation_rules", {}).setdefault("rules", {})
+        ids = [k for k in rules if k != "logic"]
+        new = str(len(ids) + 1)
+        rules[new] = {"name": name, "conditions": {"$less_than": [bound]}}
+        rules["logic"] = f"({rules['logic']}) and {new}" if rules.get("logic") else " and ".join([*ids, new])
+    return doc
+
+
+@pytest.mark.parametrize("policy", ["best", "stack"])
+def test_budget_left_equals_a_forecast_of_the_orders_placed_before_each_day_ends(policy: str) -> None:
+    """Not from the report's own inputs: the orders placed before each day's end
+    forecast alone leave the ledger totals the report must show for that day
+    (across the DST change of 29 March and the month's end)."""
+    doc = _more_budgets()
+    orders = dated_orders(1_200, days=8, seed=3, start="2026-03-26T00:00:00Z")
+    full = forecast(Simulator.from_scenario(doc), orders, policy=policy, progress=False)
+    left = full.budget_left("day").set_index(["rule", "period_start"])["used"]
+    assert {"campaign.orders.amount", "redemption.count.daily", "campaign.redemptions.count.monthly"} <= set(
+        left.index.get_level_values("rule"))
+    placed = pd.to_datetime(orders["placed_at"], utc=True)
+    checked = 0
+    for start in full.period_starts("day")[:-1]:
+        end = (start.tz_localize(None) + pd.Timedelta(days=1)).tz_localize(start.tz)
+        before = orders[placed < end]
+        prefix = forecast(Simulator.from_scenario(doc), before, policy=policy, progress=False)
+        keys = period_keys((end - pd.Timedelta(microseconds=1)).to_pydatetime(), full.timezone, full.week_start)
+        for track in prefix.budget_tracks:
+            slot = period_slot(BUDGET_FAMILIES[track.rule].period)
+            want = track.totals.get(None if slot is None else keys[slot], 0)
+            assert int(left[(track.rule, start)]) == want, (track.rule, start)
+            checked += 1
+    assert checked >= 7 * 4

@@ -147,7 +147,7 @@ def test_every_order_after_a_code_ran_out_is_held_back_whatever_the_rate(rate: f
 
 @pytest.mark.parametrize(("policy", "message"), [
     (["SPRING-5", "SPRING-5"], "names a tier, code or campaign twice"),
-    (["NOPE-1"], "neither a candidate tier, a code nor a campaign of codes"),
+    (["NOPE-1"], "neither a candidate tier, a code nor a campaign of codes; candidate tiers: promo_welcome_10, "),
     (["promo_mug_3", 5], "a non-empty list of promotion tier ids, codes and campaign ids"),
     (["camp_beans"], "camp_beans is a PROMOTION campaign: a fixed policy publishes codes of DISCOUNT_COUPONS"),
 ])  # fmt: skip

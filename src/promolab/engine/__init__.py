@@ -50,6 +50,7 @@ from .amount_discounts import AmountBenefit
 from .budget_rules import (
     BUDGET_FAMILIES,
     QUALIFICATION_IGNORED,
+    Period,
     Usage,
     UsageQuery,
     WeekStart,
@@ -90,7 +91,7 @@ from .stacking import (
 )
 from .tier_spec import CampaignInfo, TierSpec
 from .tier_wire import promotion_tier_wire
-from .usage_ledger import UsageLedger, period_key_arrays, period_keys
+from .usage_ledger import UsageLedger, period_key_arrays, period_keys, period_slot
 
 __all__ = [
     "AUDIENCE_FAMILIES",
@@ -113,6 +114,7 @@ __all__ = [
     "CustomerContext",
     "Line",
     "NormalizedOrder",
+    "Period",
     "PricingContext",
     "PricingInputError",
     "PricingOverflowError",
@@ -144,6 +146,7 @@ __all__ = [
     "parse_duration",
     "period_key_arrays",
     "period_keys",
+    "period_slot",
     "period_start",
     "price_normalized",
     "price_running",

@@ -25,11 +25,19 @@ import pandas as pd
 
 from .budget_rules import WEEKDAY, Period, UsageQuery, WeekStart
 
-__all__ = ["PERIODS", "UsageLedger", "period_key_arrays", "period_keys"]
+__all__ = ["PERIODS", "UsageLedger", "period_key_arrays", "period_keys", "period_slot"]
 
 #: The slots a redemption counts in: ever, then each calendar period.
 PERIODS: tuple[Period | None, ...] = (None, "daily", "weekly", "monthly")
 _PERIOD_INDEX: dict[Period | None, int] = {p: i for i, p in enumerate(PERIODS)}
+#: What a slot's counters hold, in order: redemptions, discount, order amounts.
+_MEASURES = ("count", "discount", "order_amount")
+
+
+def period_slot(period: Period | None) -> int | None:
+    """Where a period's key sits in `period_keys`' (day, week, month); None
+    for no period (a total of ever)."""
+    return None if period is None else _PERIOD_INDEX[period] - 1
 #: date(1970, 1, 1).toordinal(): a local day count since the epoch, as an ordinal.
 _EPOCH_ORDINAL = 719_163
 _DAY_NS = 86_400 * 10**9
@@ -145,26 +153,31 @@ class UsageLedger:
         counts = self._totals.get(slot)
         if counts is None:
             return 0
-        return counts[0] if query.measure == "count" else counts[1] if query.measure == "discount" else counts[2]
+        return counts[_MEASURES.index(query.measure)]
 
     def totals_by_period(self, query: UsageQuery, redeemable_id: str, campaign_id: str) -> dict[int | None, int]:
-        """Everyone's totals of `query` (not per customer), per key of its
-        period (None: ever): what a report of a budget over time starts from."""
+        """Everyone's totals of `query`, per key of its period (None: ever):
+        what a report of a budget over time starts from. A per-customer query
+        has no everyone's total to report (ValueError)."""
+        if query.per_customer:
+            raise ValueError("a per-customer query has a total per customer, not one for everyone")
         subject = redeemable_id if query.scope == "redeemable" else campaign_id
         head = (query.scope, subject, None, _PERIOD_INDEX[query.period])
-        measure = ("count", "discount", "order_amount").index(query.measure)
+        measure = _MEASURES.index(query.measure)
         out: dict[int | None, int] = {}
         for slot, counts in self._totals.items():
-            key = slot[4]
-            if slot[:4] == head and (key is None or isinstance(key, int)):
-                out[key] = counts[measure]
+            if slot[:4] == head:
+                key = slot[4]
+                assert key is None or isinstance(key, int | np.integer)  # a slot's period key; None for ever
+                out[None if key is None else int(key)] = counts[measure]
         return out
 
     def value(
         self, query: UsageQuery, redeemable_id: str, campaign_id: str, customer_id: str | None, now: datetime
     ) -> int:
         """`Usage.value`: the total so far in the period holding `now`."""
-        key = None if query.period is None else self.keys(now)[_PERIOD_INDEX[query.period] - 1]
+        slot = period_slot(query.period)
+        key = None if slot is None else self.keys(now)[slot]
         return self.total(query, redeemable_id, campaign_id, customer_id, key)
 
     # -- the forecast's fast paths: the slots of a few queries, bound once ----
@@ -177,7 +190,7 @@ class UsageLedger:
         """`total` for one query of one redeemable, bound once: called with the
         customer (None: none) and the (day, week, month) keys of the instant."""
         scope, subject, per_customer, index = self._slot_of(query, redeemable_id, campaign_id)
-        measure = ("count", "discount", "order_amount").index(query.measure)
+        measure = _MEASURES.index(query.measure)
         totals = self._totals
 
         def read(customer: object, periods: tuple[int, int, int]) -> int:

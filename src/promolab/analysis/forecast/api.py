@@ -104,8 +104,8 @@ def forecast(
         raise TypeError(f"orders must be a line-items DataFrame, got {type(orders).__name__}")
     costs = costs or CostModel()
     view = pricing_view(sim)
-    chosen, excluded = candidate_tiers(view, tiers, sent=fixed_ids)
-    fixed = fixed_set(sim, chosen, excluded, fixed_ids) if fixed_ids is not None else None
+    chosen, excluded, offered = candidate_tiers(view, tiers, sent=fixed_ids)
+    fixed = fixed_set(sim, chosen, excluded, fixed_ids, offered) if fixed_ids is not None else None
     extras = fixed.extras if fixed is not None else []
     if policy != "best" and len(chosen) + len(extras) > _MOST_STACKED:
         raise ValueError(f"a stacked forecast tells apart at most {_MOST_STACKED} tiers and codes; got "
@@ -119,7 +119,7 @@ def forecast(
         published = publish_codes(sim, cols, np.argsort(cols.placed_at, kind="stable"), fixed.campaigns)
         sim = published.sim
         view = pricing_view(sim)
-        chosen, excluded = candidate_tiers(view, tiers, sent=fixed_ids)
+        chosen, excluded, _ = candidate_tiers(view, tiers, sent=fixed_ids)
     table = customer_table(sim, view, customers)
     codes, contexts, labels = table.resolve(cols.order_ids, cols.customer, cols.customer_names)
     batch = build_batch(cols, view.catalogue, codes, contexts, labels)

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Literal
 import numpy as np
 import pandas as pd
 
-from ...engine import period_key_arrays
+from ...engine import Period, period_key_arrays, period_slot
+from .calendar_periods import Freq, period_ends
 
 if TYPE_CHECKING:
     from .result import ForecastResult
@@ -35,7 +36,6 @@ __all__ = ["BUDGET_LEFT_COLUMNS", "BudgetTrack", "budget_left"]
 #: `measure`: what `limit`, `used` and `left` are in: "count" (redemptions), or cents
 #: ("discount", "order_amount").
 BUDGET_LEFT_COLUMNS = ("tier_id", "campaign_id", "rule", "measure", "period", "period_start", "limit", "used", "left")
-_PERIOD_SLOT = {"daily": 0, "weekly": 1, "monthly": 2}
 
 
 @dataclass(frozen=True)
@@ -49,33 +49,34 @@ class BudgetTrack:
     counts: Literal["tier_id", "campaign_id"]
     measure: Literal["count", "discount", "order_amount"]
     #: the budget's own period (None: ever)
-    period: str | None
+    period: Period | None
     limit: int | None
     #: its totals at the end of the forecast, per key of its period (None: ever)
     totals: dict[int | None, int]
 
 
-def budget_left(result: ForecastResult, starts: pd.DatetimeIndex, freq: str) -> pd.DataFrame:
-    """Per budget (in `result.budgets` order) and period of `freq` (`starts`,
-    `ForecastResult.period_starts`): `used` at the period's end and `left`
+def budget_left(result: ForecastResult, freq: Freq) -> pd.DataFrame:
+    """Per budget (in `result.budgets` order) and period of `freq`
+    (`ForecastResult.period_starts`): `used` at the period's end and `left`
     (`limit - used`; below 0 when the redemption that crossed the bound went
     through, as it does)."""
+    starts = result.period_starts(freq)  # refuses a bad freq
     orders = result.orders
-    rows: list[pd.DataFrame] = []
     if orders.empty or not result.budget_tracks:
-        return pd.DataFrame(columns=list(BUDGET_LEFT_COLUMNS))
+        return _frame(pd.DataFrame({c: [] for c in BUDGET_LEFT_COLUMNS}), result.timezone)
     placed = np.asarray(pd.DatetimeIndex(orders["placed_at"]).as_unit("ns").asi8, dtype=np.int64)
-    ends = _ends(starts, freq)
+    ends = period_ends(starts, freq)
     at = np.searchsorted(placed, ends, side="left")  # orders placed before each end
     end_keys = period_key_arrays(ends - 1, result.timezone, result.week_start)
+    rows: list[pd.DataFrame] = []
     for track in result.budget_tracks:
         added = _added(result, track)
         cumulative = np.concatenate(([0], np.cumsum(added)))
-        if track.period is None:
+        slot = period_slot(track.period)
+        if slot is None:
             key_of_order = np.zeros(len(orders), dtype=np.int64)
             key_at_end = np.zeros(len(ends), dtype=np.int64)
         else:
-            slot = _PERIOD_SLOT[track.period]
             key_of_order, key_at_end = result.period_keys[slot], end_keys[slot]
         first = np.searchsorted(key_of_order, key_at_end, side="left")
         last = np.searchsorted(key_of_order, key_at_end, side="right")
@@ -88,19 +89,18 @@ def budget_left(result: ForecastResult, starts: pd.DatetimeIndex, freq: str) -> 
             "period_start": starts, "limit": track.limit, "used": used,
         }))  # fmt: skip
     out = pd.concat(rows, ignore_index=True)
-    out["limit"] = out["limit"].astype("Int64")
-    out["left"] = out["limit"] - out["used"]
-    return out.astype({"tier_id": "string", "campaign_id": "string", "rule": "string", "measure": "string",
-                       "period": "string"})[
-        list(BUDGET_LEFT_COLUMNS)]
+    out["left"] = out["limit"].astype("Int64") - out["used"]
+    return _frame(out, result.timezone)
 
 
-def _ends(starts: pd.DatetimeIndex, freq: str) -> np.ndarray:
-    """Each period's end (the next one's start), as UTC nanoseconds."""
-    step = {"day": pd.DateOffset(days=1), "week": pd.DateOffset(weeks=1), "month": pd.DateOffset(months=1)}[freq]
-    wall = starts.tz_localize(None) + step
-    local = wall.tz_localize(starts.tz, ambiguous=False, nonexistent="shift_forward")
-    return np.asarray(local.tz_convert("UTC").as_unit("ns").asi8, dtype=np.int64)
+def _frame(out: pd.DataFrame, timezone: str) -> pd.DataFrame:
+    """The columns in order and typed, rows or none (a file written from an
+    empty report reads back with the same types)."""
+    out = out.astype({"tier_id": "string", "campaign_id": "string", "rule": "string", "measure": "string",
+                      "period": "string", "limit": "Int64", "used": "int64", "left": "Int64"})
+    if out.empty:
+        out["period_start"] = pd.DatetimeIndex([], tz=timezone)
+    return out[list(BUDGET_LEFT_COLUMNS)]
 
 
 def _added(result: ForecastResult, track: BudgetTrack) -> np.ndarray:

@@ -11,7 +11,7 @@ discount of 0 is nothing to redeem).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -46,18 +46,19 @@ class Candidates:
 
 
 def candidate_tiers(view: PricingView, tiers: Any = None, *,
-                    sent: Collection[str] | None = None) -> tuple[list[CompiledTier], dict[str, str]]:
-    """The tiers a forecast redeems (as `sweep` selects them), and the ones left
-    out with why: free-item (UNIT) tiers, which the redemption operation does
-    not apply in a stack. `sent`: the names of a fixed set, sent with every
-    order whatever the others offer: only its tiers are candidates (none, for
-    a set of codes)."""
-    chosen = select_tiers(view, tiers)
-    excluded = {t.id: "free items (UNIT) are not applied in a stack, so not redeemed" for t in chosen if t.kind == "UNIT"}
-    chosen = [t for t in chosen if t.kind != "UNIT" and (sent is None or t.id in sent)]
+                    sent: Sequence[object] | None = None) -> tuple[list[CompiledTier], dict[str, str], list[str]]:
+    """The tiers a forecast redeems (as `sweep` selects them), the ones left
+    out with why (free-item (UNIT) tiers, which the redemption operation does
+    not apply in a stack), and the ids of all that could be. `sent`: the
+    names of a fixed set, sent with every order whatever the others offer:
+    only its tiers are candidates (none, for a set of codes)."""
+    selected = select_tiers(view, tiers)
+    excluded = {t.id: "free items (UNIT) are not applied in a stack, so not redeemed" for t in selected if t.kind == "UNIT"}
+    offered = [t for t in selected if t.kind != "UNIT"]
+    chosen = offered if sent is None else [t for t in offered if t.id in sent]
     if not chosen and sent is None:
         raise ValueError("no candidate tier to forecast with" + (f" ({', '.join(excluded)} left out)" if excluded else ""))
-    return chosen, excluded
+    return chosen, excluded, [t.id for t in offered]
 
 
 def _columns(tiers: Sequence[CompiledTier], watched: Sequence[WatchedTier]) -> tuple[list[CompiledTier], list[int], list[list[int]]]:

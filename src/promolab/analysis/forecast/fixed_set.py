@@ -23,6 +23,7 @@ the set is position `len(candidates) + k`, so the result names all alike.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -108,7 +109,8 @@ class FixedSet:
         return sent
 
 
-def fixed_set(sim: Simulator, chosen: list[CompiledTier], excluded: dict[str, str], names: list[str]) -> FixedSet:
+def fixed_set(sim: Simulator, chosen: list[CompiledTier], excluded: dict[str, str], names: list[str],
+              offered: Sequence[str] = ()) -> FixedSet:
     """Resolve a fixed policy's names; refuses an empty set, a name given
     twice, more names than the project's `redeemables_limit`, a tier left
     out or not a candidate, a name that is none of a tier, a code or a
@@ -161,7 +163,7 @@ def fixed_set(sim: Simulator, chosen: list[CompiledTier], excluded: dict[str, st
                              f"{' or '.join(_CODE_CAMPAIGNS)} campaigns (name its tiers instead)")
         else:
             raise ValueError(f"{name!r} is neither a candidate tier, a code nor a campaign of codes; "
-                             f"candidates: {', '.join(position)}")
+                             f"candidate tiers: {', '.join(offered) or 'none'}")
     return FixedSet(tuple(positions), tuple(codes), tuple(campaigns), tuple(redeemables))
 
 

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from ...engine import CompiledTier, WeekStart
 from .budget_left import BudgetTrack, budget_left
+from .calendar_periods import FREQS, Freq, period_range, period_start
 from .facts import OrderFacts
 from .fixed_set import HELD_POOL, HELD_STOCK, FixedCode, FixedSet
 from .publications import Publications
@@ -48,13 +49,10 @@ BUDGET_COLUMNS = (
 PERIOD_COLUMNS = (
     "campaign_id", "period_start", "redemptions", "discount", "held_back", "redemptions_to_date", "discount_to_date",
 )  # fmt: skip
-_FREQ = ("day", "week", "month")
 #: The rule a fixed set's code is held back by when its uses run out.
 _CODE_STOCK = "code stock (redemption quantity)"
 #: ... and the rule a fixed set's campaign holds an order back by when no code is left to publish.
 _CODE_POOL = "code pool (codes left to publish)"
-#: date(1970, 1, 1).toordinal()
-_EPOCH_ORDINAL = 719_163
 
 
 def _labels(names: Sequence[str], codes: np.ndarray) -> pd.Categorical:
@@ -175,17 +173,17 @@ class ForecastResult:
         return cls(frame, budgets, redemptions, dict(excluded), tuple(t.id for t in tiers),
                    dict(zip(ids, campaigns, strict=True)), tz, keys, facts.week_start, tuple(tracks))
 
-    def periods(self, freq: Literal["day", "week", "month"] = "day") -> pd.DataFrame:
+    def periods(self, freq: Freq = "day") -> pd.DataFrame:
         """Per campaign and calendar period (the project's time zone; weeks from
         its first day of the week): what was redeemed, what budgets held back,
         and the running totals. Every period from the first order to the last
         is listed for every campaign redeemed or held back, empty ones with 0."""
-        if freq not in _FREQ:
-            raise ValueError(f"freq must be one of {', '.join(_FREQ)}, got {freq!r}")
+        if freq not in FREQS:
+            raise ValueError(f"freq must be one of {', '.join(FREQS)}, got {freq!r}")
         o, r = self.orders, self.redemptions
         if o.empty:
             return pd.DataFrame(columns=list(PERIOD_COLUMNS))
-        start = _period_start(self.period_keys, freq, self.timezone)
+        start = period_start(self.period_keys, freq, self.timezone)
         held = o["held_back_tier_id"].notna().to_numpy()
         rows = r["row"].to_numpy()
         parts = pd.DataFrame({
@@ -208,21 +206,21 @@ class ForecastResult:
             sums[f"{column}_to_date"] = sums.groupby("campaign_id")[column].cumsum()
         return sums[list(PERIOD_COLUMNS)]
 
-    def period_starts(self, freq: Literal["day", "week", "month"] = "day") -> pd.DatetimeIndex:
+    def period_starts(self, freq: Freq = "day") -> pd.DatetimeIndex:
         """Every calendar period's start from the first order's to the last's
         (the project's time zone; empty without orders)."""
-        if freq not in _FREQ:
-            raise ValueError(f"freq must be one of {', '.join(_FREQ)}, got {freq!r}")
+        if freq not in FREQS:
+            raise ValueError(f"freq must be one of {', '.join(FREQS)}, got {freq!r}")
         if self.orders.empty:
             return pd.DatetimeIndex([], tz=self.timezone)
-        start = _period_start(self.period_keys, freq, self.timezone)
-        return _period_range(start.min(), start.max(), freq)
+        start = period_start(self.period_keys, freq, self.timezone)
+        return period_range(start.min(), start.max(), freq)
 
-    def budget_left(self, freq: Literal["day", "week", "month"] = "day") -> pd.DataFrame:
+    def budget_left(self, freq: Freq = "day") -> pd.DataFrame:
         """Per budget of everyone's total (and code stock) and calendar period:
         the total it read at the period's end (`used`) and what was `left`
         under its `limit` (`budget_left.BUDGET_LEFT_COLUMNS`)."""
-        return budget_left(self, self.period_starts(freq), freq)
+        return budget_left(self, freq)
 
     def summary(self) -> pd.DataFrame:
         """Per campaign: redemptions, discount given, orders held back by a budget."""
@@ -249,25 +247,6 @@ def _redemptions(frame: pd.DataFrame, spent: Spending, order: np.ndarray, ids: S
         "campaign_id": _labels(campaign_names, campaign_code[positions]),
         "discount": discounts.astype(np.int64),
     })
-
-
-def _period_start(keys: tuple[np.ndarray, np.ndarray, np.ndarray], freq: str, timezone: str) -> pd.Series:
-    """The local midnight starting each order's day, week or month, from the
-    period keys the budgets counted in (one rule for both)."""
-    day, week, month = keys
-    if freq == "month":
-        wall = pd.to_datetime({"year": month // 12, "month": month % 12 + 1, "day": 1})
-    else:
-        ordinal = day if freq == "day" else week
-        wall = pd.Series((ordinal - _EPOCH_ORDINAL).astype("timedelta64[D]") + np.datetime64("1970-01-01", "ns"))
-    return wall.dt.tz_localize(timezone, ambiguous=False, nonexistent="shift_forward")
-
-
-def _period_range(first: pd.Timestamp, last: pd.Timestamp, freq: str) -> pd.DatetimeIndex:
-    """Every period start from the first to the last (wall-clock steps, then the zone)."""
-    step = {"day": "D", "week": "7D", "month": "MS"}[freq]
-    wall = pd.date_range(first.tz_localize(None), last.tz_localize(None), freq=step)
-    return wall.tz_localize(first.tz, ambiguous=False, nonexistent="shift_forward")
 
 
 class _HeldRules:

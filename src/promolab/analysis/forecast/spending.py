@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ...engine import UsageLedger
+from ...engine import UsageLedger, period_slot
 from .budget_leaves import BudgetedTier, BudgetLeaf
 
 __all__ = ["Rates", "Reader", "Spending", "WatchedTier", "counting_leaves", "readers_of", "verdicts_of", "walk"]
@@ -269,7 +269,9 @@ def _walk_busy(
 ) -> None:
     """The sequential part, on plain Python values (numpy scalars are slow one
     at a time), with the ledger's slots bound once (`reader`, `recorder`).
-    On each order it asks only the tiers `contest` names, best first met first."""
+    On each order it asks only the tiers `contest` names, in watched order:
+    the answer does not depend on that order, since the policy's order
+    (`_beats`: larger discount, then earlier tier) is a total order."""
     readers = readers_of(watched, ledger)
     recorders = _recorders(watched, ledger)
     asked = _budgeted(watched)
@@ -345,5 +347,5 @@ def _stuck_slot(w: WatchedTier) -> int:
     week, 2 month, 3 none), -1 when it has no such single budget."""
     if w.budget is None or len(w.budget.leaves) != 1 or not w.budget.leaves[0].stays_spent:
         return -1
-    period = w.budget.leaves[0].query.period
-    return 3 if period is None else ("daily", "weekly", "monthly").index(period)
+    slot = period_slot(w.budget.leaves[0].query.period)
+    return 3 if slot is None else slot

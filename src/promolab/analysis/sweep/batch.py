@@ -257,6 +257,9 @@ class Chunk:
         order in one pass (default: `base_table`); `width`: see `PaddedCodes`."""
         self.batch = batch
         self.a, self.b, self.n = a, b, b - a
+        #: Some of another chunk's orders (`subset`): its `a`/`b` are that chunk's,
+        #: so whatever maps a position to the batch by them must not run on it.
+        self.is_subset = False
         s0, s1 = int(batch.starts[a]), int(batch.starts[b])
         self.starts = batch.starts[a : b + 1] - s0
         self.key = batch.key[s0:s1]
@@ -305,6 +308,7 @@ class Chunk:
             return None
         sub = Chunk.__new__(Chunk)
         sub.batch, sub.a, sub.b, sub.n = self.batch, self.a, self.b, int(at.size)
+        sub.is_subset = True
         n_lines = self.n_lines.take(at)
         sub.n_lines = n_lines
         sub.starts = np.zeros(at.size + 1, dtype=self.starts.dtype)

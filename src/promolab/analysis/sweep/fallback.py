@@ -30,6 +30,7 @@ class EngineOrders:
     """Normalised orders of one chunk, built on first use."""
 
     def __init__(self, chunk: Chunk) -> None:
+        assert not chunk.is_subset  # its positions are not a..b of the batch
         self.chunk = chunk
         self._cache: dict[int, NormalizedOrder] = {}
 

@@ -244,6 +244,7 @@ def _evaluate_tier(bt: BoundTier, t: int, chunk: Chunk, sums: np.ndarray | None,
         return None
     # A dated sweep whose campaign verdict varies: orders outside the campaign
     # fail with its reason before any rule (the engine's order of checks).
+    assert not chunk.is_subset  # a subset's a..b are its parent's
     blocked = bt.campaign_codes[chunk.a:chunk.b] if bt.campaign_codes is not None else None
     live = None
     if blocked is not None and blocked.any():
