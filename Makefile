@@ -12,16 +12,22 @@ PYVER  := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2]
 # The stamp names the version, so switching PYTHON rebuilds the venv.
 STAMP  := $(VENV)/.installed-$(PYVER)
 
-.PHONY: lab test test-unit typecheck notebooks notebooks-check fuzz-long bench venv clean
+.PHONY: lab test test-unit test-notebooks test-browser typecheck lock notebooks notebooks-check fuzz-long bench venv clean
 
-$(STAMP): pyproject.toml
+# Every package version is pinned by constraints.txt (compiled from pyproject.toml by
+# `make lock`), so every machine and CI install the same versions and mypy sees the
+# same stubs. A changed pin or pyproject.toml rebuilds the venv. pip installs uv (pinned
+# too), and uv the rest: the same packages, in seconds rather than minutes.
+CONSTRAINTS := constraints.txt
+
+$(STAMP): pyproject.toml $(CONSTRAINTS)
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
 	  echo "promolab needs CPython 3.11 or newer; PYTHON='$(PYTHON)' is not one." >&2; \
 	  echo "Install one, or name it: make $(or $(MAKECMDGOALS),venv) PYTHON=/path/to/python3.12" >&2; exit 1; }
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[lab,test,dev]'
+	$(BIN)/python -m pip install --quiet --constraint $(CONSTRAINTS) uv
+	$(BIN)/uv pip install --python $(BIN)/python --constraint $(CONSTRAINTS) -e '.[lab,test,dev]'
 	touch $(STAMP)
 
 venv: $(STAMP)
@@ -37,17 +43,44 @@ lab: $(STAMP)
 	  $(if $(filter 0,$(shell id -u)),--allow-root) \
 	  $(if $(DISPLAY)$(WAYLAND_DISPLAY),,--no-browser) $(LAB_ARGS)
 
-## The whole suite: unit tests, notebooks under nbval, browser test.
+## The whole suite, in stages, each timed: static checks (mypy strict, ruff), the unit
+## tests with the README's and docs' examples, the notebooks under nbval, the browser
+## test. The pytest stages run on every core (pytest-xdist; PYTEST_WORKERS=1 runs them
+## in one process), a file at a time: a document's examples share one namespace and a
+## notebook's cells one kernel, in order. The last line adds up every stage's tests.
+PYTEST_WORKERS ?= auto
+PYTEST  := $(BIN)/python -m pytest -p no:cacheprovider
+XDIST   := -n $(PYTEST_WORKERS) --dist loadfile
+REPORTS := $(VENV)/reports
+STAGE   := STAGE_LOG=$(REPORTS)/stages.log scripts/stage
 test: $(STAMP)
-	$(BIN)/python -m pytest tests README.md docs --nbval-lax notebooks --nbval-sanitize-with notebooks/sanitize.cfg -p no:cacheprovider
+	@rm -rf $(REPORTS) && mkdir -p $(REPORTS)
+	@$(STAGE) typecheck $(MAKE) --no-print-directory typecheck
+	@$(STAGE) unit $(MAKE) --no-print-directory test-unit JUNIT=--junitxml=$(REPORTS)/unit.xml
+	@$(STAGE) notebooks $(MAKE) --no-print-directory test-notebooks JUNIT=--junitxml=$(REPORTS)/notebooks.xml
+	@$(STAGE) browser $(MAKE) --no-print-directory test-browser JUNIT=--junitxml=$(REPORTS)/browser.xml
+	@cat $(REPORTS)/stages.log
+	@$(PYTHON) scripts/test-summary $(REPORTS)/*.xml
 
 test-unit: $(STAMP)
-	$(BIN)/python -m pytest tests README.md docs -m "not browser" -p no:cacheprovider
+	$(PYTEST) tests README.md docs -m "not browser" $(XDIST) $(JUNIT)
+
+test-notebooks: $(STAMP)
+	$(PYTEST) --nbval-lax notebooks --nbval-sanitize-with notebooks/sanitize.cfg $(XDIST) $(JUNIT)
+
+test-browser: $(STAMP)
+	$(PYTEST) tests/browser -m browser $(JUNIT)
 
 ## Static checks: mypy (strict) on the package, ruff on every Python tree.
 typecheck: $(STAMP)
 	$(BIN)/python -m mypy src
 	$(BIN)/python -m ruff check src tests scripts benchmarks
+
+## Refresh constraints.txt: the newest versions pyproject.toml admits, resolved once for
+## every supported Python (3.11 to 3.13; markers where they differ). Commit the result.
+lock: $(STAMP)
+	$(BIN)/uv pip compile pyproject.toml --all-extras --universal --python-version 3.11 \
+	  --quiet --output-file $(CONSTRAINTS)
 
 ## Rebuild the notebooks from notebooks/sources/ (executes them; outputs are committed).
 notebooks: $(STAMP)

@@ -9,6 +9,7 @@ import copy
 import importlib.metadata
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -334,7 +335,7 @@ def test_argparse_output_into_a_closed_pipe_is_quiet_too(argv: list[str]) -> Non
 def test_a_shell_pipeline_cut_short_reports_141_without_a_traceback() -> None:
     """The shell's own view, `set -o pipefail`: the reader (`true`) exits without reading,
     long before promolab has imported its modules and written."""
-    script = f"set -o pipefail; {sys.executable} -m promolab.cli validate --json | true; echo status=$?"
+    script = f"set -o pipefail; {shlex.quote(sys.executable)} -m promolab.cli validate --json | true; echo status=$?"
     done = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT, check=False)
     assert done.stdout.strip() == "status=141"
     assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr

@@ -826,7 +826,15 @@ def _body_with(path: tuple[Any, ...], value: Any) -> dict[str, Any]:
     return body
 
 
-_DELETE = object()
+class _Delete:
+    """The edit that removes a field; named in test ids (an ``object()``'s repr
+    holds its address, which differs between pytest-xdist workers)."""
+
+    def __repr__(self) -> str:
+        return "<deleted>"
+
+
+_DELETE = _Delete()
 _ITEM0 = ("order", "items", 0)
 _REFUSED_EDITS = [
     (("customer", "id"), ""), (("customer", "source_id"), ""), (("customer", "source_id"), 1),
