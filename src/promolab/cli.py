@@ -244,8 +244,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
-    from .sim.journal import JournalError
-    from .sim.scenario import ScenarioError
+    from .sim import JournalError, ScenarioError
 
     try:
         if args.command == "serve":
@@ -302,8 +301,7 @@ def _validate(args: argparse.Namespace) -> int:
     from . import models
     from .display import format_money, text_table
     from .scenario_file import open_scenario
-    from .sim.operations.validation import VALIDATE
-    from .sim.refusals import SimError
+    from .sim import VALIDATE, SimError
 
     sim, currency = open_scenario(args.scenario)
     st = sim.state

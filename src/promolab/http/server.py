@@ -32,11 +32,11 @@ def build_served_simulator(
     returned simulator holds the lock until `sim.record_to(None)`.
     `report(level, text)` receives what the operator should know (default:
     the `promolab.serve` log)."""
-    from ..sim.simulator import Simulator
+    from ..sim import Simulator
 
     sim = Simulator.from_scenario(scenario, seed=seed) if scenario else Simulator(seed=seed or 0)
     if journal is not None:
-        from ..sim.journal import resume_journal
+        from ..sim import resume_journal
 
         note = f"promolab serve --scenario {scenario}" if scenario else "promolab serve (empty project)"
         resumed = resume_journal(sim, journal, fsync=True, note=note)

@@ -35,9 +35,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..sim.clock import format_instant
-from ..sim.operations import BY_NAME
-from ..sim.refusals import SimError
+from ..sim import BY_NAME, SimError, format_instant
 from .collector import COLLECT_EVERY, collector_paused
 from .reader import ADVANCE, BadLine, EventSource, Fields, item_fields, read_lines
 from .results import LineError, ReplayError, ReplayResult
@@ -46,7 +44,7 @@ from .timeline import SUCCESS_STATUS
 from .timeline_builder import TimelineBuilder
 
 if TYPE_CHECKING:
-    from ..sim.simulator import Simulator
+    from ..sim import Simulator
 
 __all__ = ["record", "replay"]
 

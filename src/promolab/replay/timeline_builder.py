@@ -23,7 +23,7 @@ from .timeline import BALANCE_COLUMNS, BALANCE_KINDS, COUNT_COLUMNS, TIMELINE_CO
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..sim.simulator import Simulator
+    from ..sim import Simulator
 
 __all__ = ["TimelineBuilder"]
 

@@ -23,8 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ...engine import CompiledTier
-from ...sim.promotions import pricing_view
-from ...sim.usage import usage_of
+from ...sim import pricing_view, usage_of
 from ..orders import line_columns
 from ..sweep.batch import build_batch
 from ..sweep.customers import customer_table
@@ -41,7 +40,7 @@ from .spending import WatchedTier, walk
 from .stacked import walk_stacked
 
 if TYPE_CHECKING:
-    from ...sim.simulator import Simulator
+    from ...sim import Simulator
 
 __all__ = ["POLICIES", "forecast"]
 

@@ -34,7 +34,7 @@ from .publications import Publications
 from .spending import Spending, WatchedTier
 
 if TYPE_CHECKING:
-    from ...sim.simulator import Simulator
+    from ...sim import Simulator
 
 __all__ = ["BUDGET_COLUMNS", "ORDER_COLUMNS", "PERIOD_COLUMNS", "ForecastResult"]
 

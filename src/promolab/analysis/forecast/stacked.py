@@ -38,18 +38,20 @@ from ...engine import (
     normalize_order,
 )
 from ...models import RedeemableInput, StackingRules
-from ...sim.operations.stacking_rules import stacking_rules_in_force
-from ...sim.refusals import SimError
-from ...sim.sessions import Held, held
-from ...sim.stack_redeemables import (
+from ...sim import (
     QUANTITY_EXCEEDED,
+    Held,
     ResolvedRedeemable,
+    SimError,
     check_redeemables,
+    credits_of,
+    held,
     redeemed_as,
     refuse_the_same_code_twice,
     resolve_redeemables,
+    stacking_rules_in_force,
+    taken,
 )
-from ...sim.stack_spending import credits_of, taken
 from ..orders import LineColumns, utc_datetime
 from ..sweep import OrderBatch
 from .candidates import Candidates
@@ -58,8 +60,7 @@ from .publications import Publications
 from .spending import Rates, Spending, WatchedTier, readers_of, verdicts_of
 
 if TYPE_CHECKING:
-    from ...sim.promotions import PricingView
-    from ...sim.simulator import Simulator
+    from ...sim import PricingView, Simulator
 
 __all__ = ["walk_stacked"]
 

@@ -10,8 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ...engine import Catalogue, CompiledTier, PricingContext, TierSpec, compile_tier
-from ...sim.clock import parse_instant
-from ...sim.promotions import PricingView, pricing_view
+from ...sim import PricingView, parse_instant, pricing_view
 from ..orders import line_columns
 from .batch import OrderBatch, build_batch
 from .customers import CustomerTable, customer_table
@@ -22,7 +21,7 @@ from .result import SweepResult, build_frame
 from .runner import DEFAULT_CHUNK, Outputs, evaluate_range
 
 if TYPE_CHECKING:
-    from ...sim.simulator import Simulator
+    from ...sim import Simulator
 
 __all__ = ["BoundSweep", "bind_batch", "prepare_orders", "select_tiers", "sweep"]
 
