@@ -36,7 +36,7 @@ from .facts import OrderFacts
 from .fixed_set import fixed_set
 from .publications import publish_codes
 from .result import ForecastResult
-from .spending import WatchedTier, walk
+from .spending import WalkPlan, WatchedTier, walk
 from .stacked import walk_stacked
 
 if TYPE_CHECKING:
@@ -140,15 +140,14 @@ def forecast(
     # What is spent is let go as soon as it is: the lines, the batch and the
     # candidates would otherwise sit beside the walk and the result's frames
     # (a third of the peak memory of a large forecast).
+    plan = WalkPlan(order, found, watched, facts.counted_customer, facts.customer_ids, facts.periods, draws, rates,
+                    facts.ledger(usage_of(sim)))
+    del found, draws, rates  # the plan holds them: let go with it
     if policy == "stack" or fixed is not None:
-        spent = walk_stacked(sim, view, chosen, order, found, watched, cols, batch, facts.counted_customer,
-                             facts.periods, draws, rates, facts.ledger(usage_of(sim)), fixed=fixed,
-                             published=published)
+        spent = walk_stacked(sim, view, chosen, plan, cols, batch, fixed=fixed, published=published)
         del batch, cols
     else:
         del batch, cols  # the walk reads neither
-        spent = walk(order, found.plain_tier, found.plain_discount, watched, found.watched_discount,
-                     found.watched_bits, facts.counted_customer, found.amount, facts.periods, draws, rates,
-                     facts.ledger(usage_of(sim)), facts.customer_ids)
-    del found, draws, rates
+        spent = walk(plan)
+    del plan
     return ForecastResult.build(sim, chosen, watched, excluded, facts, spent, order, goods, fixed, published)
