@@ -124,7 +124,7 @@ def forecast(
     batch = build_batch(cols, view.catalogue, codes, contexts, labels)
     facts = OrderFacts.of(orders, cols, batch, sim.state.project.timezone, sim.state.project.week_start)
     costs.check(facts)
-    goods = costs.goods(batch)  # refused (a product without a cost) before the sweep, not after
+    facts.cost_of_goods = costs.goods(batch)  # refused (a product without a cost) before the sweep, not after
     watched = _watched(chosen)
     with progress_bar(batch.n_orders, progress, "forecast") as bar:
         def advance(n: int) -> None:
@@ -150,4 +150,4 @@ def forecast(
         del batch, cols  # the walk reads neither
         spent = walk(plan)
     del plan
-    return ForecastResult.build(sim, chosen, watched, excluded, facts, spent, order, goods, fixed, published)
+    return ForecastResult.build(chosen, watched, excluded, facts, spent, order, fixed, published)
