@@ -248,11 +248,11 @@ def _run(argv: Sequence[str] | None) -> int:
 
     try:
         if args.command == "serve":
-            from .http.server import serve
+            from .http.server import ServeSettings, serve
 
-            serve(args.scenario, host=args.host, port=args.port, seed=args.seed, journal=args.journal,
-                  rate_limit=args.rate_limit, timeout=args.timeout, log_level=args.log_level,
-                  access_log=args.access_log)
+            serve(args.scenario, ServeSettings(host=args.host, port=args.port, seed=args.seed, journal=args.journal,
+                                               rate_limit=args.rate_limit, timeout=args.timeout,
+                                               log_level=args.log_level, access_log=args.access_log))
             return 0
         if args.command == "validate":
             return _validate(args)
