@@ -14,7 +14,7 @@ Wire models live in `promolab.models`, analysis in `promolab.analysis`.
 
 from .client import ApiError, AsyncClient, Client
 from .inprocess import Simulator
-from .sim.scenario import ScenarioError
+from .sim import ScenarioError
 from .version import __version__
 
 __all__ = ["ApiError", "AsyncClient", "Client", "ScenarioError", "Simulator", "__version__"]

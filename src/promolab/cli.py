@@ -244,16 +244,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
-    from .sim.journal import JournalError
-    from .sim.scenario import ScenarioError
+    from .sim import JournalError, ScenarioError
 
     try:
         if args.command == "serve":
-            from .http.server import serve
+            from .http.server import ServeSettings, serve
 
-            serve(args.scenario, host=args.host, port=args.port, seed=args.seed, journal=args.journal,
-                  rate_limit=args.rate_limit, timeout=args.timeout, log_level=args.log_level,
-                  access_log=args.access_log)
+            serve(args.scenario, ServeSettings(host=args.host, port=args.port, seed=args.seed, journal=args.journal,
+                                               rate_limit=args.rate_limit, timeout=args.timeout,
+                                               log_level=args.log_level, access_log=args.access_log))
             return 0
         if args.command == "validate":
             return _validate(args)
@@ -302,8 +301,7 @@ def _validate(args: argparse.Namespace) -> int:
     from . import models
     from .display import format_money, text_table
     from .scenario_file import open_scenario
-    from .sim.operations.validation import VALIDATE
-    from .sim.refusals import SimError
+    from .sim import VALIDATE, SimError
 
     sim, currency = open_scenario(args.scenario)
     st = sim.state

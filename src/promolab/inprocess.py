@@ -1,6 +1,6 @@
 """`promolab.Simulator`: the core simulator wired to the layers above it.
 
-The core (`promolab.sim.simulator.Simulator`) holds the state and answers
+The core (`promolab.sim.Simulator`) holds the state and answers
 operations; it imports nothing from `http`, `client` or pandas (the layer
 contracts in pyproject.toml). What a notebook or a test suite also wants from
 the object it holds lives here instead:
@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from .client import AsyncClient, Client
 from .http.transport import AsyncSimulatorTransport, SimulatorTransport
-from .sim import simulator as core
+from .sim import Simulator as CoreSimulator
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,8 +31,8 @@ __all__ = ["Simulator"]
 IN_PROCESS_URL = "http://promolab.local"
 
 
-class Simulator(core.Simulator):
-    __doc__ = core.Simulator.__doc__
+class Simulator(CoreSimulator):
+    __doc__ = CoreSimulator.__doc__
 
     # -- clients -----------------------------------------------------------
     def client(self, **options: Any) -> Client:

@@ -15,8 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from .display import scenario_currency
-from .sim.scenario import read_scenario
-from .sim.simulator import Simulator
+from .sim import Simulator, read_scenario
 
 __all__ = ["open_scenario"]
 

@@ -26,6 +26,8 @@ from promolab import Simulator
 from promolab.analysis import OrderBatch, prepare_orders, sweep
 from promolab.analysis.sweep import lineset, padded
 from promolab.analysis.sweep.batch import Chunk
+from promolab.analysis.sweep.bound import BoundSweep
+from promolab.analysis.sweep.instants import OrderClock
 from promolab.analysis.sweep.lineset import distinct_lines
 from promolab.analysis.sweep.padded import pad_codes
 from promolab.analysis.sweep.plan import bind_tiers, plan_tiers
@@ -133,7 +135,7 @@ def test_summed_kernels_equal_the_line_by_line_ones(sim: Simulator, seed: int) -
     batch = prepare_orders(sim, random_orders(3_000, seed=200 + seed))
     assert batch.distinct is not None
     plans = plan_tiers(tiers, batch.keys, view.catalogue)
-    bound = bind_tiers(plans, tiers, batch.keys, view.catalogue, batch.customers, sim.now, {})
+    bound = bind_tiers(plans, tiers, batch, view.catalogue, OrderClock(PricingContext(now=sim.now)))
     columns = TierColumns(bound)
     distinct = batch.distinct.fresh()
     chunk = Chunk(batch, 0, batch.n_orders, distinct, stack=columns.table)
@@ -168,11 +170,12 @@ def _outputs(sim: Simulator, batch: OrderBatch, tiers: list[CompiledTier], *, wi
              chunk_size: int) -> Outputs:
     view = pricing_view(sim)
     plans = plan_tiers(tiers, batch.keys, view.catalogue)
-    bound = bind_tiers(plans, tiers, batch.keys, view.catalogue, batch.customers, sim.now, {})
+    clock = OrderClock(PricingContext(now=sim.now))
+    bound = BoundSweep(plans, bind_tiers(plans, tiers, batch, view.catalogue, clock), batch, view.catalogue,
+                       clock.base, clock)
     out = Outputs.allocate(batch.n_orders, len(tiers), codes=True)
     done: list[int] = []
-    evaluate_range(bound, batch, 0, batch.n_orders, out, view.catalogue, PricingContext(now=sim.now),
-                   chunk_size=chunk_size, width=width, on_chunk=done.append)
+    evaluate_range(bound, 0, batch.n_orders, out, chunk_size=chunk_size, width=width, on_chunk=done.append)
     assert sum(done) == batch.n_orders and len(done) == -(-batch.n_orders // chunk_size)  # progress per chunk
     return out
 

@@ -45,7 +45,7 @@ from promolab.sim.operations.purchases import PURCHASE_REWARD
 from promolab.sim.refusals import SimError
 from promolab.sim.render import iso, render_customer
 from promolab.sim.render.vouchers import render_voucher, wire_instant
-from promolab.sim.webhooks import build_envelope, encode_body
+from promolab.sim.webhooks import WebhookEvent, build_envelope, encode_body
 from promolab.sim.webhooks.envelope import EventBodies
 from wire_asserts import model_refusal, payload_refusal
 
@@ -556,19 +556,19 @@ def test_event_bodies_are_the_encoded_envelopes(sim: Simulator, n: int) -> None:
     configs = list(sim.state.webhooks.values())
     configs.append(configs[0].model_copy(update={"id": "wh_url", "url": 'https://exämple.test/hook?a=1&b="2"'}))
     targets = ["receiver://notebook", "receiver://crm", 'https://exämple.test/hook?a=1&b="2"']
-    common: dict[str, Any] = {
-        "project_id": sim.state.project.id,
-        "event_type": models.GIFT_BALANCE_ADDED,
-        "event_id": "evt_1",
-        "created_at": sim.now + timedelta(microseconds=1500),
-        "entity_id": voucher.id,
-        "group_id": "v-1",
-    }
+    event = WebhookEvent(
+        project_id=sim.state.project.id,
+        event_type=models.GIFT_BALANCE_ADDED,
+        event_id="evt_1",
+        created_at=sim.now + timedelta(microseconds=1500),
+        entity_id=voucher.id,
+        group_id="v-1",
+    )
     for source in (data, as_json):
-        bodies = EventBodies(source, **common)
+        bodies = EventBodies(source, event)
         for k, (config, target) in enumerate(zip(configs, targets, strict=True)):
             want = _expected_envelope(config, f"whs_{k}", as_json, target)
-            plain = build_envelope(config=config, data=as_json, sendout_id=f"whs_{k}", **common)
+            plain = build_envelope(event, config, as_json, f"whs_{k}")
             assert plain == want and list(plain) == list(want)
             body = bodies.body(config, f"whs_{k}")
             assert body == encode_body(want).decode("utf-8")

@@ -86,7 +86,7 @@ def run_sweep(args: argparse.Namespace) -> int:
 
     from ..display import format_count
     from ..scenario_file import open_scenario
-    from ..sim.clock import format_instant, parse_instant
+    from ..sim import format_instant, parse_instant
     from .sweep import sweep
 
     engine = args.engine or ("dask" if args.scheduler else "pandas")

@@ -18,13 +18,12 @@ import numpy as np
 import pandas as pd
 
 from ..engine import PricingContext, PricingInputError, normalize_order, price_normalized
-from ..sim.clock import parse_instant
-from ..sim.promotions import customer_context, pricing_view
+from ..sim import customer_context, parse_instant, pricing_view
 from .orders import as_requests
 from .sweep import REASONS, select_tiers
 
 if TYPE_CHECKING:
-    from ..sim.simulator import Simulator
+    from ..sim import Simulator
 
 __all__ = ["COMPARE_COLUMNS", "best_tier", "compare_tiers", "discount_matrix", "pivot_tiers"]
 

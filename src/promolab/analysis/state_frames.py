@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..sim.records import DeliveryAttempt
-    from ..sim.simulator import Simulator
+    from ..sim import DeliveryAttempt, Simulator
 
 __all__ = ["card_transactions_frame", "deliveries_frame", "typed_frame"]
 

@@ -11,8 +11,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..sim.simulator import Simulator
-from ..sim.why_not import NOT_QUALIFIED_COLUMNS, WHY_NOT_COLUMNS, why_not, why_not_qualified
+from ..sim import NOT_QUALIFIED_COLUMNS, WHY_NOT_COLUMNS, Simulator, why_not, why_not_qualified
 
 __all__ = ["NOT_QUALIFIED_COLUMNS", "WHY_NOT_COLUMNS", "why_not_frame", "why_not_qualified_frame"]
 

@@ -19,7 +19,7 @@ from urllib.parse import unquote
 from pydantic import BaseModel
 
 from ..models.endpoints import OPENAPI
-from ..sim.refusals import SimError
+from ..sim import SimError
 from .auth import AuthKind, authorized, identity
 from .error_bodies import error_body, error_response
 from .messages import MAX_JSON_DEPTH, HttpRequest, HttpResponse, JsonError, decode_json
@@ -28,7 +28,7 @@ from .routes import Call, Route, Router
 from .table import ROUTES
 
 if TYPE_CHECKING:
-    from ..sim.simulator import Simulator
+    from ..sim import Simulator
     from .ratelimit import RateLimiter
 
 __all__ = ["App"]

@@ -18,7 +18,7 @@ from .app import App
 from .messages import HttpRequest, fold_headers
 
 if TYPE_CHECKING:
-    from ..sim.simulator import Simulator
+    from ..sim import Simulator
 
 __all__ = ["AsgiApp", "asgi_app"]
 

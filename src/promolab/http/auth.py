@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from enum import Enum
 
-from ..sim.records import Credentials
+from ..sim import Credentials
 
 __all__ = ["AuthKind", "authorized", "identity"]
 

@@ -20,9 +20,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from ..models.endpoints import SIM_RESET
-from ..sim.operations.snapshots import RESET, RESTORE
-from ..sim.refusals import InvalidPayload, NotFound
-from ..sim.request_parsing import parse
+from ..sim import RESET, RESTORE, InvalidPayload, NotFound, parse
 from .routes import Call
 
 __all__ = ["AdvanceRequest", "advance", "clock", "deliveries", "member", "reset", "restore", "snapshot", "state", "why_not", "why_not_qualified"]
@@ -88,20 +86,20 @@ def deliveries(call: Call) -> tuple[int, Any]:
 
 def why_not(call: Call) -> tuple[int, Any]:
     """The body is a stacked validation request; nothing changes."""
-    from ..sim.why_not import why_not as explain
+    from ..sim import why_not as explain
 
     return 200, {"object": "list", "data": explain(call.sim, call.body)}
 
 
 def why_not_qualified(call: Call) -> tuple[int, Any]:
     """The body is a qualifications request; nothing changes."""
-    from ..sim.why_not import why_not_qualified as explain
+    from ..sim import why_not_qualified as explain
 
     return 200, {"object": "list", "data": explain(call.sim, call.body)}
 
 
 def member(call: Call) -> tuple[int, Any]:
-    from ..sim.loyalty_view import member_view
+    from ..sim import member_view
 
     member_id = call.params["memberId"]
     if member_id not in call.sim.state.members:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ..sim.refusals import SimError
+from ..sim import SimError
 from .messages import HttpResponse
 
 __all__ = ["error_body", "error_response"]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..models.endpoints import Param
-from ..sim.operation import Operation
+from ..sim import Operation
 from .query import query_bool, query_filters, query_string
 from .routes import Call, Handler
 

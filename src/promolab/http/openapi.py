@@ -17,8 +17,7 @@ from pydantic.json_schema import models_json_schema
 
 from .. import models
 from ..models.endpoints import Endpoint
-from ..sim.webhooks.attempts import MAX_ATTEMPTS
-from ..sim.webhooks.signing import SIGNATURE_HEADER
+from ..sim import MAX_ATTEMPTS, SIGNATURE_HEADER
 from ..version import __version__
 from .auth import AuthKind
 

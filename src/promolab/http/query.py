@@ -17,7 +17,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl
 
-from ..sim.refusals import InvalidQueryParams
+from ..sim import InvalidQueryParams
 from .messages import MAX_JSON_DEPTH, JsonError, decode_json
 
 __all__ = ["MAX_QUERY_BYTES", "MAX_QUERY_STRING", "parse_query", "query_bool", "query_filters", "query_string"]

@@ -24,12 +24,12 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..sim.refusals import SimError
+from ..sim import SimError
 from .error_bodies import error_response
 from .messages import HttpRequest, HttpResponse
 
 if TYPE_CHECKING:
-    from ..sim.simulator import Simulator
+    from ..sim import Simulator
 
 __all__ = ["MAX_CALLERS", "RateLimiter"]
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["build_served_simulator", "serve"]
+__all__ = ["ServeSettings", "build_served_simulator", "serve"]
 
 log = logging.getLogger("promolab.serve")
 
@@ -32,11 +33,11 @@ def build_served_simulator(
     returned simulator holds the lock until `sim.record_to(None)`.
     `report(level, text)` receives what the operator should know (default:
     the `promolab.serve` log)."""
-    from ..sim.simulator import Simulator
+    from ..sim import Simulator
 
     sim = Simulator.from_scenario(scenario, seed=seed) if scenario else Simulator(seed=seed or 0)
     if journal is not None:
-        from ..sim.journal import resume_journal
+        from ..sim import resume_journal
 
         note = f"promolab serve --scenario {scenario}" if scenario else "promolab serve (empty project)"
         resumed = resume_journal(sim, journal, fsync=True, note=note)
@@ -55,23 +56,31 @@ def _to_stderr(level: str, text: str) -> None:
     print(f"promolab serve: {level}: {text}", file=sys.stderr, flush=True)
 
 
-def serve(
-    scenario: str | Path | None,
-    *,
-    host: str = "127.0.0.1",
-    port: int = 8000,
-    seed: int | None = None,
-    journal: str | Path | None = None,
-    rate_limit: int | None = None,
-    timeout: float = 30.0,
-    log_level: str = "info",
-    access_log: bool = False,
-) -> None:
+@dataclass(frozen=True)
+class ServeSettings:
+    """How `promolab serve` runs (its command-line options): where it listens,
+    the simulator's seed and journal, the rate limit per minute, the request
+    timeout in seconds, and uvicorn's log level and access log."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    seed: int | None = None
+    journal: str | Path | None = None
+    rate_limit: int | None = None
+    timeout: float = 30.0
+    log_level: str = "info"
+    access_log: bool = False
+
+
+def serve(scenario: str | Path | None, settings: ServeSettings | None = None) -> None:
+    """Serve the simulator of `scenario` over HTTP until interrupted."""
     import uvicorn
 
     from .app import App
     from .asgi import AsgiApp
 
+    settings = settings if settings is not None else ServeSettings()
+    seed, journal, rate_limit, log_level = settings.seed, settings.journal, settings.rate_limit, settings.log_level
     verbose = log_level.lower() in ("trace", "debug", "info")
 
     def report(level: str, text: str) -> None:
@@ -84,9 +93,9 @@ def serve(
         from .ratelimit import RateLimiter
 
         limiter = RateLimiter(rate_limit, 60)
-    app = AsgiApp(App(sim, rate_limiter=limiter), timeout_seconds=timeout)
+    app = AsgiApp(App(sim, rate_limiter=limiter), timeout_seconds=settings.timeout)
     try:
-        uvicorn.run(app, host=host, port=port, log_level=log_level, access_log=access_log)
+        uvicorn.run(app, host=settings.host, port=settings.port, log_level=log_level, access_log=settings.access_log)
     finally:
         if journal is not None:
             sim.record_to(None)  # closes the journal, releasing its lock (a killed process's goes with it)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..models import endpoints
-from ..sim.operations import BY_NAME
+from ..sim import BY_NAME
 from . import control
 from .handlers import operation_handler
 from .routes import Call, Handler, Route

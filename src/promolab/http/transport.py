@@ -15,7 +15,7 @@ from .app import App
 from .messages import HttpRequest, HttpResponse, fold_headers
 
 if TYPE_CHECKING:
-    from ..sim.simulator import Simulator
+    from ..sim import Simulator
 
 __all__ = ["AsyncSimulatorTransport", "SimulatorTransport"]
 

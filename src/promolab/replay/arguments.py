@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..sim.operations import BY_NAME
+from ..sim import BY_NAME
 
 __all__ = [
     "ADVANCE",

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..sim.simulator import Simulator
+    from ..sim import Simulator
 
 __all__ = ["RecordingReceiver", "companion_path", "register_receivers", "run_replay", "write_frame"]
 

@@ -26,7 +26,7 @@ from typing import IO, Any, cast
 
 from pydantic_core import from_json
 
-from ..sim.clock import parse_instant
+from ..sim import parse_instant
 from .arguments import (
     ADVANCE,
     ALIASES,
@@ -88,7 +88,7 @@ class Event:
 
     def to_json(self) -> str:
         """The canonical line (journal form) for this event."""
-        from ..sim.clock import format_instant
+        from ..sim import format_instant
 
         entry: dict[str, Any] = {}
         if self.at is not None:

@@ -14,7 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
 from ..display import DEFAULT_CURRENCY, format_count, format_money
-from ..sim.clock import format_instant
+from ..sim import format_instant
 from .timeline import balance_table
 
 if TYPE_CHECKING:

@@ -35,18 +35,16 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..sim.clock import format_instant
-from ..sim.operations import BY_NAME
-from ..sim.refusals import SimError
+from ..sim import BY_NAME, SimError, format_instant
 from .collector import COLLECT_EVERY, collector_paused
 from .reader import ADVANCE, BadLine, EventSource, Fields, item_fields, read_lines
 from .results import LineError, ReplayError, ReplayResult
 from .summaries import duration, summarize
 from .timeline import SUCCESS_STATUS
-from .timeline_builder import TimelineBuilder
+from .timeline_builder import LineOutcome, TimelineBuilder
 
 if TYPE_CHECKING:
-    from ..sim.simulator import Simulator
+    from ..sim import Simulator
 
 __all__ = ["record", "replay"]
 
@@ -150,7 +148,7 @@ def _replay_lines(
             else:
                 bad = item
             if bad is not None:
-                add(bad.line, before, bad.op, bad.key, None, None, bad.message, bad.note)
+                add(bad.line, before, LineOutcome(bad.op, bad.key, None, None, bad.message, bad.note))
                 error = LineError(bad.line, "malformed", bad.key, bad.message, None, bad.op)
                 if on_error == "stop":
                     raise stop(error)
@@ -161,7 +159,8 @@ def _replay_lines(
                 value = _run(sim, op, args, at, before)
             except SimError as exc:
                 now = sim.clock.now
-                add(line, now, op, exc.key, exc.status, None, exc.details, note, op == ADVANCE or now != before)
+                add(line, now, LineOutcome(op, exc.key, exc.status, None, exc.details, note),
+                    clock_moved=op == ADVANCE or now != before)
                 error = LineError(line, "refused", exc.key, exc.details, exc.status, op)
                 counts.refused += 1
                 if refused == "error" and on_error == "stop":
@@ -171,15 +170,18 @@ def _replay_lines(
             except Exception as exc:  # a bug in the simulator: the line may have half-applied
                 message = f"{type(exc).__name__}: {exc}"
                 with suppress(Exception):  # the state may be inconsistent: the row is best effort
-                    add(line, sim.clock.now, op, "internal_error", 500, None, message, note, True)
+                    add(line, sim.clock.now, LineOutcome(op, "internal_error", 500, None, message, note),
+                        clock_moved=True)
                 raise stop(LineError(line, "internal", "internal_error", message, 500, op)) from exc
             now = sim.clock.now
             if op == ADVANCE:
-                add(line, now, op, "ok", 200, f"clock +{duration(now - before)}", None, note, True)
+                add(line, now, LineOutcome(op, "ok", 200, f"clock +{duration(now - before)}", None, note),
+                    clock_moved=True)
             else:
                 text, validation = _summary(op, args, value)
-                add(line, now, op, "ok", SUCCESS_STATUS.get(op, 200), text, None, note, now != before,
-                    args.get("code") if op == "add_gift_balance" else None, validation)
+                add(line, now, LineOutcome(op, "ok", SUCCESS_STATUS.get(op, 200), text, None, note),
+                    clock_moved=now != before, gift_code=args.get("code") if op == "add_gift_balance" else None,
+                    validation=validation)
             counts.applied += 1
     finally:
         if bar is not None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import datetime
 from itertools import islice
 from typing import TYPE_CHECKING, Any
@@ -23,14 +24,28 @@ from .timeline import BALANCE_COLUMNS, BALANCE_KINDS, COUNT_COLUMNS, TIMELINE_CO
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..sim.simulator import Simulator
+    from ..sim import Simulator
 
-__all__ = ["TimelineBuilder"]
+__all__ = ["LineOutcome", "TimelineBuilder"]
 
 
 def _tail(mapping: dict[str, Any], count: int) -> Iterator[Any]:
     """The last `count` values of an insertion-ordered dict, newest first."""
     return islice(reversed(mapping.values()), count)
+
+
+@dataclass(frozen=True, slots=True)
+class LineOutcome:
+    """What a line came to, as its timeline row says it: the operation, the
+    outcome (`ok` or the refusal's key) and HTTP status, the result's summary
+    or the refusal's message, and the line's own note."""
+
+    op: str | None
+    outcome: str
+    status: int | None
+    result: str | None = None
+    message: str | None = None
+    note: str | None = None
 
 
 class TimelineBuilder:
@@ -82,12 +97,8 @@ class TimelineBuilder:
         self,
         line: int,
         now: datetime,
-        op: str | None,
-        outcome: str,
-        status: int | None,
-        result: str | None = None,
-        message: str | None = None,
-        note: str | None = None,
+        outcome: LineOutcome,
+        *,
         clock_moved: bool = False,
         gift_code: str | None = None,
         validation: tuple[int | None, str | None, int | None] | None = None,
@@ -133,7 +144,7 @@ class TimelineBuilder:
         if validation is not None:
             self._validations[len(self._rows)] = validation
         self._rows.append((
-            line, now, op, outcome, status, result, message, note,
+            line, now, outcome.op, outcome.outcome, outcome.status, outcome.result, outcome.message, outcome.note,
             len(st.publications), len(st.events), len(st.referral_conversions), len(self._pending),
             n_deliveries, len(st.pending_deliveries),
         ))

@@ -27,7 +27,7 @@ from ..client._requests import flatten_filters
 from ..models.endpoints import Endpoint, endpoint_named
 from ..replay import Event, EventFormatError, read_events
 from ..replay.reader import ADVANCE, EventSource
-from ..sim.operations import BY_NAME
+from ..sim import BY_NAME
 from .errors import ShadowInputError
 
 __all__ = ["Call", "LineKind", "auth_needed", "call_for", "line_kind", "read_script", "write_lines"]

@@ -74,7 +74,7 @@ def _fail(message: str) -> int:
 
 def run_shadow(args: argparse.Namespace) -> int:
     from ..replay.cli import write_frame
-    from ..sim.scenario import ScenarioError
+    from ..sim import ScenarioError
     from .errors import ShadowInputError, ShadowInterrupted
     from .masking import Masking
 
@@ -135,7 +135,7 @@ def _offline(args: argparse.Namespace, masking: Any) -> Any:
 
 
 def _served_simulator(args: argparse.Namespace) -> Any:
-    from ..sim.simulator import Simulator
+    from ..sim import Simulator
     from .sides import keys_of, served_side
 
     return served_side(args.simulator, keys_of(Simulator.from_scenario(args.scenario)))

@@ -24,10 +24,7 @@ import httpx
 from ..display import scenario_currency
 from ..replay import Event
 from ..replay.reader import EventSource
-from ..sim.clock import format_instant
-from ..sim.operations import BY_NAME
-from ..sim.scenario import read_scenario
-from ..sim.simulator import Simulator
+from ..sim import BY_NAME, Simulator, format_instant, read_scenario
 from .calls import call_for, line_kind, read_script, write_lines
 from .cassette import CassetteWriter, Exchange, SideRecord, header, read_cassette
 from .diff import Difference, compare_answers, learn_ids

@@ -27,13 +27,13 @@ import httpx
 
 from ..client._requests import ApiKeys
 from ..models.endpoints import SIM_ADVANCE, SIM_CLOCK
-from ..sim.clock import format_instant, parse_instant
+from ..sim import format_instant, parse_instant
 from .calls import Call
 from .errors import ShadowInputError
 from .pacing import Pacer
 
 if TYPE_CHECKING:
-    from ..sim.simulator import Simulator
+    from ..sim import Simulator
 
 __all__ = ["ENVIRONMENT", "Answer", "Side", "Target", "keys_of", "served_side", "simulator_side"]
 

@@ -55,7 +55,7 @@ from .variants import CURRENT, Variant, VariantBook, comparison_display
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..sim.simulator import Simulator
+    from ..sim import Simulator
     from .view import WhatIfDashboard
 
 __all__ = [

@@ -32,7 +32,7 @@ import pandas as pd
 from ..analysis import compare_tiers, prepare_orders, sweep
 from ..display import DEFAULT_CURRENCY
 from ..engine import TierConfigError, TierSpec
-from ..sim.promotions import pricing_view
+from ..sim import pricing_view
 from .state import (
     EFFECTS,
     TUNABLE_TYPES,
@@ -55,7 +55,7 @@ from .variants import (
 
 if TYPE_CHECKING:
     from ..analysis import CostModel, OrderBatch
-    from ..sim.simulator import Simulator
+    from ..sim import Simulator
 
 __all__ = ["METRICS", "ORDER_COLUMNS", "WhatIfController", "WhatIfResult", "sample_orders"]
 

@@ -32,13 +32,13 @@ import pandas as pd
 from ..analysis import compare_scenarios
 from ..display import DEFAULT_CURRENCY, MISSING, format_count, format_money, is_missing
 from ..engine import TierSpec
-from ..sim.promotions import pricing_view
+from ..sim import pricing_view
 from .present import edit_changes, readable
 from .state import TierEdit, edit_of
 
 if TYPE_CHECKING:
     from ..analysis import CostModel
-    from ..sim.simulator import Simulator
+    from ..sim import Simulator
 
 __all__ = [
     "COMPARISON_COLUMNS",

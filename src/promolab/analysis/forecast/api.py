@@ -23,8 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ...engine import CompiledTier
-from ...sim.promotions import pricing_view
-from ...sim.usage import usage_of
+from ...sim import pricing_view, usage_of
 from ..orders import line_columns
 from ..sweep.batch import build_batch
 from ..sweep.customers import customer_table
@@ -37,11 +36,11 @@ from .facts import OrderFacts
 from .fixed_set import fixed_set
 from .publications import publish_codes
 from .result import ForecastResult
-from .spending import WatchedTier, walk
+from .spending import WalkPlan, WatchedTier, walk
 from .stacked import walk_stacked
 
 if TYPE_CHECKING:
-    from ...sim.simulator import Simulator
+    from ...sim import Simulator
 
 __all__ = ["POLICIES", "forecast"]
 
@@ -125,7 +124,7 @@ def forecast(
     batch = build_batch(cols, view.catalogue, codes, contexts, labels)
     facts = OrderFacts.of(orders, cols, batch, sim.state.project.timezone, sim.state.project.week_start)
     costs.check(facts)
-    goods = costs.goods(batch)  # refused (a product without a cost) before the sweep, not after
+    facts.cost_of_goods = costs.goods(batch)  # refused (a product without a cost) before the sweep, not after
     watched = _watched(chosen)
     with progress_bar(batch.n_orders, progress, "forecast") as bar:
         def advance(n: int) -> None:
@@ -141,15 +140,14 @@ def forecast(
     # What is spent is let go as soon as it is: the lines, the batch and the
     # candidates would otherwise sit beside the walk and the result's frames
     # (a third of the peak memory of a large forecast).
+    plan = WalkPlan(order, found, watched, facts.counted_customer, facts.customer_ids, facts.periods, draws, rates,
+                    facts.ledger(usage_of(sim)))
+    del found, draws, rates  # the plan holds them: let go with it
     if policy == "stack" or fixed is not None:
-        spent = walk_stacked(sim, view, chosen, order, found, watched, cols, batch, facts.counted_customer,
-                             facts.periods, draws, rates, facts.ledger(usage_of(sim)), fixed=fixed,
-                             published=published)
+        spent = walk_stacked(sim, view, chosen, plan, cols, batch, fixed=fixed, published=published)
         del batch, cols
     else:
         del batch, cols  # the walk reads neither
-        spent = walk(order, found.plain_tier, found.plain_discount, watched, found.watched_discount,
-                     found.watched_bits, facts.counted_customer, found.amount, facts.periods, draws, rates,
-                     facts.ledger(usage_of(sim)), facts.customer_ids)
-    del found, draws, rates
-    return ForecastResult.build(sim, chosen, watched, excluded, facts, spent, order, goods, fixed, published)
+        spent = walk(plan)
+    del plan
+    return ForecastResult.build(chosen, watched, excluded, facts, spent, order, fixed, published)

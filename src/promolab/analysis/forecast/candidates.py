@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ...engine import CompiledTier, PricingContext
-from ...sim.promotions import PricingView
+from ...sim import PricingView
 from ..sweep import OrderBatch
 from ..sweep.api import bind_batch, select_tiers
 from ..sweep.batch import Chunk

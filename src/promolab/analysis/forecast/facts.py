@@ -62,7 +62,10 @@ class OrderFacts:
     week_start: WeekStart
     #: per-order column values (numpy or pandas arrays: a categorical stays one)
     columns: dict[str, Any] = field(default_factory=dict)
+    #: the order amount before discounts (set from the sweep, which computes it)
     amount: np.ndarray | None = None
+    #: the cost of goods per order in cents (`CostModel.goods`), None when the model has none
+    cost_of_goods: np.ndarray | None = None
 
     @property
     def n(self) -> int:

@@ -29,13 +29,10 @@ from typing import TYPE_CHECKING
 
 from ...engine import CompiledTier
 from ...models import RedeemableInput
-from ...sim.operations.stacking_rules import stacking_rules_in_force
-from ...sim.publishing_lookups import free_codes, voucher_by_code
-from ...sim.refusals import NotFound
+from ...sim import NotFound, free_codes, stacking_rules_in_force, voucher_by_code
 
 if TYPE_CHECKING:
-    from ...sim.records import Voucher
-    from ...sim.simulator import Simulator
+    from ...sim import Simulator, VoucherRecord
 
 __all__ = ["HELD_POOL", "HELD_STOCK", "FixedCampaign", "FixedCode", "FixedSet", "fixed_set"]
 
@@ -167,7 +164,7 @@ def fixed_set(sim: Simulator, chosen: list[CompiledTier], excluded: dict[str, st
     return FixedSet(tuple(positions), tuple(codes), tuple(campaigns), tuple(redeemables))
 
 
-def _voucher(sim: Simulator, code: str) -> Voucher | None:
+def _voucher(sim: Simulator, code: str) -> VoucherRecord | None:
     """The voucher of a code (as a request names it), None if there is none."""
     try:
         return voucher_by_code(sim, code)

@@ -25,7 +25,7 @@ from .facts import order_columns
 
 if TYPE_CHECKING:
     from ...client import Client
-    from ...sim.simulator import Simulator
+    from ...sim import Simulator
 
 __all__ = ["ONE_BY_ONE_COLUMNS", "send_one_by_one"]
 

@@ -25,15 +25,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ...sim.operations.publishing import PUBLISH
-from ...sim.publishing import NO_CODE_LEFT
-from ...sim.publishing_lookups import free_codes
-from ...sim.refusals import SimError
+from ...sim import NO_CODE_LEFT, PUBLISH, SimError, free_codes
 from ..orders import LineColumns
 from .fixed_set import FixedCampaign
 
 if TYPE_CHECKING:
-    from ...sim.simulator import Simulator
+    from ...sim import Simulator
 
 __all__ = ["Publications", "publish_codes"]
 

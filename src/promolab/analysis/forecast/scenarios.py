@@ -21,7 +21,7 @@ from .costs import CostModel
 from .result import ForecastResult
 
 if TYPE_CHECKING:
-    from ...sim.simulator import Simulator
+    from ...sim import Simulator
 
 __all__ = ["ScenarioComparison", "compare_scenarios"]
 

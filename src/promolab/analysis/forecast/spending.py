@@ -20,14 +20,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ...engine import UsageLedger, period_slot
 from .budget_leaves import BudgetedTier, BudgetLeaf
 
-__all__ = ["Rates", "Reader", "Spending", "WatchedTier", "counting_leaves", "readers_of", "verdicts_of", "walk"]
+if TYPE_CHECKING:
+    from .candidates import Candidates  # which imports this module's WatchedTier
+
+__all__ = ["Rates", "Reader", "Spending", "WalkPlan", "WatchedTier", "counting_leaves", "readers_of", "verdicts_of", "walk"]
 
 
 @dataclass(frozen=True)
@@ -85,38 +88,51 @@ class Spending:
     code_uses: dict[str, int] | None = None
 
 
-def walk(
-    order: np.ndarray,
-    plain_tier: np.ndarray,
-    plain_discount: np.ndarray,
-    watched: Sequence[WatchedTier],
-    watched_discount: np.ndarray,
-    watched_bits: np.ndarray,
-    customers: np.ndarray,
-    amounts: np.ndarray,
-    periods: tuple[np.ndarray, np.ndarray, np.ndarray],
-    draws: np.ndarray,
-    rates: Rates,
-    ledger: UsageLedger,
-    customer_ids: Sequence[str | None] = (),
-) -> Spending:
-    """Walk the orders in `order` (positions, time order) and spend.
+@dataclass(frozen=True)
+class WalkPlan:
+    """What a walk reads, all known before it starts: the orders in time
+    order, what each could get (the sweep, reduced), who and when budgets
+    count it, the chance it redeems, and the ledger it spends into (a copy of
+    the simulator's totals so far, which the walk then fills).
 
-    `watched_discount[i, w]` / `watched_bits[i, w]`: watched tier w's
-    discount on order i and the variants it is valid under (bit b set:
-    valid when the budget verdicts spell b, bit j of b for leaf j).
-    `rates`: the chance each order redeems what it qualifies for, compared
-    with the order's draw; an order that does not redeem spends nothing.
-    `customers`: per order, the code of the customer budgets count (-1:
-    none); `customer_ids`: per code, the id the ledger knows it by.
+    One object because both walks (`walk`, the stacked `walk_stacked`) take
+    the same facts, and a caller names each once."""
+
+    #: order positions (input order), in time order
+    order: np.ndarray
+    #: per order: the best plain tier and, per watched tier, its discount and verdict bits
+    found: Candidates
+    watched: Sequence[WatchedTier]
+    #: per order, the code of the customer budgets count (-1: none)
+    customers: np.ndarray
+    #: per customer code, the id the ledger knows it by
+    customer_ids: Sequence[str | None]
+    #: per order, its day, week and month keys in the project's time zone
+    periods: tuple[np.ndarray, np.ndarray, np.ndarray]
+    #: per order, the draw compared with `rates`
+    draws: np.ndarray
+    rates: Rates
+    ledger: UsageLedger
+
+
+def walk(plan: WalkPlan) -> Spending:
+    """Walk the orders in `plan.order` (positions, time order) and spend.
+
+    `found.watched_discount[i, w]` / `found.watched_bits[i, w]`: watched tier
+    w's discount on order i and the variants it is valid under (bit b set:
+    valid when the budget verdicts spell b, bit j of b for leaf j). `rates`:
+    the chance each order redeems what it qualifies for, compared with the
+    order's draw; an order that does not redeem spends nothing.
     """
+    found, watched, customers, draws, rates = plan.found, plan.watched, plan.customers, plan.draws, plan.rates
+    plain_tier, plain_discount, watched_discount = found.plain_tier, found.plain_discount, found.watched_discount
     n = len(plain_tier)
     tier = plain_tier.astype(np.int32, copy=True)
     discount = plain_discount.astype(np.int64, copy=True)
     held_tier = np.full(n, -1, dtype=np.int32)
     held_leaf = np.full(n, -1, dtype=np.int8)
     if watched:
-        bits = _settled(watched, watched_bits, customers)
+        bits = _settled(watched, found.watched_bits, customers)
         # A watched tier valid under every verdict is chosen as a plain one
         # (its budgets cannot refuse it), on every order: the walk then only
         # asks about the tiers whose verdict is open, and the best it starts
@@ -130,11 +146,10 @@ def walk(
             discount[takes] = d[takes]
         contest = _contested(watched, watched_discount, bits, tier, discount)
         visit = _visited(watched, contest, tier, customers, draws, rates)
-        _walk_busy(order[visit[order]], tier, discount, held_tier, held_leaf, watched, watched_discount, bits,
-                   contest, customers, amounts, periods, draws, rates, ledger, customer_ids)
+        _walk_busy(plan, plan.order[visit[plan.order]], bits, contest, _Chosen(tier, discount, held_tier, held_leaf))
     redeemed = (tier >= 0) & (draws < rates.tier[np.maximum(tier, 0)] * rates.order)
     discount = np.where(redeemed, discount, 0)
-    return Spending(np.where(redeemed, tier, -1), discount, redeemed, held_tier, held_leaf, ledger, qualified=tier)
+    return Spending(np.where(redeemed, tier, -1), discount, redeemed, held_tier, held_leaf, plan.ledger, qualified=tier)
 
 
 #: Orders turned into Python values at a time: the walk's memory stays bounded.
@@ -249,29 +264,31 @@ def _recorders(watched: Sequence[WatchedTier], ledger: UsageLedger) -> dict[int,
             for w in watched}
 
 
-def _walk_busy(
-    busy: np.ndarray,
-    tier: np.ndarray,
-    discount: np.ndarray,
-    held_tier: np.ndarray,
-    held_leaf: np.ndarray,
-    watched: Sequence[WatchedTier],
-    watched_discount: np.ndarray,
-    watched_bits: np.ndarray,
-    contest: np.ndarray,
-    customers: np.ndarray,
-    amounts: np.ndarray,
-    periods: tuple[np.ndarray, np.ndarray, np.ndarray],
-    draws: np.ndarray,
-    rates: Rates,
-    ledger: UsageLedger,
-    customer_ids: Sequence[str | None],
-) -> None:
+@dataclass(frozen=True)
+class _Chosen:
+    """The walk's answers per order (input positions), filled in place: the
+    tier chosen and its discount, and the tier a budget held back and which
+    of its leaves did."""
+
+    tier: np.ndarray
+    discount: np.ndarray
+    held_tier: np.ndarray
+    held_leaf: np.ndarray
+
+
+def _walk_busy(plan: WalkPlan, busy: np.ndarray, watched_bits: np.ndarray, contest: np.ndarray,
+               chosen: _Chosen) -> None:
     """The sequential part, on plain Python values (numpy scalars are slow one
     at a time), with the ledger's slots bound once (`reader`, `recorder`).
     On each order it asks only the tiers `contest` names, in watched order:
     the answer does not depend on that order, since the policy's order
-    (`_beats`: larger discount, then earlier tier) is a total order."""
+    (`_beats`: larger discount, then earlier tier) is a total order.
+    `watched_bits`: the plan's, settled (`_settled`); `contest`: `_contested`."""
+    # Locals, not attribute reads, in the loop below (it runs once per busy order).
+    watched, ledger, customers, periods = plan.watched, plan.ledger, plan.customers, plan.periods
+    draws, rates, customer_ids = plan.draws, plan.rates, plan.customer_ids
+    watched_discount, amounts = plan.found.watched_discount, plan.found.amount
+    tier, discount, held_tier, held_leaf = chosen.tier, chosen.discount, chosen.held_tier, chosen.held_leaf
     readers = readers_of(watched, ledger)
     recorders = _recorders(watched, ledger)
     asked = _budgeted(watched)

@@ -33,33 +33,32 @@ from ...engine import (
     CompiledTier,
     PricingContext,
     StackedRedeemable,
-    UsageLedger,
     evaluate_stack,
     normalize_order,
 )
 from ...models import RedeemableInput, StackingRules
-from ...sim.operations.stacking_rules import stacking_rules_in_force
-from ...sim.refusals import SimError
-from ...sim.sessions import Held, held
-from ...sim.stack_redeemables import (
+from ...sim import (
     QUANTITY_EXCEEDED,
+    Held,
     ResolvedRedeemable,
+    SimError,
     check_redeemables,
+    credits_of,
+    held,
     redeemed_as,
     refuse_the_same_code_twice,
     resolve_redeemables,
+    stacking_rules_in_force,
+    taken,
 )
-from ...sim.stack_spending import credits_of, taken
 from ..orders import LineColumns, utc_datetime
 from ..sweep import OrderBatch
-from .candidates import Candidates
 from .fixed_set import HELD_POOL, FixedCampaign, FixedSet
 from .publications import Publications
-from .spending import Rates, Spending, WatchedTier, readers_of, verdicts_of
+from .spending import Spending, WalkPlan, readers_of, verdicts_of
 
 if TYPE_CHECKING:
-    from ...sim.promotions import PricingView
-    from ...sim.simulator import Simulator
+    from ...sim import PricingView, Simulator
 
 __all__ = ["walk_stacked"]
 
@@ -121,24 +120,21 @@ def walk_stacked(
     sim: Simulator,
     view: PricingView,
     tiers: Sequence[CompiledTier],
-    order: np.ndarray,
-    found: Candidates,
-    watched: Sequence[WatchedTier],
+    plan: WalkPlan,
     cols: LineColumns,
     batch: OrderBatch,
-    customers: np.ndarray,
-    periods: tuple[np.ndarray, np.ndarray, np.ndarray],
-    draws: np.ndarray,
-    rates: Rates,
-    ledger: UsageLedger,
     fixed: FixedSet | None = None,
     published: Publications | None = None,
 ) -> Spending:
-    """Walk the orders in `order` (time order), redeeming their stacks
+    """Walk the orders in `plan.order` (time order), redeeming their stacks
     (`fixed`: a set sent with every order instead of the tiers each order
     qualifies for; `published`: the codes its campaigns handed each order's
     customer): `tier` is the first tier applied, `applied` all of them
-    (bits). `customers`: the key budgets count a customer by (-1: not counted)."""
+    (bits). `plan.customers`: the key budgets count a customer by (-1: not
+    counted); `cols` and `batch`: the orders' lines, which a stack is priced from."""
+    # Locals, not attribute reads, in the loop below (it runs once per busy order).
+    order, found, watched, customers = plan.order, plan.found, plan.watched, plan.customers
+    periods, draws, rates, ledger = plan.periods, plan.draws, plan.rates, plan.ledger
     n = batch.n_orders
     assert found.plain_gives is not None and found.plain_positions is not None
     rules = stacking_rules_in_force(sim)

@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from ...sim.promotions import pricing_view
+from ...sim import pricing_view
 from ..sweep import SweepResult
 from .costs import CostModel, is_free_shipping
 from .facts import order_columns
 
 if TYPE_CHECKING:
-    from ...sim.simulator import Simulator
+    from ...sim import Simulator
 
 __all__ = ["SWEEP_COST_COLUMNS", "sweep_costs"]
 

@@ -11,10 +11,7 @@ import pandas as pd
 
 from ...engine import Catalogue, PricingContext, StackEntry
 from ...models import StackingRules
-from ...sim.promotions import pricing_view
-from ...sim.sessions import held
-from ...sim.stack_redeemables import expand_stack, resolve_redeemables
-from ...sim.usage import usage_of
+from ...sim import expand_stack, held, pricing_view, resolve_redeemables, usage_of
 from ..orders import CUSTOMER_COLUMN, ORDER_COLUMN, as_requests
 from ..sweep import OrderBatch, prepare_orders
 from ..sweep.runner import DEFAULT_CHUNK
@@ -26,7 +23,7 @@ from .stack_plan import plan_stack
 from .stack_runner import evaluate_stack_plan
 
 if TYPE_CHECKING:
-    from ...sim.simulator import Simulator
+    from ...sim import Simulator
 
 __all__ = ["compare_stacking_policies", "price_group"]
 

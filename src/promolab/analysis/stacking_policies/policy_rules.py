@@ -19,12 +19,10 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from ... import models
-from ...sim.operations.stacking_rules import stacking_rules_in_force
-from ...sim.refusals import SimError
-from ...sim.stack_redeemables import check_redeemables
+from ...sim import SimError, check_redeemables, stacking_rules_in_force
 
 if TYPE_CHECKING:
-    from ...sim.simulator import Simulator
+    from ...sim import Simulator
 
 __all__ = ["DEFAULT_POLICIES", "parse_redeemables", "policy_rules"]
 

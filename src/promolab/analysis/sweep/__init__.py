@@ -6,7 +6,8 @@ columns, chunks), `lineset` (distinct lines: per-line arithmetic once per
 distinct line), `padded` (line codes on a grid: per-order sums), `rulemasks`
 (rules as masks), `vectorized` / `unitkernel` (discount kernels), `plan`
 (which path each tier takes, and why), `fallback` (the per-request engine
-path), `runner` (chunks into output arrays), `dask` (partitions), `summary`,
+path), `bound` (a batch bound to its tiers: what is evaluated), `runner`
+(chunks into output arrays), `dask` (partitions), `summary`,
 `result`.
 """
 

@@ -2,27 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ...engine import Catalogue, CompiledTier, PricingContext, TierSpec, compile_tier
-from ...sim.clock import parse_instant
-from ...sim.promotions import PricingView, pricing_view
+from ...engine import CompiledTier, PricingContext, TierSpec, compile_tier
+from ...sim import PricingView, parse_instant, pricing_view
 from ..orders import line_columns
 from .batch import OrderBatch, build_batch
+from .bound import BoundSweep, bind_sweep
 from .customers import CustomerTable, customer_table
-from .instants import Instants, OrderClock, merged_metadata
-from .plan import BoundTier, TierPlan, bind_tiers, plan_tiers
+from .plan import TierPlan
 from .progress import progress_bar
 from .result import SweepResult, build_frame
-from .runner import DEFAULT_CHUNK, Outputs, evaluate_range
+from .runner import DEFAULT_CHUNK, Outputs
 
 if TYPE_CHECKING:
-    from ...sim.simulator import Simulator
+    from ...sim import Simulator
 
 __all__ = ["BoundSweep", "bind_batch", "prepare_orders", "select_tiers", "sweep"]
 
@@ -66,40 +64,11 @@ def _prepare(view: PricingView, orders: pd.DataFrame, table: CustomerTable) -> O
     return build_batch(cols, view.catalogue, codes, contexts, labels)
 
 
-@dataclass
-class BoundSweep:
-    """A batch bound to its tiers (plans, masks, kernels, each order's instant
-    and metadata): any range of its orders can be evaluated into `Outputs`.
-    What `sweep` runs, and what a caller reducing chunk by chunk (the
-    forecast) runs without building the whole frame."""
-
-    plans: list[TierPlan]
-    tiers: list[BoundTier]
-    batch: OrderBatch
-    catalogue: Catalogue
-    ctx: PricingContext
-    clock: OrderClock
-
-    def evaluate(self, a: int, b: int, out: Outputs, *, offset: int = 0, chunk_size: int = DEFAULT_CHUNK,
-                 on_chunk: Callable[[int], None] | None = None) -> None:
-        """Orders a..b-1 into `out` rows (a - offset)..(b - offset) (zeroed)."""
-        evaluate_range(self.tiers, self.batch, a, b, out, self.catalogue, self.ctx, offset=offset,
-                       chunk_size=chunk_size, on_chunk=on_chunk, clock=self.clock)
-
-
 def bind_batch(view: PricingView, batch: OrderBatch, chosen: Sequence[CompiledTier], ctx: PricingContext,
                *, dated: bool = True) -> BoundSweep:
-    """Plan and bind `chosen` for `batch`: at each order's `placed_at` when
-    `dated` and the batch has one, else at `ctx.now`."""
-    meta = dict(ctx.redemption_metadata)
-    placed = batch.placed_at if dated else None
-    instants = Instants.of(placed) if placed is not None else None
-    sets = merged_metadata(meta, batch.metadata_sets) if batch.metadata_code is not None else None
-    clock = OrderClock(ctx, instants, batch.metadata_code, sets or ())
-    plans = plan_tiers(chosen, batch.keys, view.catalogue, dated=instants is not None)
-    bound = bind_tiers(plans, chosen, batch.keys, view.catalogue, batch.customers, ctx.now, meta,
-                       instants=instants, metadata_sets=sets)
-    return BoundSweep(plans, bound, batch, view.catalogue, ctx, clock)
+    """Plan and bind `chosen` for `batch` with the view's catalogue: at each
+    order's `placed_at` when `dated` and the batch has one, else at `ctx.now`."""
+    return bind_sweep(batch, chosen, view.catalogue, ctx, dated=dated)
 
 
 def _paths_frame(plans: Sequence[TierPlan], paths: Sequence[str]) -> pd.DataFrame:
@@ -157,12 +126,12 @@ def sweep(
     campaign_ids = tuple(t.spec.campaign.id for t in chosen)
 
     if engine == "dask" and not isinstance(orders, pd.DataFrame | OrderBatch):
-        from .dask import sweep_dask_frame
+        from .dask import WorkerPayload, sweep_dask_frame
 
-        order_ids, out, plans, paths, placed = sweep_dask_frame(
-            orders, view.catalogue, chosen, table, now, meta, client=client, progress=progress,
-            chunk_size=chunk_size, dated=at is None,
-        )
+        payload = WorkerPayload(view.catalogue, tuple(t.spec for t in chosen), now, meta, chunk_size, table,
+                                dated=at is None)
+        order_ids, out, plans, paths, placed = sweep_dask_frame(orders, chosen, payload, client=client,
+                                                                progress=progress)
     else:
         batch = orders if isinstance(orders, OrderBatch) else _prepare(view, orders, table)
         placed = batch.placed_at if at is None else None
@@ -176,10 +145,8 @@ def sweep(
             else:
                 from .dask import sweep_dask_batch
 
-                sweep_dask_batch(bound_sweep.tiers, batch, out, view.catalogue, ctx, chosen, table, meta,
-                                 client=client, npartitions=npartitions, chunk_size=chunk_size,
-                                 on_partition=bar.update, clock=bound_sweep.clock,
-                                 dated=bound_sweep.clock.micros is not None)
+                sweep_dask_batch(bound_sweep, out, chosen, meta, client=client, npartitions=npartitions,
+                                 chunk_size=chunk_size, on_partition=bar.update)
         order_ids = batch.order_ids
     frame = build_frame(order_ids, tier_ids, out)
     return SweepResult(

@@ -27,10 +27,10 @@ import numpy as np
 import pandas as pd
 
 from ...engine import CustomerContext
-from ...sim.promotions import PricingView, customer_context
+from ...sim import PricingView, customer_context
 
 if TYPE_CHECKING:
-    from ...sim.simulator import Simulator
+    from ...sim import Simulator
 
 __all__ = ["CustomerTable", "customer_table"]
 

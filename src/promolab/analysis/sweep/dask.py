@@ -31,11 +31,11 @@ import pandas as pd
 from ...engine import Catalogue, CompiledTier, PricingContext, TierSpec, compile_tier
 from ..orders import line_columns
 from .batch import KeyTable, OrderBatch, build_batch, resolve_keys
+from .bound import BoundSweep, bind_sweep
 from .customers import CustomerTable
-from .instants import Instants, OrderClock, merged_metadata
-from .plan import TierPlan, bind_tiers, plan_tiers
+from .plan import TierPlan, plan_tiers
 from .progress import progress_bar
-from .runner import Outputs, evaluate_range
+from .runner import Outputs
 
 __all__ = ["default_partitions", "sweep_dask_batch", "sweep_dask_frame"]
 
@@ -51,8 +51,11 @@ def default_partitions(n_orders: int, workers: int | None = None) -> int:
 
 
 @dataclass(frozen=True)
-class _Payload:
-    """Plain data a worker needs to re-plan and evaluate (no closures)."""
+class WorkerPayload:
+    """Plain data a worker needs to re-plan and evaluate (no closures): the
+    catalogue, the tiers' specs, the sweep's instant and metadata, the chunk
+    size, the customers (a dask DataFrame's partitions resolve their own) and
+    whether orders are priced at their own `placed_at`."""
 
     catalogue: Catalogue
     specs: tuple[TierSpec, ...]
@@ -64,27 +67,21 @@ class _Payload:
     dated: bool = False
 
 
-def _compile(payload: _Payload) -> list[CompiledTier]:
+def _compile(payload: WorkerPayload) -> list[CompiledTier]:
     return [compile_tier(s) for s in payload.specs]
 
 
-def _run_batch(payload: _Payload, batch: OrderBatch) -> tuple[Outputs, list[str]]:
+def _run_batch(payload: WorkerPayload, batch: OrderBatch) -> tuple[Outputs, list[str]]:
     """Plan, bind and evaluate a batch on a worker, as `sweep` does on the driver."""
     tiers = _compile(payload)
     ctx = PricingContext(now=payload.now, redemption_metadata=payload.metadata)
-    instants = Instants.of(batch.placed_at) if payload.dated and batch.placed_at is not None else None
-    sets = merged_metadata(payload.metadata, batch.metadata_sets) if batch.metadata_code is not None else None
-    plans = plan_tiers(tiers, batch.keys, payload.catalogue, dated=instants is not None)
-    bound = bind_tiers(plans, tiers, batch.keys, payload.catalogue, batch.customers, payload.now, payload.metadata,
-                       instants=instants, metadata_sets=sets)
+    bound = bind_sweep(batch, tiers, payload.catalogue, ctx, dated=payload.dated)
     out = Outputs.allocate(batch.n_orders, len(tiers))
-    clock = OrderClock(ctx, instants, batch.metadata_code, sets or ())
-    evaluate_range(bound, batch, 0, batch.n_orders, out, payload.catalogue, ctx, chunk_size=payload.chunk_size,
-                   clock=clock)
-    return out, [b.path for b in bound]
+    bound.evaluate(0, batch.n_orders, out, chunk_size=payload.chunk_size)
+    return out, [b.path for b in bound.tiers]
 
 
-def _run_frame(payload: _Payload, part: pd.DataFrame) -> tuple[pd.Index, Outputs, list[str], np.ndarray | None]:
+def _run_frame(payload: WorkerPayload, part: pd.DataFrame) -> tuple[pd.Index, Outputs, list[str], np.ndarray | None]:
     cols = line_columns(part)
     assert payload.customers is not None
     codes, contexts, labels = payload.customers.resolve(cols.order_ids, cols.customer, cols.customer_names)
@@ -104,24 +101,22 @@ def _local_callbacks(on_done: Callable[[Any], None]) -> Any:
 
 
 def sweep_dask_batch(
-    bound: Sequence[Any],
-    batch: OrderBatch,
+    bound: BoundSweep,
     out: Outputs,
-    catalogue: Catalogue,
-    ctx: PricingContext,
     tiers: Sequence[CompiledTier],
-    table: CustomerTable,
     metadata: Mapping[str, Any],
     *,
     client: Any = None,
     npartitions: int | None = None,
     chunk_size: int,
     on_partition: Callable[[int], None] | None = None,
-    clock: OrderClock | None = None,
-    dated: bool = False,
 ) -> None:
-    """`clock`: the orders' contexts (threads share the driver's bound tiers);
-    `dated`: workers re-bind their slice at its orders' own instants."""
+    """`bound`: the batch bound on the driver (threads share its tiers and
+    its orders' contexts); on a `client`, workers re-bind their slice from
+    `tiers` and `metadata`, at its orders' own instants when the driver's
+    binding is dated."""
+    batch, catalogue, ctx = bound.batch, bound.catalogue, bound.ctx
+    dated = bound.clock.micros is not None
     n = batch.n_orders
     parts = npartitions or default_partitions(n)
     edges = np.linspace(0, n, max(1, min(parts, max(n, 1))) + 1).astype(np.int64)
@@ -131,8 +126,7 @@ def sweep_dask_batch(
         import dask.threaded
 
         dsk = {
-            ("promolab-sweep", i): (functools.partial(
-                evaluate_range, bound, batch, a, b, out, catalogue, ctx, chunk_size=chunk_size, clock=clock),)
+            ("promolab-sweep", i): (functools.partial(bound.evaluate, a, b, out, chunk_size=chunk_size),)
             for i, (a, b) in enumerate(ranges)
         }
         sizes = {("promolab-sweep", i): b - a for i, (a, b) in enumerate(ranges)}
@@ -141,7 +135,7 @@ def sweep_dask_batch(
         return
     from distributed import as_completed
 
-    payload = _Payload(catalogue, tuple(t.spec for t in tiers), ctx.now, dict(metadata), chunk_size, dated=dated)
+    payload = WorkerPayload(catalogue, tuple(t.spec for t in tiers), ctx.now, dict(metadata), chunk_size, dated=dated)
     futures = []
     spans = {}
     for a, b in ranges:
@@ -172,24 +166,19 @@ def _catalogue_keys(catalogue: Catalogue) -> KeyTable:
 
 def sweep_dask_frame(
     frame: Any,
-    catalogue: Catalogue,
     tiers: Sequence[CompiledTier],
-    table: CustomerTable,
-    now: datetime,
-    metadata: Mapping[str, Any],
+    payload: WorkerPayload,
     *,
     client: Any = None,
     progress: bool = True,
-    chunk_size: int,
-    dated: bool = False,
 ) -> tuple[pd.Index, Outputs, list[TierPlan], list[str], np.ndarray | None]:
-    """`dated`: price orders with a `placed_at` at their own instants; the last
-    item returned is then their instants (UTC ns, None when not dated)."""
+    """`payload.dated`: price orders with a `placed_at` at their own instants;
+    the last item returned is then their instants (UTC ns, None when not dated)."""
+    catalogue = payload.catalogue
     from dask.base import compute
     from dask.delayed import delayed
 
 
-    payload = _Payload(catalogue, tuple(t.spec for t in tiers), now, dict(metadata), chunk_size, table, dated)
     tasks = [delayed(_run_frame, pure=True)(payload, part) for part in frame.to_delayed()]
     results: list[tuple[pd.Index, Outputs, list[str], np.ndarray | None]] = []
     with progress_bar(len(tasks), progress, "sweep (dask partitions)", unit="partition") as bar:

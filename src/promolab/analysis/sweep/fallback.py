@@ -9,6 +9,7 @@ and shared by all the tiers that need them.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,7 +24,7 @@ from .batch import Chunk
 from .instants import OrderClock
 from .rulemasks import REASON_CODE
 
-__all__ = ["EngineOrders", "engine_path"]
+__all__ = ["EngineOrders", "EnginePricing", "engine_path"]
 
 
 class EngineOrders:
@@ -47,12 +48,22 @@ class EngineOrders:
         return found
 
 
+@dataclass(frozen=True)
+class EnginePricing:
+    """What the engine path prices a chunk's orders with: the orders
+    (normalised on first use, shared by every tier of the chunk), the
+    catalogue, and each order's own context (`clock`: its instant and
+    request metadata)."""
+
+    orders: EngineOrders
+    catalogue: Catalogue
+    clock: OrderClock
+
+
 def engine_path(
     tier: CompiledTier,
-    orders: EngineOrders,
+    pricing: EnginePricing,
     candidates: Iterable[int],
-    catalogue: Catalogue,
-    clock: OrderClock,
     valid: np.ndarray,
     discount: np.ndarray,
     na: np.ndarray,
@@ -60,7 +71,8 @@ def engine_path(
     reason: np.ndarray,
 ) -> None:
     """Price `candidates` (chunk positions) with the engine, writing the outputs in place,
-    each order with its own context (`clock`: its instant and request metadata)."""
+    each order with its own context (`pricing.clock`: its instant and request metadata)."""
+    orders, catalogue, clock = pricing.orders, pricing.catalogue, pricing.clock
     batch = orders.chunk.batch
     a = orders.chunk.a
     for i in candidates:

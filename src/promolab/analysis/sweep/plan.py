@@ -19,14 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 import numpy as np
 
-from ...engine import Catalogue, CompiledTier, CustomerContext, compile_rules
-from .batch import KeyTable
-from .instants import Instants, campaign_codes
+from ...engine import Catalogue, CompiledTier, compile_rules
+from .batch import KeyTable, OrderBatch
+from .instants import OrderClock, campaign_codes
 from .rulemasks import REASON_CODE, BoundRules, NotVectorizable, RuleProgram, compile_program
 from .unitkernel import UnitKernel
 from .vectorized import DiscountKernel
@@ -137,20 +136,16 @@ class BoundTier:
         return "vectorized" if self.kernel is not None else "hybrid"
 
 
-def bind_tiers(
-    plans: Sequence[TierPlan],
-    tiers: Sequence[CompiledTier],
-    keys: KeyTable,
-    catalogue: Catalogue,
-    customers: Sequence[CustomerContext | None],
-    now: datetime,
-    metadata: Mapping[str, Any],
-    *,
-    instants: Instants | None = None,
-    metadata_sets: Sequence[Mapping[str, Any]] | None = None,
-) -> list[BoundTier]:
-    """`instants`: the orders' own instants (a dated sweep), None to check every
-    campaign at `now`; `metadata_sets`: see `RuleProgram.bind`."""
+def bind_tiers(plans: Sequence[TierPlan], tiers: Sequence[CompiledTier], batch: OrderBatch, catalogue: Catalogue,
+               clock: OrderClock) -> list[BoundTier]:
+    """Bind each planned tier to the batch's keys and customers. `clock`: the
+    sweep's context (`clock.base`: its instant and metadata), the orders' own
+    instants in a dated sweep (`clock.micros`; None checks every campaign at
+    the sweep's instant) and their own metadata (`clock.metadata_sets`, see
+    `RuleProgram.bind`)."""
+    keys, customers = batch.keys, batch.customers
+    now, metadata, instants = clock.base.now, clock.base.redemption_metadata, clock.micros
+    metadata_sets = clock.metadata_sets if clock.metadata_code is not None else None
     out = []
     dated = campaign_codes(tiers, instants) if instants is not None else None
     for t, (plan, tier) in enumerate(zip(plans, tiers)):

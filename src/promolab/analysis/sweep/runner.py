@@ -18,16 +18,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ...engine import Catalogue, PricingContext
-from .batch import Chunk, OrderBatch, base_table
-from .fallback import EngineOrders, engine_path
-from .instants import OrderClock
+from .batch import Chunk, base_table
+from .fallback import EngineOrders, EnginePricing, engine_path
 from .lineset import LineSet
 from .plan import BoundTier
 from .vectorized import DiscountKernel, Overflow
+
+if TYPE_CHECKING:
+    from .bound import BoundSweep  # which imports this module's evaluate_range
 
 __all__ = ["DEFAULT_CHUNK", "Outputs", "TierColumns", "evaluate_range"]
 
@@ -167,17 +169,18 @@ class TierColumns:
         return chunk.column_sums[rows] if rows is not None else None
 
 
-def _engine(bt: BoundTier, chunk: Chunk, engine: EngineOrders, candidates: Sequence[int] | range,
-            catalogue: Catalogue, clock: OrderClock, out: Outputs, t: int, discount: np.ndarray) -> np.ndarray:
+def _engine(bt: BoundTier, pricing: EnginePricing, candidates: Sequence[int] | range, out: Outputs, t: int,
+            discount: np.ndarray) -> np.ndarray:
     """The per-request engine on `candidates` (chunk positions); the rest stay invalid.
     Returns the tier's totals."""
+    chunk = pricing.orders.chunk
     n = chunk.n
     valid = np.zeros(n, dtype=bool)
     na = np.zeros(n, dtype=bool)
     total = chunk.amount.copy()
     reason = out.reason[:, t].copy()
     discount.fill(0)
-    engine_path(bt.tier, engine, candidates, catalogue, clock, valid, discount, na, total, reason)
+    engine_path(bt.tier, pricing, candidates, valid, discount, na, total, reason)
     out.valid[:, t] = valid
     out.na[:, t] = na
     out.reason[:, t] = reason
@@ -232,8 +235,8 @@ def _evaluate_live(bt: BoundTier, t: int, chunk: Chunk, live: np.ndarray, sums: 
     return True, totals
 
 
-def _evaluate_tier(bt: BoundTier, t: int, chunk: Chunk, sums: np.ndarray | None, engine: EngineOrders,
-                   catalogue: Catalogue, clock: OrderClock, out: Outputs, discount: np.ndarray) -> np.ndarray | None:
+def _evaluate_tier(bt: BoundTier, t: int, chunk: Chunk, sums: np.ndarray | None, pricing: EnginePricing,
+                   out: Outputs, discount: np.ndarray) -> np.ndarray | None:
     """Tier t over the chunk: flags into column t of `out` (a zeroed block), the
     discounts into `discount` (the tier's row of the chunk's scratch, every
     entry written); returns the totals when they are not `amount - discount`
@@ -252,7 +255,7 @@ def _evaluate_tier(bt: BoundTier, t: int, chunk: Chunk, sums: np.ndarray | None,
         out.reason[:, t] = blocked
     if chunk.overflow:  # amounts that may leave int64: the engine decides everything
         everyone = range(chunk.n) if live is None else np.flatnonzero(live).tolist()
-        return _engine(bt, chunk, engine, everyone, catalogue, clock, out, t, discount)
+        return _engine(bt, pricing, everyone, out, t, discount)
     if live is not None and bt.kernel is not None and _FEW * int(np.count_nonzero(live)) < chunk.n:
         done, totals = _evaluate_live(bt, t, chunk, live, sums, out, discount)
         if done:
@@ -278,34 +281,30 @@ def _evaluate_tier(bt: BoundTier, t: int, chunk: Chunk, sums: np.ndarray | None,
         return total if ok is None else np.where(ok, total, chunk.amount)
     # engine path: every order (fallback, or no rules) or the ones passing the masks (hybrid)
     candidates = np.flatnonzero(ok).tolist() if ok is not None else range(chunk.n)
-    return _engine(bt, chunk, engine, candidates, catalogue, clock, out, t, discount)
+    return _engine(bt, pricing, candidates, out, t, discount)
 
 
 def evaluate_range(
-    tiers: Sequence[BoundTier],
-    batch: OrderBatch,
+    bound: BoundSweep,
     a: int,
     b: int,
     out: Outputs,
-    catalogue: Catalogue,
-    ctx: PricingContext,
     *,
     offset: int = 0,
     chunk_size: int = DEFAULT_CHUNK,
     on_chunk: Callable[[int], None] | None = None,
     width: int | None = None,
-    clock: OrderClock | None = None,
 ) -> None:
-    """Orders a..b-1 of `batch` into `out` rows (a - offset)..(b - offset), which must be zeroed.
+    """Orders a..b-1 of `bound.batch` into `out` rows (a - offset)..(b - offset), which must be zeroed.
 
     A tier's discounts go to a contiguous row of a (tiers x orders) scratch,
     copied into the order-major block once per chunk: writing int64 columns
     straight into the block costs more as soon as the block outgrows the L2
     cache. `width`: the padded grid's width (tests force long orders past it).
-    `clock`: each order's own context on the engine path (a dated batch, per-order
-    metadata); default: `ctx` for every order.
+    On the engine path each order is priced with its own context (`bound.clock`:
+    a dated batch, per-order metadata).
     """
-    clock = clock or OrderClock(ctx)
+    tiers, batch, catalogue, clock = bound.tiers, bound.batch, bound.catalogue, bound.clock
     distinct = batch.distinct.fresh() if batch.distinct is not None else None
     columns = TierColumns(tiers)
     pattern = CodePattern(out, chunk_size)
@@ -314,13 +313,12 @@ def evaluate_range(
         c1 = min(b, c0 + chunk_size)
         n = c1 - c0
         chunk = Chunk(batch, c0, c1, distinct, stack=columns.table, width=width)
-        engine = EngineOrders(chunk)
+        pricing = EnginePricing(EngineOrders(chunk), catalogue, clock)
         block = out.block(c0 - offset, c1 - offset)
         block.fill_codes(c0 - offset, pattern)
         totals = {}
         for t, bt in enumerate(tiers):
-            total = _evaluate_tier(bt, t, chunk, columns.sums(chunk, t), engine, catalogue, clock, block,
-                                   scratch[t, :n])
+            total = _evaluate_tier(bt, t, chunk, columns.sums(chunk, t), pricing, block, scratch[t, :n])
             if total is not None:
                 totals[t] = total
         block.discount[...] = scratch[:, :n].T

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 
 from .attempts import MAX_ATTEMPTS, RETRY_OFFSETS
 from .delivery import deliver_due
-from .envelope import EventBodies, build_envelope, payload_type
+from .envelope import EventBodies, WebhookEvent, build_envelope, payload_type
 from .signing import SIGNATURE_HEADER, encode_body, sign, verify_signature
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ __all__ = [
     "MAX_ATTEMPTS",
     "RETRY_OFFSETS",
     "SIGNATURE_HEADER",
+    "WebhookEvent",
     "build_envelope",
     "deliver_due",
     "emit",
@@ -67,15 +68,14 @@ def emit(
         return
     event_id = sim.ids.next("event")
     group = group_id if group_id is not None else sim.ids.next("request")
-    bodies = EventBodies(
-        data,
+    bodies = EventBodies(data, WebhookEvent(
         project_id=sim.state.project.id,
         event_type=event_type,
         event_id=event_id,
         created_at=sim.now,
         entity_id=entity_id,
         group_id=group,
-    )
+    ))
     for config in configs:
         sendout_id = sim.ids.next("webhook_sendout")
         queue(sim, config, event_type, sendout_id, bodies.body(config, sendout_id))

@@ -19,6 +19,7 @@ group); each configuration gets its own sendout id and `source`.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -30,7 +31,7 @@ from ..records import WebhookConfig
 from ..render.vouchers import wire_instant
 from .signing import encode_body
 
-__all__ = ["EventBodies", "build_envelope", "payload_type", "target_of"]
+__all__ = ["EventBodies", "WebhookEvent", "build_envelope", "payload_type", "target_of"]
 
 
 def payload_type(event_type: str) -> str:
@@ -45,59 +46,50 @@ def target_of(config: WebhookConfig) -> str:
     return config.url if config.url is not None else f"receiver://{config.receiver}"
 
 
-def build_envelope(
-    *,
-    project_id: str,
-    config: WebhookConfig,
-    event_type: str,
-    data: BaseModel | dict[str, Any],
-    sendout_id: str,
-    event_id: str,
-    created_at: datetime,
-    entity_id: str,
-    group_id: str,
-) -> dict[str, Any]:
-    """The envelope as JSON-ready data, checked against the wire model.
+@dataclass(frozen=True)
+class WebhookEvent:
+    """One emitted event as every delivery of it carries it: the project, the
+    event's subscription name, id and instant, the entity it is about and the
+    request that caused it (its group)."""
+
+    project_id: str
+    event_type: str
+    event_id: str
+    created_at: datetime
+    entity_id: str
+    group_id: str
+
+
+def build_envelope(event: WebhookEvent, config: WebhookConfig, data: BaseModel | dict[str, Any],
+                   sendout_id: str) -> dict[str, Any]:
+    """The envelope of `event`'s delivery `sendout_id` to `config`, as
+    JSON-ready data, checked against the wire model.
 
     `data` is the payload as JSON-ready data, or as the validated wire model
     (`models.GiftBalanceAddedData`), which the envelope takes as it is: it
     was checked when it was built from the records, and is written out here.
     """
-    checked = _checked_envelope(
-        project_id=project_id, config=config, event_type=event_type, data=data, sendout_id=sendout_id,
-        event_id=event_id, created_at=created_at, entity_id=entity_id, group_id=group_id,
-    )
-    dumped: dict[str, Any] = checked.model_dump(mode="json")
+    dumped: dict[str, Any] = _checked_envelope(event, config, data, sendout_id).model_dump(mode="json")
     return dumped
 
 
-def _checked_envelope(
-    *,
-    project_id: str,
-    config: WebhookConfig,
-    event_type: str,
-    data: BaseModel | dict[str, Any],
-    sendout_id: str,
-    event_id: str,
-    created_at: datetime,
-    entity_id: str,
-    group_id: str,
-) -> models.WebhookEnvelope:
-    kind = payload_type(event_type)
-    created = wire_instant(created_at)  # the instant itself: the Timestamp fields normalise it
+def _checked_envelope(event: WebhookEvent, config: WebhookConfig, data: BaseModel | dict[str, Any],
+                      sendout_id: str) -> models.WebhookEnvelope:
+    kind = payload_type(event.event_type)
+    created = wire_instant(event.created_at)  # the instant itself: the Timestamp fields normalise it
     envelope = {
         "id": sendout_id,
-        "project_id": project_id,
+        "project_id": event.project_id,
         "created_at": created,
         "type": kind,
         "data": data,
         "source": _source(config),
         "event": {
-            "id": event_id,
+            "id": event.event_id,
             "type": kind,
             "created_at": created,
-            "entity_id": entity_id,
-            "group_id": group_id,
+            "entity_id": event.entity_id,
+            "group_id": event.group_id,
             "event_source": {"channel": "API"},
         },
     }
@@ -131,11 +123,11 @@ class EventBodies:
     compares both). Data given as JSON-ready data goes the plain way.
     """
 
-    __slots__ = ("common", "data", "data_text", "head")
+    __slots__ = ("data", "data_text", "event", "head")
 
-    def __init__(self, data: BaseModel | dict[str, Any], **common: Any) -> None:
-        #: the envelope arguments shared by every delivery of the event
-        self.common = common
+    def __init__(self, data: BaseModel | dict[str, Any], event: WebhookEvent) -> None:
+        #: what every delivery of the event shares
+        self.event = event
         self.data = data
         self.data_text = (
             encode_body(data.model_dump(mode="json")).decode("utf-8") if isinstance(data, BaseModel) else None
@@ -146,10 +138,10 @@ class EventBodies:
     def body(self, config: WebhookConfig, sendout_id: str) -> str:
         """The body of the delivery `sendout_id` to `config`."""
         if self.data_text is None:
-            envelope = build_envelope(config=config, data=self.data, sendout_id=sendout_id, **self.common)
+            envelope = build_envelope(self.event, config, self.data, sendout_id)
             return encode_body(envelope).decode("utf-8")
         if self.head is None or type(sendout_id) is not str:  # (an id that is no string is checked too)
-            checked = _checked_envelope(config=config, data=self.data, sendout_id=sendout_id, **self.common)
+            checked = _checked_envelope(self.event, config, self.data, sendout_id)
             head = checked.model_dump(mode="json", exclude={"data"})
             if self.head is None:
                 self.head = head
