@@ -299,7 +299,6 @@ def _order_request(path: Path, customer: str | None) -> dict[str, object]:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from . import models
     from .display import format_money, text_table
     from .scenario_file import open_scenario
     from .sim.operations.validation import VALIDATE
@@ -327,7 +326,7 @@ def _validate(args: argparse.Namespace) -> int:
             print(f"promolab validate: {exc}", file=sys.stderr)
             return 2
         try:
-            result = models.ValidationResponse.model_validate(sim.apply(VALIDATE, request=request))
+            result = sim.apply(VALIDATE, request=request).model()
         except SimError as exc:  # the request itself is refused (unknown product without price, ...)
             print(f"promolab validate: {args.order}: refused {exc.status} {exc.key}: {exc.details}",
                   file=sys.stderr)

@@ -19,6 +19,7 @@ from urllib.parse import unquote
 from pydantic import BaseModel
 
 from ..models.endpoints import OPENAPI
+from ..models.rendered import Rendered
 from ..sim.refusals import SimError
 from .auth import AuthKind, authorized, identity
 from .error_bodies import error_body, error_response
@@ -192,6 +193,8 @@ def _encode(payload: Any) -> bytes:
         return payload.__pydantic_serializer__.to_json(payload, by_alias=True)
     if isinstance(payload, _Raw):
         return payload.data
+    if isinstance(payload, Rendered):  # served as rendered, once (models/rendered.py)
+        payload = payload.wire
     return json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode()
 
 
