@@ -11,8 +11,8 @@ Prints, never asserts; every figure and ratio comes from this one run.
     in-process, `sim.apply(VALIDATE_STACKED, ...)`. Target <= 2x.
 
 Where the time of (2) goes, each piece timed alone in the same rounds: the
-operation; serialising its answer (`json.dumps` of `.wire`, what the HTTP
-face does once); the HTTP face around it (`App.handle` minus the
+operation; serialising its answer (the HTTP face's `_encode` of the
+`Rendered` answer, done once); the HTTP face around it (`App.handle` minus the
 operation); the bare httpx round trip on the same bytes (the floor of any
 httpx client); parsing the bytes into `StackedValidationResponse` (what the
 typed client must do). The floor of the ratio is (operation + bare httpx +
@@ -42,7 +42,7 @@ from bench_validation import measure
 
 from promolab import Simulator, models
 from promolab.http import SimulatorTransport
-from promolab.http.app import App
+from promolab.http.app import App, _encode
 from promolab.http.messages import HttpRequest
 from promolab.sim.operations.stacked_validation import VALIDATE_STACKED
 
@@ -92,11 +92,11 @@ def _stacked_variants() -> tuple[dict[str, tuple[Any, int]], int]:
                           headers={k.lower(): v for k, v in {**headers, "content-type": "application/json"}.items()},
                           body=json.dumps(request).encode(), repeated=frozenset())
     assert app.handle(message).status == 200
-    answer = sim.apply(VALIDATE_STACKED, request=request).wire
+    answer = sim.apply(VALIDATE_STACKED, request=request)
     return {
         "stacked client": (lambda: client.validate_stacked(request), 50),
         "stacked operation": (lambda: sim.apply(VALIDATE_STACKED, request=request), 100),
-        "stacked serialise": (lambda: json.dumps(answer, separators=(",", ":"), ensure_ascii=False).encode(), 200),
+        "stacked serialise": (lambda: _encode(answer), 200),
         "stacked app.handle": (lambda: app.handle(message), 100),
         "stacked bare httpx": (lambda: bare.post(url, json=request, headers=headers).content, 100),
         "stacked parse": (lambda: models.StackedValidationResponse.model_validate_json(payload), 200),

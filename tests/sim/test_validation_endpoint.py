@@ -1,4 +1,4 @@
-"""POST /v1/promotions/validation through the simulator (`sim.apply(VALIDATE).wire`:
+"""POST /v1/promotions/validation through the simulator (`sim.apply(VALIDATE)`:
 its wire JSON, `.wire`, and that read as `models.ValidationResponse`): the
 service's example reproduced from a scenario, audienceRulesOnly, filters, tier
 order, tracking id, empty results, category expansion, malformed orders, the
