@@ -9,7 +9,7 @@ held by the customer and a gift card. "A qualification" is ONE request that
 judges all 53 redeemables (each priced alone on the cart), sorts them and
 renders one page.
 
-(a) `sim.apply(QUALIFICATIONS, ...)` with the default page (5) and DEFAULT
+(a) `sim.apply(QUALIFICATIONS, ...).wire` with the default page (5) and DEFAULT
     order; (b) the same with BEST_DEAL and a full page (50), which renders
     every qualified redeemable; (c) `validate` over the same 50 tiers, for
     scale (it prices the tiers alone, with no sorting nor codes); (d) (a)
@@ -62,13 +62,13 @@ def main() -> None:
     assert len(sim.state.tiers) == TIERS
     request = {key: REQUEST[key] for key in ("customer", "order", "metadata")}
     best_page = {**request, "options": {"limit": 50, "sorting_rule": "BEST_DEAL"}}
-    answer = sim.apply(QUALIFICATIONS, request=best_page)
+    answer = sim.apply(QUALIFICATIONS, request=best_page).wire
     qualified = len(answer["redeemables"]["data"])
     client = sim.client()
     variants = {
-        "(a) qualifications, page of 5": (lambda: sim.apply(QUALIFICATIONS, request=request), 200),
-        "(b) qualifications, BEST_DEAL page of 50": (lambda: sim.apply(QUALIFICATIONS, request=best_page), 100),
-        "(c) validate, same 50 tiers": (lambda: sim.apply(VALIDATE, request=request), 200),
+        "(a) qualifications, page of 5": (lambda: sim.apply(QUALIFICATIONS, request=request).wire, 200),
+        "(b) qualifications, BEST_DEAL page of 50": (lambda: sim.apply(QUALIFICATIONS, request=best_page).wire, 100),
+        "(c) validate, same 50 tiers": (lambda: sim.apply(VALIDATE, request=request).wire, 200),
         "(d) (a) through sim.client()": (lambda: client.qualifications(request), 100),
     }
     per_round = measure(variants)

@@ -9,7 +9,7 @@ Prints, never asserts; every figure comes from this one run.
     Target: >= 10,000 stacked validations/s on one core (<= 100 us each).
 (b) The engine with every wire order read: each applicable redeemable's
     running order and the final order, what the operation answers with.
-(c) The whole operation in-process: `sim.apply(VALIDATE_STACKED, request=...)`
+(c) The whole operation in-process: `sim.apply(VALIDATE_STACKED, request=...).wire`
     (request model, resolution against state, engine, rendering), and (d) the
     same through `sim.client().validate_stacked(...)` (httpx, JSON both ways,
     typed answer).
@@ -109,7 +109,7 @@ def main() -> None:
         return [result.order_of(r) for r in result.redeemables], result.order()
 
     def operation() -> Any:
-        return sim.apply(VALIDATE_STACKED, request=REQUEST)
+        return sim.apply(VALIDATE_STACKED, request=REQUEST).wire
 
     client = sim.client()
 

@@ -12,7 +12,7 @@ Prints, never asserts; every figure comes from this one run.
     with every part of every tier read, which is what the validate operation
     needs for the tiers it answers with. Also shown: the whole `validate`
     operation in-process (request checks, customer, tracking id, wire JSON),
-    i.e. `sim.apply(VALIDATE, ...)`.
+    i.e. `sim.apply(VALIDATE, ...).wire`.
 (b) The same request through `sim.client().validate_promotions(...)` (httpx,
     in-process transport, routing, auth, JSON both ways, typed response) against
     the bare httpx round trip defined as in `bench_get_incentive.py`: an
@@ -180,7 +180,7 @@ def main() -> None:
         print(f"WARNING: only {valid} of 20 tiers are valid for the benchmark order")
 
     def operation() -> Any:
-        return sim.apply(VALIDATE, request=REQUEST)
+        return sim.apply(VALIDATE, request=REQUEST).wire
 
     client = sim.client()
 

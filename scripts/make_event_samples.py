@@ -290,7 +290,7 @@ def _actions(
                 request["metadata"] = {"channel": "app"}
             yield line(moment, "validate", {"request": request})
             result = shadow.last  # the caller ran the line before resuming us
-            totals = [t["order"].get("total_amount", amount) for t in result["promotions"]] if result else []
+            totals = [t["order"].get("total_amount", amount) for t in result.wire["promotions"]] if result else []
             amount = min([amount, *totals])
         moment += timedelta(seconds=rng.randint(30, 240))
         if is_guest and rng.random() < 0.35:

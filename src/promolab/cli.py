@@ -298,7 +298,6 @@ def _order_request(path: Path, customer: str | None) -> dict[str, object]:
 
 
 def _validate(args: argparse.Namespace) -> int:
-    from . import models
     from .display import format_money, text_table
     from .scenario_file import open_scenario
     from .sim import VALIDATE, SimError
@@ -325,7 +324,7 @@ def _validate(args: argparse.Namespace) -> int:
             print(f"promolab validate: {exc}", file=sys.stderr)
             return 2
         try:
-            result = models.ValidationResponse.model_validate(sim.apply(VALIDATE, request=request))
+            result = sim.apply(VALIDATE, request=request).model()
         except SimError as exc:  # the request itself is refused (unknown product without price, ...)
             print(f"promolab validate: {args.order}: refused {exc.status} {exc.key}: {exc.details}",
                   file=sys.stderr)

@@ -250,7 +250,7 @@ def test_project_policy_equals_the_simulators_stacked_validation(sim: Simulator)
     from promolab.analysis import orders_from_frame
 
     for (order_id, request), row in zip(orders_from_frame(orders).items(), result.orders.itertuples(), strict=True):
-        answer = validate_stacked(sim, request={**request, "redeemables": DEMO_STACK})
+        answer = validate_stacked(sim, request={**request, "redeemables": DEMO_STACK}).wire
         assert (row.order_id, row.valid, row.total) == (order_id, answer["valid"], answer["order"]["total_amount"])
 
 

@@ -189,7 +189,7 @@ def test_random_sessions_replay_exactly(fresh: Fresh, seed: int) -> None:
         lambda: sim.apply(DELETE_WEBHOOK, project_id="proj_kestrel",
                           webhook_id=rng.choice(["wh_crm", "wh_notebook", "wh_nope"])),
         lambda: sim.apply(VALIDATE, request={"customer": {"source_id": rng.choice(customers)},
-                                             "order": {"amount": rng.randint(0, 20000)}}),
+                                             "order": {"amount": rng.randint(0, 20000)}}).wire,
     ]
     refusals = 0
     with record(sim) as lines:

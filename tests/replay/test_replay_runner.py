@@ -129,7 +129,7 @@ def test_validate_is_a_read(fresh: Fresh) -> None:
                                    {"product_id": "prod_grinder", "quantity": 1}]}}
     result = replay(sim, [line("validate", {"request": request})])
     assert sim.dump_json() == before
-    expected = models.ValidationResponse.model_validate(fresh().apply(VALIDATE, request=request))
+    expected = models.ValidationResponse.model_validate(fresh().apply(VALIDATE, request=request).wire)
     row = result.timeline.iloc[0]
     assert row["tiers"] == len(expected.promotions)
     best = max(expected.promotions, key=lambda t: t.order.total_discount_amount or 0)

@@ -70,7 +70,7 @@ CALLS: dict[str, Callable[[Simulator], Any]] = {
                                              request={"reward_id": "lrew_coupon"}),
     "add_gift_balance": lambda sim: sim.apply(ADD_GIFT_BALANCE, code="GIFT-ALICE-50", request={"amount": 500}),
     "validate": lambda sim: sim.apply(VALIDATE, request={
-        "customer": {"source_id": "alice"}, "order": {"items": [{"product_id": "prod_mug", "quantity": 2}]}}),
+        "customer": {"source_id": "alice"}, "order": {"items": [{"product_id": "prod_mug", "quantity": 2}]}}).wire,
 }
 
 

@@ -77,7 +77,7 @@ def test_each_scenario_returns_what_it_considers_and_qualifies(
     sim: Simulator, scenario: str, order: dict[str, Any], customer: dict[str, Any] | None, expected: set[str]
 ) -> None:
     before = sim.dump_json()
-    answer = sim.apply(QUALIFICATIONS, request=_request(scenario, order, customer))
+    answer = sim.apply(QUALIFICATIONS, request=_request(scenario, order, customer)).wire
     assert set(_ids(answer)) == expected
     assert sim.dump_json() == before, "a qualification is a read"
     returned = set(_ids(answer))
@@ -90,7 +90,7 @@ def test_each_scenario_returns_what_it_considers_and_qualifies(
 
 def test_every_tier_is_returned_or_excluded_with_its_reason(sim: Simulator) -> None:
     request = _request("ALL", MUGS_AND_BEANS, ALICE)
-    returned = set(_ids(sim.apply(QUALIFICATIONS, request=request)))
+    returned = set(_ids(sim.apply(QUALIFICATIONS, request=request).wire))
     exclusions = {e["id"]: (e["key"], e["message"]) for e in qualification_exclusions(sim, request)}
     assert returned | set(exclusions) >= set(sim.state.tiers)
     assert exclusions["promo_flash_5"][0] == "promotion_inactive"
@@ -133,9 +133,9 @@ def test_a_bad_request_is_refused_naming_the_field_and_changes_nothing(
 
 
 def test_the_string_null_is_no_cursor_and_a_session_lock_is_accepted(sim: Simulator) -> None:
-    plain = sim.apply(QUALIFICATIONS, request=_request(customer=ALICE))
-    assert sim.apply(QUALIFICATIONS, request=_request(customer=ALICE, starting_after="null")) == plain
-    locked = sim.apply(QUALIFICATIONS, request={**_request(customer=ALICE), "session": {"type": "LOCK"}})
+    plain = sim.apply(QUALIFICATIONS, request=_request(customer=ALICE)).wire
+    assert sim.apply(QUALIFICATIONS, request=_request(customer=ALICE, starting_after="null")).wire == plain
+    locked = sim.apply(QUALIFICATIONS, request={**_request(customer=ALICE), "session": {"type": "LOCK"}}).wire
     assert locked == plain  # the simulator locks no credits
 
 
@@ -172,7 +172,7 @@ def test_the_ignored_rules_are_ignored_and_the_others_checked(
     assert (rule["name"] in QUALIFICATION_IGNORED) is qualifies or rule["name"].startswith(("order.items", "customer"))
     _with_rule(sim, "promo_welcome_10", rule)
     request = _request("ALL", MUGS_AND_BEANS, ALICE)
-    assert ("promo_welcome_10" in _ids(sim.apply(QUALIFICATIONS, request=request))) is qualifies
+    assert ("promo_welcome_10" in _ids(sim.apply(QUALIFICATIONS, request=request).wire)) is qualifies
     found = [e["key"] for e in qualification_exclusions(sim, request) if e["id"] == "promo_welcome_10"]
     assert found == ([] if qualifies else [key])
 
@@ -184,7 +184,7 @@ def test_a_code_at_its_redemption_limit_and_an_empty_gift_card_are_excluded(sim:
     assert gift.gift is not None
     gift.gift.balance = 0
     request = _request("CUSTOMER_WALLET", MUGS_AND_BEANS, ALICE)
-    assert _ids(sim.apply(QUALIFICATIONS, request=request)) == ["REF-ALICE"]
+    assert _ids(sim.apply(QUALIFICATIONS, request=request).wire) == ["REF-ALICE"]
     keys = {e["id"]: e["key"] for e in qualification_exclusions(sim, request)}
     assert keys == {"WELCOME-ALICE": "quantity_exceeded", "GIFT-ALICE-50": "gift_balance_empty"}
 
@@ -205,7 +205,7 @@ def test_a_gift_card_offers_what_the_order_can_use_of_its_balance(sim: Simulator
 def _walk(sim: Simulator, request: dict[str, Any], limit: int) -> Iterator[list[str]]:
     options = dict(request["options"], limit=limit)
     while True:
-        page = sim.apply(QUALIFICATIONS, request={**request, "options": options})["redeemables"]
+        page = sim.apply(QUALIFICATIONS, request={**request, "options": options}).wire["redeemables"]
         assert page["total"] == len(page["data"]) <= limit
         yield [r["id"] for r in page["data"]]
         if not page["has_more"]:
@@ -222,7 +222,7 @@ def test_walking_every_page_gives_the_unpaged_list(sim: Simulator, rule: str, li
         for i, tier in enumerate(sim.state.tiers.values()):
             tier.created_at = tier.created_at.replace(minute=i % 3)  # ties too
     request = _request("ALL", MUGS_AND_BEANS, ALICE, sorting_rule=rule)
-    unpaged = _ids(sim.apply(QUALIFICATIONS, request=request))
+    unpaged = _ids(sim.apply(QUALIFICATIONS, request=request).wire)
     pages = list(_walk(sim, request, limit))
     walked = [i for page in pages for i in page]
     assert walked == unpaged and len(set(walked)) == len(walked)
@@ -231,7 +231,7 @@ def test_walking_every_page_gives_the_unpaged_list(sim: Simulator, rule: str, li
 
 def test_the_sorting_rules_order_by_deal_then_newest_then_id(sim: Simulator) -> None:
     answers = {
-        rule: sim.apply(QUALIFICATIONS, request=_request("ALL", MUGS_AND_BEANS, ALICE, sorting_rule=rule))
+        rule: sim.apply(QUALIFICATIONS, request=_request("ALL", MUGS_AND_BEANS, ALICE, sorting_rule=rule)).wire
         for rule in ("DEFAULT", "BEST_DEAL", "LEAST_DEAL")
     }
 
@@ -250,10 +250,10 @@ def test_the_sorting_rules_order_by_deal_then_newest_then_id(sim: Simulator) -> 
 def test_a_date_time_cursor_returns_the_strictly_older(sim: Simulator) -> None:
     sim.state.tiers["promo_welcome_10"].created_at = sim.now.replace(year=2027)
     request = _request("ALL", MUGS_AND_BEANS, ALICE, limit=1)
-    first = sim.apply(QUALIFICATIONS, request=request)["redeemables"]
+    first = sim.apply(QUALIFICATIONS, request=request).wire["redeemables"]
     assert [r["id"] for r in first["data"]] == ["promo_welcome_10"]
     assert first["more_starting_after"] == "2027-03-06T10:00:00.000Z"
-    rest = sim.apply(QUALIFICATIONS, request=_request("ALL", MUGS_AND_BEANS, ALICE, starting_after="2027-03-06T10:00:00Z"))
+    rest = sim.apply(QUALIFICATIONS, request=_request("ALL", MUGS_AND_BEANS, ALICE, starting_after="2027-03-06T10:00:00Z")).wire
     assert "promo_welcome_10" not in _ids(rest) and len(_ids(rest)) == 10
 
 
@@ -285,7 +285,7 @@ def test_nothing_returned_is_refused_by_a_stacked_validation_of_it_alone(
     cart: dict[str, Any], customer: dict[str, Any] | None, scenario: str
 ) -> None:
     sim = _DEMO  # a stacked validation only hands out ids
-    answer = sim.apply(QUALIFICATIONS, request=_request(scenario, cart, customer))
+    answer = sim.apply(QUALIFICATIONS, request=_request(scenario, cart, customer)).wire
     with sim.client() as client:
         for redeemable in answer["redeemables"]["data"]:
             alone = client.validate_stacked(redeemables=[{"object": redeemable["object"], "id": redeemable["id"]}],
@@ -299,8 +299,8 @@ def test_nothing_returned_is_refused_by_a_stacked_validation_of_it_alone(
 @given(cart=carts, customer=customers)
 def test_a_tiers_order_is_its_order_in_validate_promotions(cart: dict[str, Any], customer: dict[str, Any] | None) -> None:
     request: dict[str, Any] = {"order": cart, **({"customer": customer} if customer else {})}
-    validated = {p["id"]: p["order"] for p in _DEMO.apply(VALIDATE, request=request)["promotions"]}
-    answer = _DEMO.apply(QUALIFICATIONS, request=_request("ALL", cart, customer))
+    validated = {p["id"]: p["order"] for p in _DEMO.apply(VALIDATE, request=request).wire["promotions"]}
+    answer = _DEMO.apply(QUALIFICATIONS, request=_request("ALL", cart, customer)).wire
     tiers = {r["id"]: r["order"] for r in answer["redeemables"]["data"] if r["object"] == "promotion_tier"}
     assert set(validated) <= set(tiers)  # qualifications check fewer rules, never more
     for tier_id, order in validated.items():
@@ -315,7 +315,7 @@ def test_the_same_calls_give_the_same_bytes() -> None:
             for rule in ("DEFAULT", "BEST_DEAL"):
                 request = _request("ALL", MUGS_AND_BEANS, ALICE, limit=3, sorting_rule=rule,
                                    expand=["redeemable", "category", "validation_rules"])
-                out.append(json.dumps(sim.apply(QUALIFICATIONS, request=request)).encode())
+                out.append(json.dumps(sim.apply(QUALIFICATIONS, request=request).wire).encode())
                 out.append(client.qualifications(request).model_dump_json().encode())
         return out
 
@@ -341,14 +341,14 @@ def test_through_the_client_with_every_expansion(sim: Simulator) -> None:
     assert answer.redeemables.has_more and answer.redeemables.more_starting_after == "position:2"
     assert answer.order is not None and answer.order.amount == 14300 and answer.order.total_discount_amount is None
     assert answer.stacking_rules.applicable_redeemables_limit == 5
-    plain = sim.apply(QUALIFICATIONS, request={"customer": ALICE, "order": GEAR})
+    plain = sim.apply(QUALIFICATIONS, request={"customer": ALICE, "order": GEAR}).wire
     assert not {"campaign_id", "categories", "validation_rules_assignments"} & set(plain["redeemables"]["data"][0])
 
 
 def test_the_replay_summary_names_the_best_deal(sim: Simulator) -> None:
-    answer = sim.apply(QUALIFICATIONS, request=_request("ALL", GEAR, ALICE, limit=3))
+    answer = sim.apply(QUALIFICATIONS, request=_request("ALL", GEAR, ALICE, limit=3)).wire
     text = summarize("qualifications", {"request": {}}, answer)[0]
     assert [r["id"] for r in answer["redeemables"]["data"]] == ["GIFT-ALICE-50", "REF-ALICE", "WELCOME-ALICE"]
     assert text == "3 redeemables; best GIFT-ALICE-50 -$50.00"
-    empty = sim.apply(QUALIFICATIONS, request=_request("PROMOTION_STACKS", GEAR, ALICE))
+    empty = sim.apply(QUALIFICATIONS, request=_request("PROMOTION_STACKS", GEAR, ALICE)).wire
     assert summarize("qualifications", {"request": {}}, empty)[0] == "0 redeemables"

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from promolab import ScenarioError, Simulator, models
+from promolab import ScenarioError, Simulator
 from promolab.sim.operations.validation import VALIDATE
 
 MATERIAL = {"product": {"id": "prod_x"}}
@@ -223,7 +223,7 @@ def test_a_supported_scope_still_loads_and_validates() -> None:
     for entry in ({"object": "product", "id": "prod_x", "effect": "APPLY_TO_EVERY"}, {"object": "product", "id": "prod_x"}):
         sim = Simulator.from_scenario(scoped_tier(ITEMS_OFF, {"included": [entry]}))
         order = {"items": [{"product_id": "prod_x", "quantity": 1, "price": 1000}]}
-        response = models.ValidationResponse.model_validate(sim.apply(VALIDATE, request={"order": order}))
+        response = sim.apply(VALIDATE, request={"order": order}).model()
         bad = next(p for p in response.promotions if p.name == "Bad")
         assert bad.discount_amount == 100
 

@@ -83,14 +83,14 @@ def test_many_requests_over_days_answer_as_the_plain_algorithm(sim: Simulator) -
         sim.advance(rng.choice((60, 600, 1800, 3700, 7200)))
         request = random_request(rng)
         audience = rng.random() < 0.1
-        got = sim.apply(VALIDATE, request=copy.deepcopy(request), audience_rules_only=audience)
+        got = sim.apply(VALIDATE, request=copy.deepcopy(request), audience_rules_only=audience).wire
         assert as_json(got) == as_json(reference(sim, request, audience)), (step, request)
         if step % 7 == 0:  # the caller owns the answer: mutating it changes nothing later
             for promo in got["promotions"]:
                 promo["order"]["items"].clear()
                 promo["campaign"]["id"] = "changed"
                 promo["metadata"]["x"] = 1
-        again = sim.apply(VALIDATE, request=copy.deepcopy(request), audience_rules_only=audience)
+        again = sim.apply(VALIDATE, request=copy.deepcopy(request), audience_rules_only=audience).wire
         assert as_json(again) == as_json(reference(sim, request, audience))
 
 
@@ -103,7 +103,7 @@ def test_filters_and_the_running_tiers(sim: Simulator) -> None:
             "promo_weekend_starter"}
     for _ in range(12):  # Friday 10:00 into the weekend
         sim.advance(6 * 3600)
-        got = sim.apply(VALIDATE, request=request, filters=filters)
+        got = sim.apply(VALIDATE, request=request, filters=filters).wire
         assert as_json(got) == as_json(reference(sim, request, keep=keep))
 
 
@@ -126,7 +126,7 @@ CART = {"customer": {"source_id": "alice"},
 
 @pytest.mark.parametrize("how", ["load_snapshot", "restore", "reset"])
 def test_a_replaced_state_is_never_answered_from_the_old_caches(sim: Simulator, how: str) -> None:
-    before = sim.apply(VALIDATE, request=CART)
+    before = sim.apply(VALIDATE, request=CART).wire
     sim.apply(VALIDATE, request=CART)  # twice: templates and settlements now exist
     changed = _changed(sim.snapshot())
     if how == "load_snapshot":
@@ -140,11 +140,11 @@ def test_a_replaced_state_is_never_answered_from_the_old_caches(sim: Simulator, 
         sim.apply(VALIDATE, request=CART)
         sim.apply(VALIDATE, request=CART)
         sim.reset()  # back to the state the simulator was created with
-        assert as_json(sim.apply(VALIDATE, request=CART)) == as_json(before)
+        assert as_json(sim.apply(VALIDATE, request=CART).wire) == as_json(before)
         sim.load_snapshot(original)
         target = sim
         changed = original
-    got = target.apply(VALIDATE, request=CART)
+    got = target.apply(VALIDATE, request=CART).wire
     assert as_json(got) == as_json(reference(target, CART))
     if how != "reset":
         ids = [p["id"] for p in got["promotions"]]
@@ -163,15 +163,15 @@ def test_customers_are_read_at_every_request(sim: Simulator) -> None:
     them is cached, so a change shows at once."""
     request = {"customer": {"source_id": "bob"},
                "order": {"items": [{"product_id": "prod_grinder", "quantity": 1}]}}
-    first = sim.apply(VALIDATE, request=request)
+    first = sim.apply(VALIDATE, request=request).wire
     assert "promo_vip_10pct" not in [p["id"] for p in first["promotions"]]
     sim.state.customers["cust_bob"].metadata["tier"] = "gold"
-    second = sim.apply(VALIDATE, request=request)
+    second = sim.apply(VALIDATE, request=request).wire
     assert "promo_vip_10pct" in [p["id"] for p in second["promotions"]]
     assert as_json(second) == as_json(reference(sim, request))
     for promo in second["promotions"]:
         assert promo["order"]["customer_id"] == "cust_bob"
     guest = {"customer": {"source_id": "guest-x"}, "order": request["order"]}
-    as_guest = sim.apply(VALIDATE, request=guest)
+    as_guest = sim.apply(VALIDATE, request=guest).wire
     assert all(p["order"]["customer_id"] is None for p in as_guest["promotions"])
     assert as_guest["tracking_id"] != second["tracking_id"]

@@ -1,5 +1,5 @@
 """POST /v1/promotions/validation through the simulator (`sim.apply(VALIDATE)`:
-its wire dict, and that dict read as `models.ValidationResponse`): the
+its wire JSON, `.wire`, and that read as `models.ValidationResponse`): the
 service's example reproduced from a scenario, audienceRulesOnly, filters, tier
 order, tracking id, empty results, category expansion, malformed orders, the
 simulated clock, customers, and every demo tier on a hand-checked cart.
@@ -34,7 +34,7 @@ TRACKING_ID = re.compile(r"^track_[A-Za-z0-9_-]{32}$")
 
 
 def validate(sim: Simulator, request: dict[str, Any], **kw: Any) -> dict[str, Any]:
-    return sim.apply(VALIDATE, request=request, **kw)
+    return sim.apply(VALIDATE, request=request, **kw).wire
 
 
 def validate_typed(sim: Simulator, request: dict[str, Any], **kw: Any) -> models.ValidationResponse:
@@ -774,7 +774,7 @@ def _model_refusal(request: Any) -> str | None:
 
 
 def _operation_refusal(sim: Simulator, request: Any) -> str | None:
-    return payload_refusal(lambda: sim.apply(VALIDATE, request=request))
+    return payload_refusal(lambda: sim.apply(VALIDATE, request=request).wire)
 
 
 def _engine_wording(refusal: str) -> bool:

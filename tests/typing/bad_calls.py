@@ -1,7 +1,11 @@
 """Checked by mypy in `test_static_types.py`, never imported: calls the type
 checker must refuse (each line marked with the error it must report)."""
 
-from promolab import Client, Simulator
+from typing import Any
+
+from promolab import Client, Simulator, models
+from promolab.models import endpoints
+from promolab.sim.operation import bind
 from promolab.sim.operations.incentives import GET_INCENTIVE
 
 
@@ -10,3 +14,16 @@ def wrong(client: Client, sim: Simulator) -> None:
     client.purchase_reward("prog", "member")  # E: call-arg
     sim.apply(GET_INCENTIVE, incentive="linc_1")  # E: call-arg
     sim.apply(GET_INCENTIVE, incentive_id=7)  # E: arg-type
+
+
+def as_dict(sim: Simulator, *, request: Any) -> dict[str, Any]:
+    return {}
+
+
+def another_model(sim: Simulator, *, request: Any) -> models.Incentive:
+    raise NotImplementedError
+
+
+# An operation is held to its endpoint's response model where it is bound.
+bind(endpoints.VALIDATE, as_dict, write=False)  # E: arg-type
+bind(endpoints.VALIDATE, another_model, write=False)  # E: arg-type

@@ -6,6 +6,7 @@ from typing import Any, assert_type
 
 from promolab import AsyncClient, Client, Simulator, models
 from promolab.sim.operations.incentives import GET_INCENTIVE
+from promolab.sim.operations.qualifications import QUALIFICATIONS
 from promolab.sim.operations.validation import VALIDATE
 
 
@@ -25,4 +26,6 @@ def async_client(client: AsyncClient) -> None:
 
 def simulator(sim: Simulator) -> None:
     assert_type(sim.apply(GET_INCENTIVE, incentive_id="linc_1"), models.Incentive)
-    assert_type(sim.apply(VALIDATE, request={}), dict[str, Any])
+    assert_type(sim.apply(VALIDATE, request={}), models.Rendered[models.ValidationResponse])
+    assert_type(sim.apply(VALIDATE, request={}).model(), models.ValidationResponse)
+    assert_type(sim.apply(QUALIFICATIONS, request={}).wire, dict[str, Any])

@@ -118,6 +118,7 @@ from .redemptions import (
     RollbackResponse,
     StoredOrder,
 )
+from .rendered import Rendered
 from .rewards import (
     PurchaseStatus,
     Reward,
@@ -315,6 +316,7 @@ __all__ = [
     "RedemptionRollback",
     "ReferralInput",
     "Rejection",
+    "Rendered",
     "RequestModel",
     "Reward",
     "RewardPurchaseRequest",

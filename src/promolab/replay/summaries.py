@@ -14,6 +14,7 @@ from datetime import timedelta
 from typing import Any
 
 from ..display import format_money, format_points
+from ..models.rendered import Rendered
 from .reader import ADVANCE
 
 __all__ = ["Summary", "duration", "summarize"]
@@ -64,6 +65,8 @@ def summarize(op: str, args: dict[str, Any], result: Any) -> Summary:
     (`GIFT-ALICE-50 +$25.00 -> balance $75.00`, in the default currency, USD:
     the simulator does not keep the scenario's), points with their unit
     (`-300 points`). The numeric columns (`best_discount`) stay in cents."""
+    if isinstance(result, Rendered):  # the pricing operations' answers, read as their JSON
+        result = result.wire
     summary = _SUMMARIES.get(op)
     if summary is None:
         return type(result).__name__ if result is not None else "ok", None, None, None

@@ -14,7 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar, overload
+
+from pydantic import BaseModel
+
+from ..models.rendered import Rendered
 
 if TYPE_CHECKING:
     from ..models.endpoints import Endpoint
@@ -24,6 +28,7 @@ __all__ = ["Operation", "bind"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
+M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -34,9 +39,25 @@ class Operation(Generic[P, R]):
     run: Callable[Concatenate[Simulator, P], R]
     #: Writes are journaled and wait for an advance in progress; reads are not.
     write: bool
+    #: Its wire contract. `Any`: an operation's result is the endpoint's
+    #: model or that model already rendered (`Rendered[model]`); `bind`
+    #: checks which is which.
     endpoint: Endpoint[Any] | None = None
 
 
-def bind(endpoint: Endpoint[Any], run: Callable[Concatenate[Simulator, P], R], *, write: bool) -> Operation[P, R]:
-    """The operation implementing `endpoint`, known by the endpoint's name."""
+@overload
+def bind(
+    endpoint: Endpoint[M], run: Callable[Concatenate[Simulator, P], Rendered[M]], *, write: bool
+) -> Operation[P, Rendered[M]]: ...
+@overload
+def bind(endpoint: Endpoint[R], run: Callable[Concatenate[Simulator, P], R], *, write: bool) -> Operation[P, R]: ...
+def bind(endpoint: Endpoint[Any], run: Callable[Concatenate[Simulator, P], Any], *, write: bool) -> Operation[P, Any]:
+    """The operation implementing `endpoint`, known by the endpoint's name.
+
+    Generic in the endpoint's response type, so the type checker holds every
+    operation to its endpoint where it is bound: the function returns the
+    endpoint's model (`Endpoint[Incentive]`: an `Incentive`), or that model
+    rendered to its wire JSON (`Rendered[ValidationResponse]`,
+    models/rendered.py, for the answers served as the renderers write them).
+    A function returning a plain dict, or another model, is refused."""
     return Operation(endpoint.name, run, write, endpoint)

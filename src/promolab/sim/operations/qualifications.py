@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import models
 from ...engine import StackEntry, evaluate_stack
-from ...models import endpoints, format_timestamp
+from ...models import Rendered, endpoints, format_timestamp
 from ...models.qualifications import parse_cursor
 from ..operation import bind
 from ..promotions import tracking_id
@@ -45,7 +45,7 @@ __all__ = ["QUALIFICATIONS", "qualification_exclusions", "qualifications"]
 _EMPTY_LIST: dict[str, Any] = {"object": "list", "data_ref": "data", "data": [], "total": 0}
 
 
-def qualifications(sim: Simulator, *, request: Any) -> dict[str, Any]:
+def qualifications(sim: Simulator, *, request: Any) -> Rendered[models.QualificationResponse]:
     body = parse(models.QualificationRequest, request)
     judged = qualify(sim, body, request)
     options = body.options or models.QualificationOptions()
@@ -67,7 +67,7 @@ def qualifications(sim: Simulator, *, request: Any) -> dict[str, Any]:
     if request.get("order") is not None:
         out["order"] = _cart(judged)
     out["stacking_rules"] = stacking_rules_in_force(sim).settings()
-    return out
+    return Rendered(models.QualificationResponse, out)
 
 
 def qualification_exclusions(sim: Simulator, request: Any) -> list[dict[str, Any]]:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ... import models
-from ...models import endpoints
+from ...models import Rendered, endpoints
 from ..clock import format_instant
 from ..operation import bind
 from ..records import RedeemedOrder, RedemptionRecord, RollbackRecord
@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 __all__ = ["redeem_stacked", "rollback_redemption"]
 
 
-def redeem_stacked(sim: Simulator, *, request: Any) -> dict[str, Any]:
+def redeem_stacked(sim: Simulator, *, request: Any) -> Rendered[models.RedemptionResponse]:
     stored = None
     if isinstance(request, dict) and isinstance(request.get("order"), dict):
         stored = order_by_source(sim, request["order"].get("source_id"))
@@ -110,7 +110,7 @@ def redeem_stacked(sim: Simulator, *, request: Any) -> dict[str, Any]:
     out["order"] = render_stored_order(stored)
     out["inapplicable_redeemables"] = [o for o in outcomes if o["status"] == "INAPPLICABLE"]
     out["skipped_redeemables"] = [o for o in outcomes if o["status"] == "SKIPPED"]
-    return out
+    return Rendered(models.RedemptionResponse, out)
 
 
 def _child(sim: Simulator, priced: StackedRequest, stacked: StackedRedeemable, parent_id: str | None,
@@ -151,7 +151,7 @@ def _refusal(priced: StackedRequest) -> SimError:
 def rollback_redemption(
     sim: Simulator, *, redemption_id: str, request: Any = None, reason: str | None = None,
     tracking_id: str | None = None,
-) -> dict[str, Any]:
+) -> Rendered[models.RollbackResponse]:
     body = parse(models.RollbackRequest, request if request is not None else {})
     st, now = sim.state, sim.now
     record = st.redemptions.get(redemption_id)
@@ -207,7 +207,7 @@ def rollback_redemption(
     if parent_rollback_id is not None:
         out["parent_rollback"] = render_rollback(st, st.rollbacks[parent_rollback_id])
     out["order"] = render_stored_order(stored)
-    return out
+    return Rendered(models.RollbackResponse, out)
 
 
 REDEEM_STACKED = bind(endpoints.REDEEM_STACKED, redeem_stacked, write=True)

@@ -26,7 +26,7 @@ from ...engine import (
     evaluate_stack,
     normalize_order,
 )
-from ...models import endpoints
+from ...models import Rendered, endpoints
 from ..operation import bind
 from ..promotions import PricingView, customer_context, invalid_payload, pricing_view, tracking_id
 from ..records import SessionHold
@@ -132,7 +132,7 @@ def priced_stack(sim: Simulator, request: Any) -> StackedRequest:
     return StackedRequest(body, view, resolved, result, rules, tracking)
 
 
-def validate_stacked(sim: Simulator, *, request: Any) -> dict[str, Any]:
+def validate_stacked(sim: Simulator, *, request: Any) -> Rendered[models.StackedValidationResponse]:
     priced = priced_stack(sim, request)
     result = priced.result
     outcomes = [priced.outcome(r) for r in result.redeemables]
@@ -152,7 +152,7 @@ def validate_stacked(sim: Simulator, *, request: Any) -> dict[str, Any]:
         session = lock(sim, asked, _holds(priced))
         out["session"] = {"key": session.key, "type": "LOCK", "ttl": session.ttl, "ttl_unit": session.ttl_unit}
     out["stacking_rules"] = priced.rules.settings()
-    return out
+    return Rendered(models.StackedValidationResponse, out)
 
 
 def _holds(priced: StackedRequest) -> list[SessionHold]:

@@ -6,8 +6,9 @@ line may still ask for it (replay records its outcome in the timeline).
 Every field of the body is optional, so the body itself is too: over HTTP a
 request without one (or with `null`) is validated as `{}`, and
 `/openapi.json` says so (`requestBody.required: false`, docs/http.md).
-The operation returns the response as wire JSON (a dict): the HTTP face sends
-it as is, and `Simulator.validate_promotions` parses it into the model.
+The operation returns the response rendered to its wire JSON, typed by its
+model (`Rendered[models.ValidationResponse]`, models/rendered.py): the HTTP
+face serialises the JSON once, `.model()` reads it as the typed client does.
 
 The request body is checked by `models.ValidationRequest` alone (its 400
 names the field). The engine then reads the body's own `customer` and
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import models
 from ...engine import PricingInputError, normalize_order, tier_entries
-from ...models import endpoints
+from ...models import Rendered, endpoints
 from ..operation import bind
 from ..promotions import customer_context, invalid_payload, pricing_view, tracking_id
 from ..refusals import InvalidQueryParams
@@ -42,7 +43,7 @@ def validate(
     request: dict[str, Any],
     audience_rules_only: bool = False,
     filters: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+) -> Rendered[models.ValidationResponse]:
     options = parse(models.ValidationRequest, request).options  # raises the model's 400
     expand_list = options.expand if options is not None else None
     view = pricing_view(sim)
@@ -68,7 +69,7 @@ def validate(
         )  # fmt: skip
     except PricingInputError as exc:  # a UNIT tier's free units past 2^63-1
         raise invalid_payload(exc) from None
-    return {"valid": bool(promotions), "tracking_id": track, "promotions": promotions}
+    return Rendered(models.ValidationResponse, {"valid": bool(promotions), "tracking_id": track, "promotions": promotions})
 
 
 #: The redemption metadata of a request without any (read-only: rules only look).
