@@ -19,6 +19,7 @@ Conventions (the service documents none of these):
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -156,15 +157,35 @@ def _instant_cmp(test: Callable[[datetime, datetime], bool]) -> CheckFn:
     return check
 
 
-def _days(test: Callable[[datetime, datetime, timedelta], bool]) -> CheckFn:
+def _days(test: Callable[[datetime, datetime, float], bool]) -> CheckFn:
+    """A condition on `value` against `now` shifted by `n` days (the test
+    shifts with `_shift`, which never overflows)."""
     def check(value: Any, args: Sequence[Any], now: datetime) -> bool:
         moment = _instant(value)
         n = numeric_value(args[0]) if args else None
         if moment is None or n is None:
             return False
-        return test(moment, now, timedelta(days=float(n)))
+        days = float(n)
+        if math.isnan(days):
+            return False
+        return test(moment, now, days)
 
     return check
+
+
+_EARLIEST = datetime.min.replace(tzinfo=UTC)
+_LATEST = datetime.max.replace(tzinfo=UTC)
+
+
+def _shift(now: datetime, days: float) -> datetime:
+    """`now + days`, held to the instants a datetime can hold: a bound
+    before the first or after the last one compares as that instant, which
+    every instant is on the right side of (a rule of 10^9 days, or of a few
+    days near year 9999, is decided, never an `OverflowError`)."""
+    try:
+        return now + timedelta(days=days)
+    except OverflowError:
+        return _LATEST if days > 0 else _EARLIEST
 
 
 def _same_day(a: datetime, b: datetime) -> bool:
@@ -188,12 +209,12 @@ OPERATORS: Mapping[str, CheckFn] = {
     "$count_less": _count(lambda n, b: n < b),
     "$after": _instant_cmp(lambda v, b: v > b),
     "$before": _instant_cmp(lambda v, b: v < b),
-    "$is_days_ago": _days(lambda v, now, d: _same_day(v, now - d)),
-    "$is_days_in_future": _days(lambda v, now, d: _same_day(v, now + d)),
-    "$more_than_ago": _days(lambda v, now, d: v < now - d),
-    "$less_than_ago": _days(lambda v, now, d: now - d < v <= now),
-    "$more_than_future": _days(lambda v, now, d: v > now + d),
-    "$less_than_future": _days(lambda v, now, d: now <= v < now + d),
+    "$is_days_ago": _days(lambda v, now, d: _same_day(v, _shift(now, -d))),
+    "$is_days_in_future": _days(lambda v, now, d: _same_day(v, _shift(now, d))),
+    "$more_than_ago": _days(lambda v, now, d: v < _shift(now, -d)),
+    "$less_than_ago": _days(lambda v, now, d: _shift(now, -d) < v <= now),
+    "$more_than_future": _days(lambda v, now, d: v > _shift(now, d)),
+    "$less_than_future": _days(lambda v, now, d: now <= v < _shift(now, d)),
 }
 
 #: Operators that pass on a missing value.

@@ -20,6 +20,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from ..models.endpoints import SIM_RESET
+from ..sim.clock import TimeOutOfRange
 from ..sim.operations.snapshots import RESET, RESTORE
 from ..sim.refusals import InvalidPayload, NotFound
 from ..sim.request_parsing import parse
@@ -65,7 +66,10 @@ def clock(call: Call) -> tuple[int, Any]:
 
 def advance(call: Call) -> tuple[int, Any]:
     request = parse(AdvanceRequest, call.body)
-    call.sim.advance(request.seconds)
+    try:
+        call.sim.advance(request.seconds)
+    except TimeOutOfRange as exc:  # past the last instant: nothing moved, nothing ran
+        raise InvalidPayload(str(exc)) from None
     return 200, {"now": call.sim.clock.iso()}
 
 

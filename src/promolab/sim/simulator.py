@@ -20,10 +20,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, Self, TypeVar
 
-from .clock import Clock, format_instant, parse_instant
+from .clock import Clock, format_instant, later, parse_instant, seconds_delta
 from .ids import IdGenerator
-from .journal import Journal, encode_line
-from .refusals import JournalUnavailable
+from .journal import Journal
+from .refusals import JournalUnavailable, SimError
 from .scenario import load_scenario, read_scenario
 from .scheduler import (
     PROCESSORS,
@@ -85,6 +85,10 @@ class Simulator(Turns):
         self._receivers: dict[str, Receiver] = {}
         self._journal: Journal | None = None
         self._journal_error: str | None = None
+        #: Set when a write failed with an unexpected exception while
+        #: journaling (`_run_write`): writes are refused until the state is
+        #: replaced (restart, `reset`, `load_snapshot`).
+        self._fault: str | None = None
 
     # -- construction ----------------------------------------------------
     @classmethod
@@ -121,14 +125,16 @@ class Simulator(Turns):
         set the clock, under the lock but without claiming the advance, which
         no other thread can tell apart since the lock is never let go.
         """
-        delta = by if isinstance(by, timedelta) else timedelta(seconds=by)
+        delta = by if isinstance(by, timedelta) else seconds_delta(by)
         if delta < _ZERO:
             raise ValueError("the simulated clock only moves forward")
         self._lock.acquire()
         try:
+            # Past the last instant a timestamp holds: `TimeOutOfRange` (a
+            # ValueError naming `seconds`) before anything moved or ran.
+            target = later(self.clock.now, delta, field="seconds")
             if not self._in_flight and self._advancer is None and self._journal is None:
                 clock = self.clock
-                target = clock.now + delta
                 if not due_by(self, target):
                     clock.set(target)
                     return target
@@ -151,7 +157,8 @@ class Simulator(Turns):
             if self._journal is not None:
                 self._check_journal()
             start = self.clock.now
-            target = start + delta
+            # checked again: the clock may have moved while this call waited
+            target = later(start, delta, field="seconds")
             self._run_due(target, nested=depth > 0)
             # A receiver called on the way may have advanced the clock itself,
             # past `target`: the clock never goes back, so this advance ends
@@ -220,9 +227,9 @@ class Simulator(Turns):
             if not depth and (self._advancer is not None or self._quiet_waiters):
                 me = threading.get_ident()
                 self._wait_until(lambda: self._advancer in (None, me) and not self._quiet_waiters)
-            if self._journal_error is not None:
+            if self._journal_error is not None or self._fault is not None:
                 self._check_journal()
-            result = op.run(self, *args, **kwargs)
+            result = self._run_write(op, *args, **kwargs)
             if self._journal is not None:
                 self._journal_write(op.name, kwargs)
             claimed = self._run_after_write()
@@ -236,7 +243,38 @@ class Simulator(Turns):
             self._send_and_finish(claimed)
         return result
 
+    def _run_write(self, op: Operation[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
+        """Run a write so that, if it fails, it hands out nothing.
+
+        A refusal (`SimError`) is raised before the operation changes the
+        state (every operation checks, then changes; the hypothesis test in
+        tests/reliability/test_failed_writes.py holds them to it), but it may
+        have drawn ids on the way: the counters go back to where they were,
+        so the next write gets the ids a replay of the journal, which never
+        saw this one, gets too. Any other exception is a bug that may have
+        left part of the write in the state: the counters go back too, and a
+        journaled simulator then refuses writes (503) until it is restarted
+        from its journal, reset or restored, because a write acknowledged on
+        top of a change the journal lacks could not be replayed.
+        """
+        mark = self.ids.mark()
+        try:
+            return op.run(self, *args, **kwargs)
+        except SimError:
+            self.ids.rewind(mark)
+            raise
+        except Exception as exc:
+            self.ids.rewind(mark)
+            if self._journal is not None:
+                self._fault = f"{op.name} failed with {type(exc).__name__}: {exc}"
+            raise
+
     def _check_journal(self) -> None:
+        if self._fault is not None:
+            raise JournalUnavailable(
+                f"A write failed part way ({self._fault}); this simulator refuses writes until it is "
+                "restarted from its journal, reset or restored, so that every write it acknowledges can be replayed"
+            )
         if self._journal_error is not None:
             raise JournalUnavailable(
                 f"The journal could not be written ({self._journal_error}); this simulator "
@@ -390,12 +428,13 @@ class Simulator(Turns):
         journal = self._journal
         line = None
         if journal is not None:
-            line = encode_line(self.clock.iso(), op, args())
+            line = journal.encode(self.clock.iso(), op, args())
             try:
                 line.encode("utf-8")
             except UnicodeEncodeError:
                 raise ValueError("the snapshot holds text that is not valid Unicode") from None
         previous = (self.seed, self.ids, self.clock, self.state, self.indexes)
+        fault, self._fault = self._fault, None  # the state a failed write may have left half changed goes
         self._install(loaded)
         if journal is None or line is None:
             return
@@ -403,6 +442,7 @@ class Simulator(Turns):
             journal.write(line, self.clock.now)
         except (OSError, ValueError) as exc:
             self.seed, self.ids, self.clock, self.state, self.indexes = previous
+            self._fault = fault
             self._journal_error = str(exc) or type(exc).__name__
             self._check_journal()
 

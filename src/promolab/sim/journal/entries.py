@@ -32,9 +32,12 @@ def _parse_entry(text: str) -> dict[str, Any]:
         raise ValueError("not a journal line (nested too deeply)") from None
     if not isinstance(entry, dict):
         raise ValueError("expected an object with at, op, args")  # noqa: TRY004
-    unknown = set(entry) - {"at", "op", "args", "note"}
+    unknown = set(entry) - {"seq", "at", "op", "args", "note"}
     if unknown:
         raise ValueError(f"unknown keys {sorted(unknown)}")
+    seq = entry.get("seq")
+    if "seq" in entry and (not isinstance(seq, int) or isinstance(seq, bool) or seq < 1):
+        raise ValueError(f"seq must be an integer >= 1, not {seq!r}")
     if not isinstance(entry.get("op"), str):
         raise ValueError("missing op")  # noqa: TRY004
     if "args" in entry and not isinstance(entry["args"], dict):
