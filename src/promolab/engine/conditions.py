@@ -158,8 +158,8 @@ def _instant_cmp(test: Callable[[datetime, datetime], bool]) -> CheckFn:
 
 
 def _days(test: Callable[[datetime, datetime, float], bool]) -> CheckFn:
-    """A condition on `value` against `now` shifted by `n` days (the test
-    shifts with `_shift`, which never overflows)."""
+    """A condition on `value` against `now` shifted by `n` days (the tests
+    shift with `_shift`, which never overflows)."""
     def check(value: Any, args: Sequence[Any], now: datetime) -> bool:
         moment = _instant(value)
         n = numeric_value(args[0]) if args else None
@@ -173,19 +173,32 @@ def _days(test: Callable[[datetime, datetime, float], bool]) -> CheckFn:
     return check
 
 
-_EARLIEST = datetime.min.replace(tzinfo=UTC)
-_LATEST = datetime.max.replace(tzinfo=UTC)
-
-
-def _shift(now: datetime, days: float) -> datetime:
-    """`now + days`, held to the instants a datetime can hold: a bound
-    before the first or after the last one compares as that instant, which
-    every instant is on the right side of (a rule of 10^9 days, or of a few
-    days near year 9999, is decided, never an `OverflowError`)."""
+def _shift(now: datetime, days: float) -> datetime | None:
+    """`now + days`, None past the instants a datetime can hold (a rule of
+    10^9 days, or of a few days near year 9999): the tests below decide those
+    exactly, by the side the bound is on, never with an `OverflowError`."""
     try:
         return now + timedelta(days=days)
     except OverflowError:
-        return _LATEST if days > 0 else _EARLIEST
+        return None
+
+
+def _before(v: datetime, now: datetime, days: float) -> bool:
+    """`v < now + days`; a bound past the last instant is after every `v`."""
+    bound = _shift(now, days)
+    return days > 0 if bound is None else v < bound
+
+
+def _after(v: datetime, now: datetime, days: float) -> bool:
+    """`v > now + days`; a bound before the first instant is before every `v`."""
+    bound = _shift(now, days)
+    return days < 0 if bound is None else v > bound
+
+
+def _on_day(v: datetime, now: datetime, days: float) -> bool:
+    """`v` on the calendar day of `now + days` (none past the calendar's ends)."""
+    bound = _shift(now, days)
+    return bound is not None and _same_day(v, bound)
 
 
 def _same_day(a: datetime, b: datetime) -> bool:
@@ -209,12 +222,12 @@ OPERATORS: Mapping[str, CheckFn] = {
     "$count_less": _count(lambda n, b: n < b),
     "$after": _instant_cmp(lambda v, b: v > b),
     "$before": _instant_cmp(lambda v, b: v < b),
-    "$is_days_ago": _days(lambda v, now, d: _same_day(v, _shift(now, -d))),
-    "$is_days_in_future": _days(lambda v, now, d: _same_day(v, _shift(now, d))),
-    "$more_than_ago": _days(lambda v, now, d: v < _shift(now, -d)),
-    "$less_than_ago": _days(lambda v, now, d: _shift(now, -d) < v <= now),
-    "$more_than_future": _days(lambda v, now, d: v > _shift(now, d)),
-    "$less_than_future": _days(lambda v, now, d: now <= v < _shift(now, d)),
+    "$is_days_ago": _days(lambda v, now, d: _on_day(v, now, -d)),
+    "$is_days_in_future": _days(lambda v, now, d: _on_day(v, now, d)),
+    "$more_than_ago": _days(lambda v, now, d: _before(v, now, -d)),
+    "$less_than_ago": _days(lambda v, now, d: _after(v, now, -d) and v <= now),
+    "$more_than_future": _days(lambda v, now, d: _after(v, now, d)),
+    "$less_than_future": _days(lambda v, now, d: now <= v and _before(v, now, d)),
 }
 
 #: Operators that pass on a missing value.

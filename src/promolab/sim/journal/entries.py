@@ -86,6 +86,8 @@ def apply_entry(sim: Any, entry: dict[str, Any]) -> Any:
     (`SimError`) pass through."""
     from datetime import timedelta
 
+    from ..clock import later, seconds_delta
+
     op = entry["op"]
     args = entry["args"]
     operation = BY_NAME.get(op)
@@ -105,7 +107,9 @@ def apply_entry(sim: Any, entry: dict[str, Any]) -> Any:
         # advance); only the remainder is still to go. Advance even by zero:
         # an `advance(0)` runs work due now (a purchase with no delay), and a
         # restart from the journal must run it too.
-        target = at if at is not None else sim.now + timedelta(seconds=seconds)
+        # past year 9999: `TimeOutOfRange`, a ValueError naming args.seconds
+        target = at if at is not None else later(sim.now, seconds_delta(seconds, field="args.seconds"),
+                                                 field="args.seconds")
         sim.advance(max(target - sim.now, timedelta(0)))
         return None
     assert operation is not None
