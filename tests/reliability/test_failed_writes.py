@@ -235,3 +235,26 @@ def test_an_unexpected_exception_hands_out_no_id_and_stops_journaled_writes_unti
     live = lab.image()
     lab.sim.record_to(None)
     assert _restarted_image(lab.journal) == live
+
+
+def test_an_advance_whose_due_work_fails_unexpectedly_fences_the_journaled_simulator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lab = Lab(tmp_path / "j.jsonl")
+
+    def broken(self: Simulator, target: Any, *, nested: bool) -> None:
+        raise RuntimeError("a bug in due work")
+
+    monkeypatch.setattr(Simulator, "_run_due", broken)
+    with pytest.raises(RuntimeError):
+        lab.sim.advance(60)
+    monkeypatch.undo()
+    for attempt in (lambda: lab.sim.advance(1), lambda: lab.sim.apply(ADD_GIFT_BALANCE, code="GIFT-ALICE-50",
+                                                                      request={"amount": 5})):
+        with pytest.raises(JournalUnavailable, match="advance failed with RuntimeError"):
+            attempt()
+    lab.sim.reset()
+    lab.sim.advance(60)
+    live = lab.image()
+    lab.sim.record_to(None)
+    assert _restarted_image(lab.journal) == live

@@ -300,3 +300,27 @@ def test_the_windows_scenario_is_what_the_cases_say() -> None:
             "customer": ALICE, "order": {"items": [{"product_id": "prod_mug", "quantity": 1}]}})
     assert {p["id"] for p in answered.json()["promotions"]} >= {"promo_end", "promo_days", "promo_hourly",
                                                                 "promo_monthly"}
+
+
+# -- the first years: four-digit years on the wire ---------------------------------------------------
+@pytest.mark.parametrize(("moment", "text"), [
+    (datetime(1, 1, 1, tzinfo=UTC), "0001-01-01T00:00:00.000Z"),
+    (datetime(999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC), "0999-12-31T23:59:59.999Z"),
+    (LATEST, "9999-12-31T23:59:59.999Z"),
+    (datetime(2026, 3, 6, 10, 0, 0, 123456, tzinfo=UTC), "2026-03-06T10:00:00.123Z"),
+])
+def test_format_instant_writes_four_digit_years(moment: datetime, text: str) -> None:
+    assert format_instant(moment) == text
+
+
+def test_writes_on_a_clock_in_year_1_answer_with_timestamps_their_readers_take() -> None:
+    """`strftime("%Y")` wrote year 1 as `1`: the answer's model refused it
+    after the write was applied (a 500 that changed the state)."""
+    sim = _at("0001-01-01T00:00:00.000Z")
+    with _http(sim) as http:
+        credited = http.post("/v1/vouchers/GIFT-ALICE-50/balance", headers=APP_HEADERS, json={"amount": 5})
+        published = http.post("/client/v1/publish", headers=APP_HEADERS,
+                              json={"campaign": {"id": "camp_newsletter"}, "customer": {"source_id": "zed"}})
+    assert credited.status_code == 200, credited.text
+    assert published.status_code == 200, published.text
+    assert published.json()["created_at"] == "0001-01-01T00:00:00.000Z"

@@ -82,9 +82,12 @@ def parse_instant(value: str | datetime) -> datetime:
 
 
 def format_instant(moment: datetime) -> str:
-    """The wire format of every timestamp: UTC, milliseconds, `Z`."""
-    moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    """The wire format of every timestamp: UTC, milliseconds, `Z`, and
+    always four digits of year (`strftime("%Y")` writes year 1 as `1`, which
+    no reader takes for a date)."""
+    m = moment.astimezone(UTC)
+    return (f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}."
+            f"{m.microsecond // 1000:03d}Z")
 
 
 class Clock:

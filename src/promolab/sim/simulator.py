@@ -133,7 +133,7 @@ class Simulator(Turns):
             # Past the last instant a timestamp holds: `TimeOutOfRange` (a
             # ValueError naming `seconds`) before anything moved or ran.
             target = later(self.clock.now, delta, field="seconds")
-            if not self._in_flight and self._advancer is None and self._journal is None:
+            if not self._in_flight and self._advancer is None and self._journal is None and self._fault is None:
                 clock = self.clock
                 if not due_by(self, target):
                     clock.set(target)
@@ -154,12 +154,19 @@ class Simulator(Turns):
             self._wait_for_quiet()
             self._advancer = threading.get_ident()
         try:
-            if self._journal is not None:
+            if self._journal is not None or self._fault is not None:
                 self._check_journal()
             start = self.clock.now
             # checked again: the clock may have moved while this call waited
             target = later(start, delta, field="seconds")
-            self._run_due(target, nested=depth > 0)
+            try:
+                self._run_due(target, nested=depth > 0)
+            except SimError:
+                raise
+            except Exception as exc:  # a bug in due work: part of it ran, unjournaled (see `_run_write`)
+                if self._journal is not None:
+                    self._fault = f"advance failed with {type(exc).__name__}: {exc}"
+                raise
             # A receiver called on the way may have advanced the clock itself,
             # past `target`: the clock never goes back, so this advance ends
             # where that one did.
