@@ -22,8 +22,8 @@ from typing import TYPE_CHECKING, Any, ParamSpec, Self, TypeVar
 
 from .clock import Clock, format_instant, later, parse_instant, seconds_delta
 from .ids import IdGenerator
-from .journal import Journal
-from .refusals import JournalUnavailable, SimError
+from .journaling import Journaling
+from .refusals import SimError
 from .scenario import load_scenario, read_scenario
 from .scheduler import (
     PROCESSORS,
@@ -33,7 +33,7 @@ from .scheduler import (
 )
 from .snapshots import SNAPSHOT_FORMAT, Loaded, fingerprint, read_snapshot, restore_args
 from .state import Indexes, State
-from .turns import Claimed, Turns
+from .turns import Claimed
 
 if TYPE_CHECKING:
     from .operation import Operation
@@ -48,7 +48,7 @@ _ZERO = timedelta(0)
 Receiver = Callable[[Mapping[str, str], bytes], Any]
 
 
-class Simulator(Turns):
+class Simulator(Journaling):
     """An in-process, deterministic simulator of the service.
 
     Same seed + same scenario + same calls = the same bytes out: ids come
@@ -82,13 +82,8 @@ class Simulator(Turns):
     def _init_runtime(self) -> None:
         """The parts that are never in a snapshot: locks, receivers, journal."""
         self._init_turns()
+        self._init_journaling()
         self._receivers: dict[str, Receiver] = {}
-        self._journal: Journal | None = None
-        self._journal_error: str | None = None
-        #: Set when a write failed with an unexpected exception while
-        #: journaling (`_run_write`): writes are refused until the state is
-        #: replaced (restart, `reset`, `load_snapshot`).
-        self._fault: str | None = None
 
     # -- construction ----------------------------------------------------
     @classmethod
@@ -250,67 +245,6 @@ class Simulator(Turns):
             self._send_and_finish(claimed)
         return result
 
-    def _run_write(self, op: Operation[P, R], /, *args: P.args, **kwargs: P.kwargs) -> R:
-        """Run a write so that, if it fails, it hands out nothing.
-
-        A refusal (`SimError`) is raised before the operation changes the
-        state (every operation checks, then changes; the hypothesis test in
-        tests/reliability/test_failed_writes.py holds them to it), but it may
-        have drawn ids on the way: the counters go back to where they were,
-        so the next write gets the ids a replay of the journal, which never
-        saw this one, gets too. Any other exception is a bug that may have
-        left part of the write in the state: the counters go back too, and a
-        journaled simulator then refuses writes (503) until it is restarted
-        from its journal, reset or restored, because a write acknowledged on
-        top of a change the journal lacks could not be replayed.
-        """
-        mark = self.ids.mark()
-        try:
-            return op.run(self, *args, **kwargs)
-        except SimError:
-            self.ids.rewind(mark)
-            raise
-        except Exception as exc:
-            self.ids.rewind(mark)
-            if self._journal is not None:
-                self._fault = f"{op.name} failed with {type(exc).__name__}: {exc}"
-            raise
-
-    def _check_journal(self) -> None:
-        if self._fault is not None:
-            raise JournalUnavailable(
-                f"A write failed part way ({self._fault}); this simulator refuses writes until it is "
-                "restarted from its journal, reset or restored, so that every write it acknowledges can be replayed"
-            )
-        if self._journal_error is not None:
-            raise JournalUnavailable(
-                f"The journal could not be written ({self._journal_error}); this simulator "
-                "refuses writes until it is restarted from its journal"
-            )
-
-    def _journal_advance(self, start: datetime) -> None:
-        """Journal an advance from `start` to now. Lines journaled meanwhile
-        (by a receiver writing or advancing from inside it) come first in the
-        journal, so this line covers only the time after the last of them: a
-        replay then finds every line starting where the one above it ended."""
-        assert self._journal is not None
-        last = self._journal.last_at
-        since = start if last is None else max(start, last)
-        self._journal_write("advance", {"seconds": (self.clock.now - since).total_seconds()})
-
-    def _journal_write(self, op: str, args: dict[str, Any]) -> None:
-        """Journal an applied write. If the disk refuses, the write is not
-        acknowledged (503) and the simulator stops taking writes: the live
-        state now holds one change the journal lacks, and acknowledging more
-        writes on top of it would make a restart silently different."""
-        if self._journal is None:
-            return
-        try:
-            self._journal.record(self.clock.now, op, args)
-        except (OSError, ValueError) as exc:
-            self._journal_error = str(exc) or type(exc).__name__
-            self._check_journal()
-
     def _run_after_write(self) -> list[Claimed]:
         """Work that must follow a completed write at once (first webhook
         attempts): processors flagged `after_writes` run what is due now; a
@@ -338,24 +272,6 @@ class Simulator(Turns):
 
     def receiver(self, name: str) -> Receiver | None:
         return self._receivers.get(name)
-
-    # -- journal ---------------------------------------------------------
-    def record_to(
-        self, target: str | Path | list[str] | Journal | None, *, fsync: bool = True, header: str | None = None
-    ) -> None:
-        """Start (or, with None, stop) journaling writes in replay format;
-        `header`, when given, is written first. A `Journal` is taken as it is
-        (`journal.resume_journal` hands over the one it opened, locked, to
-        read the file first)."""
-        with self._quiet():
-            if target is None or isinstance(target, Journal):
-                journal = target
-            else:
-                journal = Journal(target, fsync=fsync, header=header)
-            if self._journal is not None:
-                self._journal.close()
-            self._journal = journal
-            self._journal_error = None
 
     # -- snapshots -------------------------------------------------------
     def snapshot(self, *, redact: bool = False) -> dict[str, Any]:
