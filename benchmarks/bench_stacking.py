@@ -13,6 +13,10 @@ Prints, never asserts; every figure comes from this one run.
     (request model, resolution against state, engine, rendering), and (d) the
     same through `sim.client().validate_stacked(...)` (httpx, JSON both ways,
     typed answer).
+(e) The operation's function alone, `VALIDATE_STACKED.run(sim, request=...)`:
+    (c) less the write path of `Simulator.apply` (the lock, the id-counter
+    mark a failed write rewinds to, the try around the run), whose cost is
+    printed as (c) - (e) and (c) / (e), with the mark's own cost.
 
 Timing as in bench_validation.py: warm-up, then ROUNDS rounds in which every
 variant runs its batch back to back (interleaved, so a slow moment hits all
@@ -111,6 +115,9 @@ def main() -> None:
     def operation() -> Any:
         return sim.apply(VALIDATE_STACKED, request=REQUEST).wire
 
+    def bare_operation() -> Any:
+        return VALIDATE_STACKED.run(sim, request=REQUEST)
+
     client = sim.client()
 
     def through_client() -> Any:
@@ -118,7 +125,7 @@ def main() -> None:
 
     per_round = measure({
         "engine": (engine, 400), "wire": (engine_with_wire, 200), "operation": (operation, 100),
-        "client": (through_client, 50),
+        "client": (through_client, 50), "bare": (bare_operation, 100), "mark": (sim.ids.mark, 2000),
     }, ROUNDS)
     client.close()
     print(f"stacked validation: 5 redeemables (item %, proportional split, order %, gift credits, amount with a rule)"
@@ -128,11 +135,16 @@ def main() -> None:
         "wire": "(b) engine + every running order and the final order",
         "operation": "(c) the validate_stacked operation in-process",
         "client": "(d) through sim.client().validate_stacked",
+        "bare": "(e) the operation's function, without apply's write path",
     }
     for name, label in labels.items():
         median, best = statistics.median(per_round[name]), min(per_round[name])
         target = "   target >= 10,000/s" if name == "engine" else ""
         print(f"{label:<58} median {median:8.1f} us ({1e6 / median:9,.0f}/s)  best {best:8.1f} us{target}")
+    with_path, bare = statistics.median(per_round["operation"]), statistics.median(per_round["bare"])
+    print(f"the write path of apply (c) - (e): {with_path - bare:+.1f} us a write, (c) / (e) = {with_path / bare:.3f}; "
+          f"of it, the id-counter mark: {statistics.median(per_round['mark']):.2f} us "
+          f"({len(sim.ids.state())} kinds of id)")
 
 
 if __name__ == "__main__":

@@ -5,10 +5,13 @@
 - Reset, restore and clock advances are journaled: a restart reproduces the
   state the clients were answered from (the issue's reset sequence).
 - A journal that must not be started from (another scenario or seed, damage
-  before the last line, a line that cannot be replayed) is exit status 2 with
-  one line on stderr naming the line and the reason, never a traceback.
-- Crash injection: a seeded client drives one served simulator while it is
-  SIGKILLed at random (seeded) moments (under load, before its first
+  before the last line, a line that cannot be replayed, a line written
+  twice, missing or out of order) is exit status 2 with one line on stderr
+  naming the line and the reason, never a traceback.
+- Crash injection: a seeded client (events, gift credits, publications,
+  purchases, stacked validations holding LOCK sessions, redemptions spending
+  them, rollbacks, session releases, advances, resets, snapshots, restores)
+  drives one served simulator while it is SIGKILLed at random (seeded) moments (under load, before its first
   request, and in the middle of its own restart), a damaged tail is planted
   after every kill, and after each of the two restarts of every round the
   served state must equal an in-process simulator that was given exactly
@@ -61,6 +64,10 @@ ROUNDS = int(os.environ.get("PROMOLAB_CRASH_ROUNDS", "10"))
 MIN_ROUNDS = min(ROUNDS, 4)
 BUDGET = float(os.environ.get("PROMOLAB_CRASH_SECONDS", "25"))
 SEED = int(os.environ.get("PROMOLAB_CRASH_SEED", "20261126"))
+
+#: Session keys the stacked requests share, so that redemptions spend and
+#: releases end sessions that validations started.
+SESSION_KEYS = ("ssn_crash_a", "ssn_crash_b", "ssn_crash_c")
 
 #: Tails planted after a kill: none of them was ever acknowledged.
 TAILS: dict[str, bytes] = {
@@ -252,13 +259,16 @@ class Figures:
 class Driver:
     """One client: seeded requests, in order; stops at the first transport error."""
 
-    def __init__(self, base_url: str, shadow: Shadow, rng: random.Random, round_no: int, figures: Figures) -> None:
+    def __init__(self, base_url: str, shadow: Shadow, rng: random.Random, round_no: int, figures: Figures,
+                 redemptions: list[str] | None = None) -> None:
         self.base_url = base_url
         self.shadow = shadow
         self.rng = rng
         self.round_no = round_no
         self.figures = figures
         self.snapshot: Any = None
+        #: Acknowledged redemptions (parent ids of stacks), kept across rounds by the lab.
+        self.redemptions: list[str] = redemptions if redemptions is not None else []
         self.in_flight: Request | None = None
         self.mismatches: list[str] = []
         self.stop = threading.Event()
@@ -266,20 +276,22 @@ class Driver:
     def next_request(self, i: int) -> Request:
         rng, tag = self.rng, f"r{self.round_no}-{i}"
         roll = rng.random()
-        if roll < 0.30:
+        if roll < 0.22:
             return Request("event", "POST", "/v1/events", APP_HEADERS, {
                 "event": "review_written", "customer": {"source_id": rng.choice(["alice", "bob", "carol"])},
                 "metadata": {"rating": rng.randint(1, 5), "tag": tag}})
-        if roll < 0.45:
+        if roll < 0.32:
             return Request("gift", "POST", "/v1/vouchers/GIFT-ALICE-50/balance", APP_HEADERS,
                            {"amount": rng.randint(1, 500)})
-        if roll < 0.60:
+        if roll < 0.42:
             return Request("publish", "POST", "/client/v1/publish", APP_HEADERS,
                            {"campaign": {"id": "camp_newsletter"}, "customer": {"source_id": f"c-{tag}"}})
-        if roll < 0.70:
+        if roll < 0.49:
             return Request("purchase", "POST",
                            "/v2/loyalties/programs/lprg_coffee_club/members/lmbr_alice/rewards/purchases",
                            LOYALTY_HEADERS, {"reward_id": "lrew_mug"})
+        if roll < 0.72:
+            return self.stacked_request(roll, tag)
         if roll < 0.82:
             return Request("advance", "POST", "/_sim/clock/advance", MANAGEMENT_HEADERS,
                            {"seconds": rng.choice([0, 0.5, 1, 60, 3600])})
@@ -291,6 +303,42 @@ class Driver:
         if roll < 0.96 or self.snapshot is None:
             return Request("snapshot", "GET", "/_sim/snapshot", MANAGEMENT_HEADERS)
         return Request("restore", "POST", "/_sim/restore", MANAGEMENT_HEADERS, self.snapshot)
+
+    def stacked_request(self, roll: float, tag: str) -> Request:
+        """The stacked operations (issue 34's "new operations"): validations
+        holding a LOCK session, redemptions spending one (or none), rollbacks
+        of acknowledged redemptions, session releases."""
+        rng = self.rng
+        credits = rng.randint(1, 300)
+        stack = rng.choice([
+            [{"object": "voucher", "id": "GIFT-ALICE-50", "gift": {"credits": credits}}],
+            [{"object": "voucher", "id": "WELCOME-ALICE"}],
+            [{"object": "voucher", "id": "GIFT-ALICE-50", "gift": {"credits": credits}},
+             {"object": "voucher", "id": "WELCOME-ALICE"}],
+        ])
+        key = rng.choice(SESSION_KEYS)
+        body = {"redeemables": stack, "customer": {"source_id": "alice"},
+                "order": {"items": [{"product_id": "prod_mug", "quantity": rng.randint(1, 3)}]}}
+        if roll < 0.57:
+            session = {"type": "LOCK", "key": key, **rng.choice([{}, {"ttl": 2, "ttl_unit": "HOURS"},
+                                                                 {"ttl": 30, "ttl_unit": "SECONDS"}])}
+            return Request("stacked-validate", "POST", "/v1/validations", APP_HEADERS, {**body, "session": session})
+        if roll < 0.65:
+            if rng.random() < 0.5:
+                body["session"] = {"type": "LOCK", "key": key}
+            return Request("redeem", "POST", "/v1/redemptions", APP_HEADERS, body)
+        if roll < 0.69 and self.redemptions:
+            target = rng.choice(self.redemptions)
+            return Request("rollback", "POST", f"/v1/redemptions/{target}/rollbacks", APP_HEADERS,
+                           {"reason": f"crash test {tag}"})
+        code = rng.choice(["GIFT-ALICE-50", "WELCOME-ALICE"])
+        return Request("release", "DELETE", f"/v1/vouchers/{code}/sessions/{key}", APP_HEADERS)
+
+    def remember(self, request: Request, answer: Any) -> None:
+        """Ids later requests refer to: the redemptions a rollback may undo."""
+        if request.kind == "redeem" and isinstance(answer, dict):
+            parent = answer.get("parent_redemption")
+            self.redemptions.append(parent["id"] if parent else answer["redemptions"][0]["id"])
 
     def run(self) -> None:
         with httpx.Client(base_url=self.base_url, timeout=30.0) as http:
@@ -312,6 +360,7 @@ class Driver:
                                            f"!= uninterrupted {mine!r:.300}")
                 if 200 <= served[0] < 300:
                     self.figures.acknowledged[request.kind] += 1
+                    self.remember(request, served[1])
                     if request.kind == "snapshot":
                         self.snapshot = served[1]
                 else:
@@ -386,12 +435,13 @@ def test_sigkill_at_random_moments_with_damaged_tails_loses_no_acknowledged_writ
     lab = CrashLab(server_factory, tmp_path / "journal.jsonl", rng, figures)
     began = time.monotonic()
     rounds = 0
+    redemptions: list[str] = []  # acknowledged ones survive the kills: later rounds roll them back
     for round_no in range(ROUNDS):
         if round_no >= MIN_ROUNDS and time.monotonic() - began > BUDGET:
             break
         rounds += 1
         for phase, longest in ((1, 0.8), (2, 0.3)):
-            driver = Driver(lab.server.base_url, lab.shadow, rng, round_no * 2 + phase, figures)
+            driver = Driver(lab.server.base_url, lab.shadow, rng, round_no * 2 + phase, figures, redemptions)
             client = threading.Thread(target=driver.run)
             client.start()
             time.sleep(rng.uniform(0.0, longest))  # 0: killed before or at its first request
@@ -407,12 +457,15 @@ def test_sigkill_at_random_moments_with_damaged_tails_loses_no_acknowledged_writ
 
     writes = sum(n for kind, n in figures.acknowledged.items() if kind not in ("validate", "snapshot"))
     assert writes > 0 and figures.acknowledged["event"] > 0, "the load acknowledged nothing"
+    stacked = {kind: figures.acknowledged[kind] for kind in ("stacked-validate", "redeem", "rollback", "release")}
+    assert stacked["stacked-validate"] and stacked["redeem"], stacked  # rollbacks need a redemption first
     lines = lab.journal.read_bytes().count(b"\n")
     restart_ms = sorted(round(s * 1000) for s in figures.restart_seconds)
     summary_line(
         f"crash injection: {rounds} rounds, {figures.kills_under_load + figures.kills_during_start} SIGKILLs "
         f"({figures.kills_under_load} under load, {figures.kills_during_start} during a restart), {sum(figures.tails.values()) - figures.tails['none']} damaged tails planted "
-        f"({figures.bytes_cut} bytes cut), {writes} acknowledged writes, 0 lost; restarts median "
+        f"({figures.bytes_cut} bytes cut), {writes} acknowledged writes ({', '.join(f'{k} {v}' for k, v in stacked.items())}), "
+        f"0 lost; restarts median "
         f"{restart_ms[len(restart_ms) // 2]} ms, max {restart_ms[-1]} ms ({lines} journal lines); {elapsed:.1f} s")
     record_result("crash_recovery", {
         "rounds": rounds,
@@ -423,6 +476,7 @@ def test_sigkill_at_random_moments_with_damaged_tails_loses_no_acknowledged_writ
         "bytes_cut": figures.bytes_cut,
         "acknowledged": dict(sorted(figures.acknowledged.items())),
         "acknowledged_writes": writes,
+        "acknowledged_stacked": stacked,
         "refused": figures.refused,
         "lost_answers": {"journaled": figures.lost_answer_applied, "not_journaled": figures.lost_answer_not_applied},
         "lost": 0,
@@ -430,3 +484,33 @@ def test_sigkill_at_random_moments_with_damaged_tails_loses_no_acknowledged_writ
         "restart_ms": {"median": restart_ms[len(restart_ms) // 2], "max": restart_ms[-1]},
         "seconds": round(elapsed, 1),
     })
+
+
+# -- 5. a line written twice, lost or moved: exit 2, one line ----------------------------------------
+@pytest.mark.parametrize(("damage", "needle"), [
+    (lambda ls: ls[:3] + [ls[2]] + ls[3:], "4: this line is numbered 2: a line written twice or out of order"),
+    (lambda ls: ls[:2] + ls[3:], "3: this line is numbered 3: a line is missing before it"),
+    (lambda ls: ls[:2] + [ls[3], ls[2]] + ls[4:], "3: this line is numbered 3: a line is missing before it"),
+], ids=["duplicated", "missing", "reordered"])
+def test_a_journal_line_duplicated_missing_or_reordered_is_exit_2_with_one_line(
+    server_factory: ServerFactory, tmp_path: Path, damage: Any, needle: str
+) -> None:
+    """The issue's case: a gift credit's line written twice in the middle was
+    replayed twice (a balance acknowledged as 4022 came back as 4015)."""
+    journal = tmp_path / "j.jsonl"
+    server = server_factory(DEMO, journal=journal)
+    with server.http() as http:
+        for amount in (1000, 7, 13, 2002):
+            r = http.post("/v1/vouchers/GIFT-ALICE-50/balance", headers=APP_HEADERS, json={"amount": amount})
+            assert r.status_code == 200, r.text
+    server.kill()
+    damaged = b"".join(damage(journal.read_bytes().splitlines(keepends=True)))
+    journal.write_bytes(damaged)
+    done = subprocess.run(_serve_args(free_port(), journal), cwd=str(ROOT), capture_output=True,
+                          timeout=60, env={**os.environ, "PYTHONUNBUFFERED": "1"}, check=False)
+    err = done.stderr.decode("utf-8", "replace")
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert done.returncode == 2 and "Traceback" not in err, err
+    assert len(lines) == 1 and lines[0].startswith("promolab: journal refused: "), err
+    assert f"j.jsonl:{needle}" in lines[0], lines[0]
+    assert journal.read_bytes() == damaged

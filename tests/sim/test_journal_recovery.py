@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import logging
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ import yaml
 
 from promolab import Simulator
 from promolab.http.server import build_served_simulator
+from promolab.sim.journal import encode_line
 from promolab.sim.operations.balance import ADD_GIFT_BALANCE
 from promolab.sim.operations.custom_events import TRACK_EVENT
 from promolab.sim.operations.publishing import PUBLISH
@@ -164,10 +166,10 @@ def test_a_new_journal_begins_with_a_header_naming_format_scenario_and_seed(tmp_
     stop(sim)
     header, first = journal_lines(journal)
     assert header["op"] == "journal" and "at" not in header
-    assert header["args"]["version"] == "promolab.journal/2"
+    assert header["args"]["version"] == "promolab.journal/3"
     assert header["args"]["seed"] == 7  # the demo scenario's seed
     assert header["args"]["scenario"].startswith("sha256:") and len(header["args"]["scenario"]) == 7 + 64
-    assert first["op"] == "track_event"
+    assert first["op"] == "track_event" and first["seq"] == 1 and "seq" not in header
 
 
 def _variant(tmp_path: Path, name: str, change: Callable[[dict[str, Any]], None], as_json: bool = False) -> Path:
@@ -492,6 +494,9 @@ class _FailingJournal:
     def record(self, at: Any, op: str, args: dict[str, Any]) -> None:
         raise OSError(28, "No space left on device")
 
+    def encode(self, at: str, op: str, args: dict[str, Any]) -> str:
+        return encode_line(at, op, args, 1)
+
     def write(self, line: str, at: Any) -> None:
         raise OSError(28, "No space left on device")
 
@@ -640,3 +645,82 @@ def test_a_simulator_recording_to_a_file_cannot_open_it_twice(tmp_path: Path) ->
     expected = sim.dump_json()
     stop(sim)
     assert start(journal).dump_json() == expected
+
+
+# -- 6. line numbers: a line written twice, lost or moved is refused -------------------------------
+def _gift(sim: Simulator, amount: int) -> None:
+    sim.apply(ADD_GIFT_BALANCE, code="GIFT-ALICE-50", request={"amount": amount})
+
+
+def _numbered_journal(tmp_path: Path) -> tuple[Path, list[bytes], str]:
+    """A header and five gift credits (numbered 1-5); the state they answered."""
+    journal = tmp_path / "j.jsonl"
+    sim = start(journal)
+    for amount in (1000, 7, 13, 2002, 1000):
+        _gift(sim, amount)
+    answered = sim.dump_json()
+    stop(sim)
+    return journal, journal.read_bytes().splitlines(keepends=True), answered
+
+
+#: name -> (the damaged journal from [header, w1..w5], the line reported, what it says).
+#: The issue's case first: a gift credit's line written twice in the middle
+#: was replayed twice (a balance acknowledged as 4022 came back as 4015).
+OUT_OF_SEQUENCE: dict[str, tuple[Callable[[list[bytes]], bytes], int, str]] = {
+    "line-written-twice-in-the-middle": (lambda ls: _insert(ls, 3, ls[2]), 4, "numbered 2: a line written twice"),
+    "last-line-written-twice": (lambda ls: b"".join(ls) + ls[-1], 7, "numbered 5: a line written twice"),
+    "line-missing": (lambda ls: b"".join(ls[:3] + ls[4:]), 4, "numbered 4: a line is missing before it"),
+    "two-lines-missing": (lambda ls: b"".join(ls[:2] + ls[4:]), 3, "numbered 4: lines are missing"),
+    "first-line-missing": (lambda ls: b"".join(ls[:1] + ls[2:]), 2, "numbered 2: a line is missing"),
+    "two-lines-swapped": (lambda ls: b"".join(ls[:2] + [ls[3], ls[2]] + ls[4:]), 3, "numbered 3: a line is missing"),
+    "line-moved-to-the-end": (lambda ls: b"".join(ls[:2] + ls[3:] + [ls[2]]), 3, "numbered 3: a line is missing"),
+    "number-removed": (lambda ls: _insert(ls[:3] + ls[4:], 3, re.sub(rb'"seq":\d+,', b"", ls[3])), 4,
+                       "has no sequence number"),
+}
+
+
+@pytest.mark.parametrize(("damage", "line", "needle"), OUT_OF_SEQUENCE.values(), ids=OUT_OF_SEQUENCE.keys())
+def test_a_duplicated_missing_or_reordered_line_refuses_to_start_and_changes_nothing(
+    tmp_path: Path, damage: Callable[[list[bytes]], bytes], line: int, needle: str
+) -> None:
+    journal, lines, _ = _numbered_journal(tmp_path)
+    assert [json.loads(raw).get("seq") for raw in lines] == [None, 1, 2, 3, 4, 5]
+    damaged = damage(lines)
+    journal.write_bytes(damaged)
+    with pytest.raises(ValueError) as refused:
+        start(journal)
+    assert getattr(refused.value, "line", None) == line, str(refused.value)
+    message = str(refused.value)
+    assert f"j.jsonl:{line}: this line " in message and needle in message, message
+    assert "duplicated, missing or reordered" in message
+    assert journal.read_bytes() == damaged
+
+
+def test_a_numbered_journal_goes_on_numbering_after_a_restart_and_a_cut_tail(tmp_path: Path) -> None:
+    journal, lines, answered = _numbered_journal(tmp_path)
+    journal.write_bytes(b"".join(lines) + b'{"seq":6,"at":"2026')  # torn: never acknowledged, cut
+    sim = start(journal)
+    assert sim.dump_json() == answered
+    _gift(sim, 1)
+    stop(sim)
+    assert [line.get("seq") for line in journal_lines(journal)] == [None, 1, 2, 3, 4, 5, 6]
+    assert start(journal).dump_json() != answered  # the sixth credit is replayed once
+
+
+def test_a_format_2_journal_is_replayed_and_continued_without_numbers(tmp_path: Path) -> None:
+    """A journal written by the previous promolab (header version 2, lines
+    without numbers) still starts, and goes on in its own format."""
+    journal, lines, answered = _numbered_journal(tmp_path)
+    header = json.loads(lines[0])
+    header["args"]["version"] = "promolab.journal/2"
+    old = [json.dumps(header).encode() + b"\n"] + [re.sub(rb'"seq":\d+,', b"", raw) for raw in lines[1:]]
+    journal.write_bytes(b"".join(old))
+    sim = start(journal)
+    assert sim.dump_json() == answered
+    _gift(sim, 1)
+    stop(sim)
+    assert all("seq" not in line for line in journal_lines(journal))
+    numbered = re.sub(rb'"at"', b'"seq":9,"at"', old[2], count=1)
+    journal.write_bytes(b"".join(old[:2]) + numbered + b"".join(old[3:]))
+    with pytest.raises(ValueError, match="numbers no lines"):
+        start(journal)

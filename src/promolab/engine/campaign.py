@@ -23,7 +23,7 @@ import calendar
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta, timezone, tzinfo
+from datetime import MAXYEAR, UTC, datetime, timedelta, timezone, tzinfo
 
 from .rule_evaluation import RuleFailure
 from .tier_spec import CampaignInfo
@@ -48,15 +48,22 @@ class Duration:
     months: int
     delta: timedelta
 
-    def times(self, start: datetime, k: int) -> datetime:
-        """`start + k * self`."""
+    def times(self, start: datetime, k: int) -> datetime | None:
+        """`start + k * self`; None when that is past the last instant a
+        datetime holds (year 9999): a window that would begin or end there
+        never does, which a span reads as no bound."""
         moment = start
         if self.months:
             total = moment.month - 1 + self.months * k
             year, month = moment.year + total // 12, total % 12 + 1
+            if year > MAXYEAR:
+                return None
             day = min(moment.day, calendar.monthrange(year, month)[1])
             moment = moment.replace(year=year, month=month, day=day)
-        return moment + self.delta * k
+        try:
+            return moment + self.delta * k
+        except OverflowError:
+            return None
 
 
 def parse_duration(text: str) -> Duration:
@@ -77,16 +84,18 @@ def _window_index(anchor: datetime, interval: Duration, now: datetime) -> int:
     # Estimate with calendar months, then correct by stepping.
     months = (now.year - anchor.year) * 12 + (now.month - anchor.month)
     k = max(months // interval.months - 1, 0)
-    while interval.times(anchor, k + 1) <= now:
+    while (following := interval.times(anchor, k + 1)) is not None and following <= now:
         k += 1
-    while k > 0 and interval.times(anchor, k) > now:
+    while k > 0 and ((moment := interval.times(anchor, k)) is None or moment > now):
         k -= 1
     return k
 
 
 def _window_start(anchor: datetime, interval: Duration, now: datetime) -> datetime:
     """The latest `anchor + k * interval` not after `now` (k >= 0)."""
-    return interval.times(anchor, _window_index(anchor, interval, now))
+    start = interval.times(anchor, _window_index(anchor, interval, now))
+    assert start is not None  # not after `now`, so not past the last instant
+    return start
 
 
 _INACTIVE = RuleFailure("promotion_inactive", "promotion is disabled")
@@ -120,7 +129,8 @@ class CampaignCheck:
             if now < anchor:
                 return RuleFailure("promotion_not_active_now", "campaign has not started yet")
             start = _window_start(anchor, self.interval, now)
-            if now >= self.duration.times(start, 1):
+            closes = self.duration.times(start, 1)
+            if closes is not None and now >= closes:
                 return RuleFailure(
                     "promotion_not_active_now", "outside the campaign's validity timeframe"
                 )
@@ -161,15 +171,15 @@ class CampaignCheck:
                 return self.evaluate(now), None, start
             lo = start
         if expiry is not None:
-            after = expiry + _TICK
-            if now >= after:
+            after = _plus(expiry, _TICK)  # None: it expires at the last instant, so never before it
+            if after is not None and now >= after:
                 return self.evaluate(now), _later(lo, after), None
             hi = after
         if self.days is not None:
             if type(now.tzinfo) is not timezone:  # a zone with DST: no day arithmetic
                 return self.evaluate(now), now, now
             midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
-            lo, hi = _later(lo, midnight), _earlier(hi, midnight + _DAY)
+            lo, hi = _later(lo, midnight), _earlier(hi, _plus(midnight, _DAY))
             if (now.weekday() + 1) % 7 not in self.days:
                 return self.evaluate(now), lo, hi
         if self.interval is not None and self.duration is not None:
@@ -178,19 +188,33 @@ class CampaignCheck:
                 return self.evaluate(now), lo, _earlier(hi, anchor)
             k = _window_index(anchor, self.interval, now)
             window = self.interval.times(anchor, k)
+            assert window is not None  # not after `now`, so not past the last instant
             following = self.interval.times(anchor, k + 1)
             closes = self.duration.times(window, 1)
-            if now >= closes:
+            if closes is not None and now >= closes:
                 return self.evaluate(now), _later(lo, closes), _earlier(hi, following)
-            lo, hi = _later(lo, window), _earlier(hi, min(closes, following))
+            lo, hi = _later(lo, window), _earlier(_earlier(hi, closes), following)
         return None, lo, hi
+
+
+def _plus(moment: datetime, delta: timedelta) -> datetime | None:
+    """`moment + delta`, None past the last instant a datetime holds: every
+    bound computed here is an instant a span may end at, and one past year
+    9999 is no bound at all (the clock never gets there)."""
+    try:
+        return moment + delta
+    except OverflowError:
+        return None
 
 
 def _later(a: datetime | None, b: datetime) -> datetime:
     return b if a is None or b > a else a
 
 
-def _earlier(a: datetime | None, b: datetime) -> datetime:
+def _earlier(a: datetime | None, b: datetime | None) -> datetime | None:
+    """The earlier of two upper bounds, None being none."""
+    if b is None:
+        return a
     return b if a is None or b < a else a
 
 

@@ -19,6 +19,7 @@ Conventions (the service documents none of these):
 
 from __future__ import annotations
 
+import math
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
@@ -156,15 +157,48 @@ def _instant_cmp(test: Callable[[datetime, datetime], bool]) -> CheckFn:
     return check
 
 
-def _days(test: Callable[[datetime, datetime, timedelta], bool]) -> CheckFn:
+def _days(test: Callable[[datetime, datetime, float], bool]) -> CheckFn:
+    """A condition on `value` against `now` shifted by `n` days (the tests
+    shift with `_shift`, which never overflows)."""
     def check(value: Any, args: Sequence[Any], now: datetime) -> bool:
         moment = _instant(value)
         n = numeric_value(args[0]) if args else None
         if moment is None or n is None:
             return False
-        return test(moment, now, timedelta(days=float(n)))
+        days = float(n)
+        if math.isnan(days):
+            return False
+        return test(moment, now, days)
 
     return check
+
+
+def _shift(now: datetime, days: float) -> datetime | None:
+    """`now + days`, None past the instants a datetime can hold (a rule of
+    10^9 days, or of a few days near year 9999): the tests below decide those
+    exactly, by the side the bound is on, never with an `OverflowError`."""
+    try:
+        return now + timedelta(days=days)
+    except OverflowError:
+        return None
+
+
+def _before(v: datetime, now: datetime, days: float) -> bool:
+    """`v < now + days`; a bound past the last instant is after every `v`."""
+    bound = _shift(now, days)
+    return days > 0 if bound is None else v < bound
+
+
+def _after(v: datetime, now: datetime, days: float) -> bool:
+    """`v > now + days`; a bound before the first instant is before every `v`."""
+    bound = _shift(now, days)
+    return days < 0 if bound is None else v > bound
+
+
+def _on_day(v: datetime, now: datetime, days: float) -> bool:
+    """`v` on the calendar day of `now + days` (none past the calendar's ends)."""
+    bound = _shift(now, days)
+    return bound is not None and _same_day(v, bound)
 
 
 def _same_day(a: datetime, b: datetime) -> bool:
@@ -188,12 +222,12 @@ OPERATORS: Mapping[str, CheckFn] = {
     "$count_less": _count(lambda n, b: n < b),
     "$after": _instant_cmp(lambda v, b: v > b),
     "$before": _instant_cmp(lambda v, b: v < b),
-    "$is_days_ago": _days(lambda v, now, d: _same_day(v, now - d)),
-    "$is_days_in_future": _days(lambda v, now, d: _same_day(v, now + d)),
-    "$more_than_ago": _days(lambda v, now, d: v < now - d),
-    "$less_than_ago": _days(lambda v, now, d: now - d < v <= now),
-    "$more_than_future": _days(lambda v, now, d: v > now + d),
-    "$less_than_future": _days(lambda v, now, d: now <= v < now + d),
+    "$is_days_ago": _days(lambda v, now, d: _on_day(v, now, -d)),
+    "$is_days_in_future": _days(lambda v, now, d: _on_day(v, now, d)),
+    "$more_than_ago": _days(lambda v, now, d: _before(v, now, -d)),
+    "$less_than_ago": _days(lambda v, now, d: _after(v, now, -d) and v <= now),
+    "$more_than_future": _days(lambda v, now, d: _after(v, now, d)),
+    "$less_than_future": _days(lambda v, now, d: now <= v and _before(v, now, d)),
 }
 
 #: Operators that pass on a missing value.

@@ -20,7 +20,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from pydantic_core import PydanticCustomError
 
 from ..models.endpoints import SIM_RESET
-from ..sim import RESET, RESTORE, InvalidPayload, NotFound, parse
+from ..sim import RESET, RESTORE, InvalidPayload, NotFound, TimeOutOfRange, parse
 from .routes import Call
 
 __all__ = ["AdvanceRequest", "advance", "clock", "deliveries", "member", "reset", "restore", "snapshot", "state", "why_not", "why_not_qualified"]
@@ -63,7 +63,10 @@ def clock(call: Call) -> tuple[int, Any]:
 
 def advance(call: Call) -> tuple[int, Any]:
     request = parse(AdvanceRequest, call.body)
-    call.sim.advance(request.seconds)
+    try:
+        call.sim.advance(request.seconds)
+    except TimeOutOfRange as exc:  # past the last instant: nothing moved, nothing ran
+        raise InvalidPayload(str(exc)) from None
     return 200, {"now": call.sim.clock.iso()}
 
 

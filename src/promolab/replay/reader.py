@@ -72,7 +72,9 @@ FORMAT_KEYS = (
     "time_in_past",
 )
 
-_LINE_KEYS = frozenset({"at", "op", "args", "note"})
+#: `seq` is a served journal's line number (format 3): a replay reads the
+#: line as it is, the journal's own start checks the numbers.
+_LINE_KEYS = frozenset({"seq", "at", "op", "args", "note"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +159,8 @@ def entry_fields(entry: Any, line: int) -> Fields | BadLine:
     if not entry.keys() <= _LINE_KEYS:
         unknown = entry.keys() - _LINE_KEYS
         return BadLine(line, "invalid_line",
-                       f"unknown keys {sorted(map(str, unknown))}; a line has at, op, args, note", note=note)
+                       f"unknown keys {sorted(map(str, unknown))}; a line has at, op, args, note (and a journal's seq)",
+                       note=note)
     if bad_note:
         return BadLine(line, "invalid_line", "note must be a string")
     raw_op = entry.get("op")

@@ -24,7 +24,7 @@ the one this face exports is `VoucherRecord`, so that a caller never mistakes it
 for the wire model `models.Voucher`.
 """
 
-from .clock import format_instant, parse_instant
+from .clock import TimeOutOfRange, format_instant, parse_instant
 from .explanations import NOT_QUALIFIED_COLUMNS, WHY_NOT_COLUMNS, why_not, why_not_qualified
 from .journal import JournalError, resume_journal
 from .loyalty_view import member_view
@@ -82,6 +82,7 @@ __all__ = [
     "ScenarioError",
     "SimError",
     "Simulator",
+    "TimeOutOfRange",
     "VoucherRecord",
     "check_redeemables",
     "credits_of",

@@ -88,3 +88,14 @@ class IdGenerator:
 
     def state(self) -> dict[str, int]:
         return dict(sorted(self._counters.items()))
+
+    def mark(self) -> dict[str, int]:
+        """The counters as they are (a copy): what `rewind` goes back to.
+        A write takes one before it runs, so that a write that fails hands
+        out no id: the next write draws the ids a replay of the journal,
+        which never saw the failed one, draws too."""
+        return dict(self._counters)
+
+    def rewind(self, mark: dict[str, int]) -> None:
+        """Back to the counters of `mark` (from `mark()` of this generator)."""
+        self._counters = dict(mark)

@@ -21,7 +21,9 @@ from collections import Counter
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+from .clock import TimeOutOfRange, later
 from .records.sessions import SessionHold, ValidationSession
+from .refusals import InvalidPayload
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -83,10 +85,16 @@ def prune(sim: Simulator, now: datetime) -> None:
 def lock(sim: Simulator, asked: models.SessionInput, holds: list[SessionHold]) -> ValidationSession:
     """Start (or replace) the session `asked` for, holding `holds`."""
     now = sim.now
-    prune(sim, now)
     ttl, unit = (asked.ttl, asked.ttl_unit or "DAYS") if asked.ttl is not None else DEFAULT_TTL
+    # The end first, before anything changes: a ttl the schema allows can
+    # still end past the last instant a timestamp holds when the clock is late.
+    try:
+        expires_at = later(now, ttl_delta(ttl, unit), field="session.ttl")
+    except TimeOutOfRange as exc:
+        raise InvalidPayload(f"{exc}; send a shorter session.ttl or session.ttl_unit") from None
+    prune(sim, now)
     key = asked.key or sim.ids.next("session", length=32)
-    session = ValidationSession(key=key, created_at=now, expires_at=now + ttl_delta(ttl, unit), ttl=ttl,
+    session = ValidationSession(key=key, created_at=now, expires_at=expires_at, ttl=ttl,
                                 ttl_unit=unit, holds=holds)
     sim.state.sessions[key] = session
     return session

@@ -20,10 +20,10 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, Self, TypeVar
 
-from .clock import Clock, format_instant, parse_instant
+from .clock import Clock, format_instant, later, parse_instant, seconds_delta
 from .ids import IdGenerator
-from .journal import Journal, encode_line
-from .refusals import JournalUnavailable
+from .journaling import Journaling
+from .refusals import SimError
 from .scenario import load_scenario, read_scenario
 from .scheduler import (
     PROCESSORS,
@@ -33,7 +33,7 @@ from .scheduler import (
 )
 from .snapshots import SNAPSHOT_FORMAT, Loaded, fingerprint, read_snapshot, restore_args
 from .state import Indexes, State
-from .turns import Claimed, Turns
+from .turns import Claimed
 
 if TYPE_CHECKING:
     from .operation import Operation
@@ -48,7 +48,7 @@ _ZERO = timedelta(0)
 Receiver = Callable[[Mapping[str, str], bytes], Any]
 
 
-class Simulator(Turns):
+class Simulator(Journaling):
     """An in-process, deterministic simulator of the service.
 
     Same seed + same scenario + same calls = the same bytes out: ids come
@@ -82,9 +82,8 @@ class Simulator(Turns):
     def _init_runtime(self) -> None:
         """The parts that are never in a snapshot: locks, receivers, journal."""
         self._init_turns()
+        self._init_journaling()
         self._receivers: dict[str, Receiver] = {}
-        self._journal: Journal | None = None
-        self._journal_error: str | None = None
 
     # -- construction ----------------------------------------------------
     @classmethod
@@ -121,14 +120,16 @@ class Simulator(Turns):
         set the clock, under the lock but without claiming the advance, which
         no other thread can tell apart since the lock is never let go.
         """
-        delta = by if isinstance(by, timedelta) else timedelta(seconds=by)
+        delta = by if isinstance(by, timedelta) else seconds_delta(by)
         if delta < _ZERO:
             raise ValueError("the simulated clock only moves forward")
         self._lock.acquire()
         try:
-            if not self._in_flight and self._advancer is None and self._journal is None:
+            # Past the last instant a timestamp holds: `TimeOutOfRange` (a
+            # ValueError naming `seconds`) before anything moved or ran.
+            target = later(self.clock.now, delta, field="seconds")
+            if not self._in_flight and self._advancer is None and self._journal is None and self._fault is None:
                 clock = self.clock
-                target = clock.now + delta
                 if not due_by(self, target):
                     clock.set(target)
                     return target
@@ -148,11 +149,19 @@ class Simulator(Turns):
             self._wait_for_quiet()
             self._advancer = threading.get_ident()
         try:
-            if self._journal is not None:
+            if self._journal is not None or self._fault is not None:
                 self._check_journal()
             start = self.clock.now
-            target = start + delta
-            self._run_due(target, nested=depth > 0)
+            # checked again: the clock may have moved while this call waited
+            target = later(start, delta, field="seconds")
+            try:
+                self._run_due(target, nested=depth > 0)
+            except SimError:
+                raise
+            except Exception as exc:  # a bug in due work: part of it ran, unjournaled (see `_run_write`)
+                if self._journal is not None:
+                    self._fault = f"advance failed with {type(exc).__name__}: {exc}"
+                raise
             # A receiver called on the way may have advanced the clock itself,
             # past `target`: the clock never goes back, so this advance ends
             # where that one did.
@@ -220,9 +229,9 @@ class Simulator(Turns):
             if not depth and (self._advancer is not None or self._quiet_waiters):
                 me = threading.get_ident()
                 self._wait_until(lambda: self._advancer in (None, me) and not self._quiet_waiters)
-            if self._journal_error is not None:
+            if self._journal_error is not None or self._fault is not None:
                 self._check_journal()
-            result = op.run(self, *args, **kwargs)
+            result = self._run_write(op, *args, **kwargs)
             if self._journal is not None:
                 self._journal_write(op.name, kwargs)
             claimed = self._run_after_write()
@@ -235,36 +244,6 @@ class Simulator(Turns):
         if claimed:
             self._send_and_finish(claimed)
         return result
-
-    def _check_journal(self) -> None:
-        if self._journal_error is not None:
-            raise JournalUnavailable(
-                f"The journal could not be written ({self._journal_error}); this simulator "
-                "refuses writes until it is restarted from its journal"
-            )
-
-    def _journal_advance(self, start: datetime) -> None:
-        """Journal an advance from `start` to now. Lines journaled meanwhile
-        (by a receiver writing or advancing from inside it) come first in the
-        journal, so this line covers only the time after the last of them: a
-        replay then finds every line starting where the one above it ended."""
-        assert self._journal is not None
-        last = self._journal.last_at
-        since = start if last is None else max(start, last)
-        self._journal_write("advance", {"seconds": (self.clock.now - since).total_seconds()})
-
-    def _journal_write(self, op: str, args: dict[str, Any]) -> None:
-        """Journal an applied write. If the disk refuses, the write is not
-        acknowledged (503) and the simulator stops taking writes: the live
-        state now holds one change the journal lacks, and acknowledging more
-        writes on top of it would make a restart silently different."""
-        if self._journal is None:
-            return
-        try:
-            self._journal.record(self.clock.now, op, args)
-        except (OSError, ValueError) as exc:
-            self._journal_error = str(exc) or type(exc).__name__
-            self._check_journal()
 
     def _run_after_write(self) -> list[Claimed]:
         """Work that must follow a completed write at once (first webhook
@@ -293,24 +272,6 @@ class Simulator(Turns):
 
     def receiver(self, name: str) -> Receiver | None:
         return self._receivers.get(name)
-
-    # -- journal ---------------------------------------------------------
-    def record_to(
-        self, target: str | Path | list[str] | Journal | None, *, fsync: bool = True, header: str | None = None
-    ) -> None:
-        """Start (or, with None, stop) journaling writes in replay format;
-        `header`, when given, is written first. A `Journal` is taken as it is
-        (`journal.resume_journal` hands over the one it opened, locked, to
-        read the file first)."""
-        with self._quiet():
-            if target is None or isinstance(target, Journal):
-                journal = target
-            else:
-                journal = Journal(target, fsync=fsync, header=header)
-            if self._journal is not None:
-                self._journal.close()
-            self._journal = journal
-            self._journal_error = None
 
     # -- snapshots -------------------------------------------------------
     def snapshot(self, *, redact: bool = False) -> dict[str, Any]:
@@ -390,12 +351,13 @@ class Simulator(Turns):
         journal = self._journal
         line = None
         if journal is not None:
-            line = encode_line(self.clock.iso(), op, args())
+            line = journal.encode(self.clock.iso(), op, args())
             try:
                 line.encode("utf-8")
             except UnicodeEncodeError:
                 raise ValueError("the snapshot holds text that is not valid Unicode") from None
         previous = (self.seed, self.ids, self.clock, self.state, self.indexes)
+        fault, self._fault = self._fault, None  # the state a failed write may have left half changed goes
         self._install(loaded)
         if journal is None or line is None:
             return
@@ -403,6 +365,7 @@ class Simulator(Turns):
             journal.write(line, self.clock.now)
         except (OSError, ValueError) as exc:
             self.seed, self.ids, self.clock, self.state, self.indexes = previous
+            self._fault = fault
             self._journal_error = str(exc) or type(exc).__name__
             self._check_journal()
 

@@ -13,9 +13,10 @@ step here (a request naming a known order is priced on the stored one).
 from __future__ import annotations
 
 import calendar
-from datetime import datetime
+from datetime import MAXYEAR, datetime
 from typing import TYPE_CHECKING
 
+from .clock import LATEST
 from .state import derived
 
 if TYPE_CHECKING:
@@ -85,8 +86,11 @@ def remember_order(sim: Simulator, order: RedeemedOrder) -> None:
 def rollback_deadline(date: datetime) -> datetime:
     """The last instant a redemption of `date` may be rolled back: the same
     time `ROLLBACK_MONTHS` calendar months later (the 31st of a shorter month
-    is its last day)."""
+    is its last day). A deadline past year 9999 is the last instant a
+    timestamp holds: the clock cannot pass it."""
     month0 = date.month - 1 + ROLLBACK_MONTHS
     year, month = date.year + month0 // 12, month0 % 12 + 1
+    if year > MAXYEAR:
+        return LATEST
     day = min(date.day, calendar.monthrange(year, month)[1])
     return date.replace(year=year, month=month, day=day)

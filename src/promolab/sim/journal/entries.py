@@ -32,9 +32,12 @@ def _parse_entry(text: str) -> dict[str, Any]:
         raise ValueError("not a journal line (nested too deeply)") from None
     if not isinstance(entry, dict):
         raise ValueError("expected an object with at, op, args")  # noqa: TRY004
-    unknown = set(entry) - {"at", "op", "args", "note"}
+    unknown = set(entry) - {"seq", "at", "op", "args", "note"}
     if unknown:
         raise ValueError(f"unknown keys {sorted(unknown)}")
+    seq = entry.get("seq")
+    if "seq" in entry and (not isinstance(seq, int) or isinstance(seq, bool) or seq < 1):
+        raise ValueError(f"seq must be an integer >= 1, not {seq!r}")
     if not isinstance(entry.get("op"), str):
         raise ValueError("missing op")  # noqa: TRY004
     if "args" in entry and not isinstance(entry["args"], dict):
@@ -83,6 +86,8 @@ def apply_entry(sim: Any, entry: dict[str, Any]) -> Any:
     (`SimError`) pass through."""
     from datetime import timedelta
 
+    from ..clock import later, seconds_delta
+
     op = entry["op"]
     args = entry["args"]
     operation = BY_NAME.get(op)
@@ -102,7 +107,9 @@ def apply_entry(sim: Any, entry: dict[str, Any]) -> Any:
         # advance); only the remainder is still to go. Advance even by zero:
         # an `advance(0)` runs work due now (a purchase with no delay), and a
         # restart from the journal must run it too.
-        target = at if at is not None else sim.now + timedelta(seconds=seconds)
+        # past year 9999: `TimeOutOfRange`, a ValueError naming args.seconds
+        target = at if at is not None else later(sim.now, seconds_delta(seconds, field="args.seconds"),
+                                                 field="args.seconds")
         sim.advance(max(target - sim.now, timedelta(0)))
         return None
     assert operation is not None

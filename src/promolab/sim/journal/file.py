@@ -34,8 +34,11 @@ class JournalError(ValueError):
         self.reason = reason
 
 
-def encode_line(at: str, op: str, args: dict[str, Any]) -> str:
-    return json.dumps({"at": at, "op": op, "args": args}, separators=(",", ":"), ensure_ascii=False)
+def encode_line(at: str, op: str, args: dict[str, Any], seq: int | None = None) -> str:
+    """One journal line; `seq`, when given, first (format 3 numbers its lines)."""
+    entry: dict[str, Any] = {"at": at, "op": op, "args": args} if seq is None else {
+        "seq": seq, "at": at, "op": op, "args": args}
+    return json.dumps(entry, separators=(",", ":"), ensure_ascii=False)
 
 
 class Journal:
@@ -59,10 +62,19 @@ class Journal:
         fsync: bool = True,
         header: str | None = None,
         locked_fd: int | None = None,
+        next_seq: int | None = None,
     ) -> None:
         """`locked_fd`: the file already open and locked (`lock_journal`) by a
         caller that read it first (`resume_journal`); the journal takes it over,
-        so the lock is never let go between reading the file and appending."""
+        so the lock is never let go between reading the file and appending.
+
+        `next_seq`: the sequence number of the next line, for a journal that
+        goes on with a numbered one (`resume_journal`). A journal with a
+        `header` (format 3) numbers every line after it from 1, so that a
+        line written twice, lost or moved is refused at start; one without
+        (a list, `record_to(path)`: format 1) or going on with an earlier
+        format writes lines without numbers, as that format did."""
+        self.next_seq = next_seq if next_seq is not None else (1 if header is not None else None)
         #: The simulated instant of the last line written (None before the
         #: first): an advance that ran while other lines were journaled
         #: (a receiver writing, or advancing, from inside it) starts its own
@@ -78,17 +90,29 @@ class Journal:
             self._fd = locked_fd if locked_fd is not None else lock_journal(self.path, fsync=fsync)
         if header is not None:
             try:
-                self.write(header, None)
+                self._append(header)
             except BaseException:
                 self.close()
                 raise
 
     def record(self, at: datetime, op: str, args: dict[str, Any]) -> None:
-        self.write(encode_line(format_instant(at), op, args), at)
+        self.write(self.encode(format_instant(at), op, args), at)
+
+    def encode(self, at: str, op: str, args: dict[str, Any]) -> str:
+        """The next line, numbered (`write` it next: the number is taken by
+        the write, so a line encoded and not written takes none)."""
+        return encode_line(at, op, args, self.next_seq)
 
     def write(self, line: str, at: datetime | None) -> None:
-        """Append one encoded line, durably (with `fsync`) before returning;
-        `at` becomes `last_at` (None keeps it)."""
+        """Append one line from `encode`, durably (with `fsync`) before
+        returning; `at` becomes `last_at` (None keeps it)."""
+        self._append(line)
+        if self.next_seq is not None:
+            self.next_seq += 1
+        if at is not None:
+            self.last_at = at
+
+    def _append(self, line: str) -> None:
         if self._lines is not None:
             self._lines.append(line)
         else:
@@ -100,8 +124,6 @@ class Journal:
                 data = data[written:]
             if self._fsync:
                 os.fsync(self._fd)
-        if at is not None:
-            self.last_at = at
 
     def close(self) -> None:
         """Close the file, which releases its lock."""

@@ -141,7 +141,8 @@ def resume_journal(sim: Any, path: str | Path, *, fsync: bool = True, note: str 
         os.close(fd)
         raise
     try:  # the journal owns the descriptor from here on, and closes it if the header fails
-        journal = Journal(path, fsync=fsync, locked_fd=fd, header=header_line(sim, note=note) if created else None)
+        journal = Journal(path, fsync=fsync, locked_fd=fd, header=header_line(sim, note=note) if created else None,
+                          next_seq=scan.next_seq)
     except OSError as exc:
         raise JournalError(path, None, f"cannot write the journal ({exc.strerror or exc})") from None
     sim.record_to(journal)

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..operations.journal_header import HEADER_OP
+from ..operations.journal_header import HEADER_OP, READ_FORMATS
 from .entries import _parse_entry
 from .file import JournalError
 
@@ -36,6 +36,9 @@ class JournalScan:
     header_at: int | None = None
     #: What a start cuts from the end (None: the file ends with a whole line).
     cut: Cut | None = None
+    #: The sequence number the next line takes (None: the journal's format
+    #: numbers no lines, and is continued without numbers).
+    next_seq: int | None = 1
 
 
 def scan_journal(data: bytes, path: str | Path = "journal") -> JournalScan:
@@ -73,12 +76,40 @@ def scan_journal(data: bytes, path: str | Path = "journal") -> JournalScan:
             if scan.entries or scan.header is not None:
                 raise JournalError(path, number, "a journal header after the first line (two journals joined?)")
             scan.header, scan.header_at = entry, number
+            scan.next_seq = 1 if READ_FORMATS.get(entry["args"].get("version"), True) else None
             continue
+        if not scan.entries and scan.header is None and "seq" not in entry:
+            scan.next_seq = None  # format 1: no header, no numbers
+        _check_seq(scan, entry, path, number)
         scan.entries.append((number, entry))
     end = data.rfind(b"\n") + 1
     if end < len(data):  # blanks after the last end of line: harmless, cut so the next line starts clean
         scan.cut = Cut(end, len(data) - end, len(segments), "blank bytes after the last end of line")
     return scan
+
+
+def _check_seq(scan: JournalScan, entry: dict[str, Any], path: str | Path, number: int) -> None:
+    """A whole line must carry the next sequence number (in a format that
+    numbers its lines): a line written twice, one missing or two swapped
+    would otherwise be replayed into a state no client was answered from.
+    Unlike a torn last line this is never cut: no crash writes a whole line
+    with the wrong number, so it needs a person."""
+    seq, expected = entry.get("seq"), scan.next_seq
+    if expected is None:
+        if seq is not None:
+            raise JournalError(path, number, f"a line numbered {seq} in a journal whose format numbers no lines "
+                               "(lines of two formats joined?); nothing was changed")
+        return
+    if seq != expected:
+        if seq is None:
+            what = "has no sequence number"
+        elif seq < expected:
+            what = f"is numbered {seq}: a line written twice or out of order"
+        else:
+            what = f"is numbered {seq}: {'a line is' if seq == expected + 1 else 'lines are'} missing before it"
+        raise JournalError(path, number, f"this line {what} (expected {expected}); a journal whose lines are "
+                           "duplicated, missing or reordered is not replayed: nothing was changed")
+    scan.next_seq = expected + 1
 
 
 def _text(raw: bytes, number: int) -> str:

@@ -15,11 +15,17 @@ from typing import Any
 from ..operation import Operation
 from ..refusals import SimError
 
-__all__ = ["CHECK_HEADER", "HEADER_OP", "JOURNAL_FORMAT", "JournalMismatch", "header_line", "header_problem"]
+__all__ = ["CHECK_HEADER", "HEADER_OP", "JOURNAL_FORMAT", "READ_FORMATS", "JournalMismatch", "header_line",
+           "header_problem"]
 
-#: The journal format this promolab writes. Version 1 is the same lines
-#: without a header (written before headers existed); it is still replayed.
-JOURNAL_FORMAT = "promolab.journal/2"
+#: The journal format this promolab writes: 3 numbers every line after the
+#: header (`seq`, from 1), so that a line written twice, lost or moved is
+#: refused at start. Version 2 (the same, without numbers) and version 1 (no
+#: header either, written before headers existed) are still replayed, and
+#: a journal of theirs is continued in its own format.
+JOURNAL_FORMAT = "promolab.journal/3"
+#: Formats read, and whether their lines carry sequence numbers.
+READ_FORMATS: dict[str, bool] = {"promolab.journal/2": False, JOURNAL_FORMAT: True}
 #: The header's operation: a read-only check, so the header is a valid replay line.
 HEADER_OP = "journal"
 
@@ -46,8 +52,9 @@ def header_line(sim: Any, *, note: str | None = None) -> str:
 
 def header_problem(sim: Any, version: Any, scenario: Any, seed: Any) -> str | None:
     """Why a journal with this header must not be replayed on `sim` (None: it may)."""
-    if version != JOURNAL_FORMAT:
-        return f"journal format {version!r} is not one this promolab reads ({JOURNAL_FORMAT}, or no header)"
+    if version not in READ_FORMATS:
+        return (f"journal format {version!r} is not one this promolab reads ({', '.join(READ_FORMATS)}, "
+                "or no header)")
     if not isinstance(seed, int) or isinstance(seed, bool) or not isinstance(scenario, str):
         return "the header's seed must be an integer and its scenario a fingerprint string"
     if seed != sim.seed:

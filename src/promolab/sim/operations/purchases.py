@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ... import models
 from ...models import endpoints
+from ..clock import later_or_end
 from ..fast_validate import validated
 from ..loyalty import ledger
 from ..loyalty.granting import grant
@@ -59,7 +60,7 @@ def purchase_reward(
             "points": {"total": price.points},
             "reward_id": target.reward.id,
         },
-        due_at=now + timedelta(seconds=sim.state.settings.purchase_delay_seconds),
+        due_at=later_or_end(now, timedelta(seconds=sim.state.settings.purchase_delay_seconds)),
         reward_assignment_id=assignment.id,
     )
     return validated(

@@ -34,8 +34,10 @@ class RateLimit(Record):
 
 
 class Settings(Record):
-    #: Seconds between a reward purchase and its asynchronous processing.
-    purchase_delay_seconds: int = Field(default=2, ge=0)
+    #: Seconds between a reward purchase and its asynchronous processing
+    #: (at most ten years, the longest one clock advance: any more is no
+    #: delay a test waits for, and could not be added to a late clock).
+    purchase_delay_seconds: int = Field(default=2, ge=0, le=10 * 365 * 24 * 3600)
     #: An event missing from the event schema: refuse it (400) or accept it
     #: without effects (the real service leaves both open).
     undefined_events: Literal["reject", "accept"] = "reject"

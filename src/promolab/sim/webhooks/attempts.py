@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from ... import models
+from ..clock import later_or_end
 from ..records import DeliveryAttempt, PendingDelivery, WebhookConfig
 from .envelope import target_of
 from .sending import Result, send_in_process
@@ -122,7 +123,7 @@ def record_attempt(sim: Simulator, claimed: Claimed) -> None:
     next_at: datetime | None = None
     if outcome != "delivered":
         if pending.attempt < MAX_ATTEMPTS:
-            next_at = pending.first_attempt_at + RETRY_OFFSETS[pending.attempt - 1]
+            next_at = later_or_end(pending.first_attempt_at, RETRY_OFFSETS[pending.attempt - 1])
             if active:
                 retry = pending.model_copy(update={"attempt": pending.attempt + 1, "next_attempt_at": next_at})
                 sim.state.pending_deliveries.append(retry)
