@@ -44,7 +44,7 @@ def sibling_paths(out: Path) -> dict[str, Path]:
             "budget_left": out.with_name(f"{out.stem}.budget_left{out.suffix}")}
 
 
-def _write(frame: pd.DataFrame, path: Path, *, suffix: str) -> None:
+def _write(frame: pd.DataFrame, path: Path, suffix: str) -> None:
     """JSON: one array of records, timestamps as the wire writes them (UTC, `Z`)."""
     from ..cli import write_frame
 
