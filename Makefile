@@ -24,9 +24,12 @@ $(STAMP): pyproject.toml $(CONSTRAINTS)
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null || { \
 	  echo "promolab needs CPython 3.11 or newer; PYTHON='$(PYTHON)' is not one." >&2; \
 	  echo "Install one, or name it: make $(or $(MAKECMDGOALS),venv) PYTHON=/path/to/python3.12" >&2; exit 1; }
+	@echo "== 1/3 a fresh virtualenv in $(VENV) (Python $(PYVER): $(PYTHON))"
 	rm -rf $(VENV)
 	$(PYTHON) -m venv $(VENV)
+	@echo "== 2/3 uv, the installer (pinned in $(CONSTRAINTS))"
 	$(BIN)/python -m pip install --quiet --constraint $(CONSTRAINTS) uv
+	@echo "== 3/3 promolab with its lab, test and dev extras, every version pinned (uv lists each package)"
 	$(BIN)/uv pip install --python $(BIN)/python --constraint $(CONSTRAINTS) -e '.[lab,test,dev]'
 	touch $(STAMP)
 
@@ -36,10 +39,16 @@ venv: $(STAMP)
 ## As root it adds --allow-root (containers and CI machines run as root); with no
 ## display it opens no browser and prints the address to open. LAB_PORT picks the
 ## port (default 8888; the next free one if taken); LAB_ARGS passes anything else.
+## No notebook_shim: that server extension (there for extensions of the classic
+## Notebook, which promolab has none of) reads every ServerApp setting on start, the
+## deprecated ServerApp.token included, and so printed jupyter-server 2's
+## DeprecationWarning (shown because Voila turns traitlets' warnings on). The token
+## is the IdentityProvider's own, as jupyter-server 2 wants: we set none.
 LAB_PORT ?= 8888
 LAB_ARGS ?=
 lab: $(STAMP)
 	$(BIN)/jupyter lab --notebook-dir=notebooks --port=$(LAB_PORT) \
+	  --ServerApp.jpserver_extensions=notebook_shim=False \
 	  $(if $(filter 0,$(shell id -u)),--allow-root) \
 	  $(if $(DISPLAY)$(WAYLAND_DISPLAY),,--no-browser) $(LAB_ARGS)
 

@@ -68,25 +68,25 @@ def test_every_option_has_help(command: str) -> None:
 
 
 @pytest.mark.parametrize("command, option, shown", [
-    ("serve", "--scenario", f"(default: {DEMO})"),
+    ("serve", "--scenario", cli.DEMO_DEFAULT),
     ("serve", "--host", "(default: 127.0.0.1)"),
     ("serve", "--port", "(default: 8000)"),
     ("serve", "--seed", "(default: the scenario's seed, else 0)"),
     ("serve", "--log-level", "(default: info)"),
     ("serve", "--timeout", "(default: 30.0)"),
     ("serve", "--access-log", "access log"),
-    ("validate", "--scenario", f"(default: {DEMO})"),
+    ("validate", "--scenario", cli.DEMO_DEFAULT),
     ("validate", "--json", "JSON"),
-    ("sweep", "--scenario", f"(default: {DEMO})"),
+    ("sweep", "--scenario", cli.DEMO_DEFAULT),
     ("sweep", "--engine", "(default: pandas, dask with --scheduler)"),
     ("sweep", "--at", "(default: the scenario's clock)"),
     ("sweep", "--scheduler", "tcp://"),
-    ("forecast", "--scenario", f"(default: {DEMO})"),
+    ("forecast", "--scenario", cli.DEMO_DEFAULT),
     ("forecast", "--policy", "(default: best)"),
     ("forecast", "--redemption-rate", "(default: 1.0)"),
     ("forecast", "--freq", "(default: day)"),
     ("forecast", "--out", "(default: print the summary only)"),
-    ("replay", "--scenario", f"(default: {DEMO})"),
+    ("replay", "--scenario", cli.DEMO_DEFAULT),
     ("replay", "--events", "JSON Lines"),
     ("replay", "--on-error", "(default: stop)"),
     ("replay", "--receiver", "webhooks.jsonl"),
@@ -100,6 +100,90 @@ def test_help_says_what_an_option_does_and_its_default(command: str, option: str
     text = capsys.readouterr().out
     assert shown in option_help(text, option), text
     assert "(default: None)" not in text and "(default: False)" not in text
+
+
+def _help(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    with pytest.raises(SystemExit) as exit_:
+        main([*argv, "--help"])
+    assert exit_.value.code == 0
+    return capsys.readouterr().out
+
+
+def test_the_subcommands_are_the_ones_the_benchmark_times() -> None:
+    import runpy
+
+    bench = runpy.run_path(str(ROOT / "benchmarks" / "bench_cli_help.py"))  # its main() runs only as a script
+    assert tuple(_subparsers()) == bench["COMMANDS"]
+
+
+@pytest.mark.parametrize("command", list(_subparsers()))
+def test_no_option_says_its_default_twice(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """A help that says its default in words (`(default: 100/3600)`) gets no second,
+    argparse-made one (`(default: (100, 3600.0))`)."""
+    text = _help([command], capsys)
+    for action in _subparsers()[command]._actions:
+        if action.option_strings and action.option_strings[0] != "-h":
+            shown = option_help(text, action.option_strings[-1])
+            assert shown.count("(default:") <= 1, shown
+
+
+@pytest.mark.parametrize("command", list(_subparsers()))
+def test_help_shows_no_path_of_this_machine(command: str, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The help reads the same from any clone: no absolute default path (which argparse
+    would also wrap at a hyphen of it), the same text with the demo and the dashboard
+    notebook somewhere else entirely (a CI clone: a hyphen and a space in its path)."""
+    here = _help([command], capsys)
+    assert str(ROOT) not in here and str(DEMO) not in here
+    elsewhere = Path("/tmp/ci-run/a clone-with hyphens/repo")
+    monkeypatch.setattr(cli, "DEMO", elsewhere / "data" / "scenarios" / "demo.yaml")
+    monkeypatch.setattr(cli, "DASHBOARD", elsewhere / "notebooks" / "06-what-if.ipynb")
+    assert _help([command], capsys) == here
+
+
+def test_the_forecast_policies_offered_are_the_forecasts() -> None:
+    from promolab.analysis.forecast import POLICIES
+
+    assert cli.FORECAST_POLICIES == tuple(POLICIES)
+
+
+#: What a help needs no more than argparse: every one of these takes a second or more to load.
+HEAVY = ("pandas", "numpy", "pydantic", "httpx", "uvicorn", "promolab.sim", "promolab.models")
+
+
+@pytest.mark.parametrize("argv", [[], *([command] for command in _subparsers())], ids=lambda a: a[0] if a else "promolab")
+def test_help_loads_nothing_heavy(argv: list[str]) -> None:
+    """`promolab [COMMAND] --help` imports no pandas, numpy, pydantic, httpx, uvicorn nor the
+    simulator: what makes it answer at once (timed by benchmarks/bench_cli_help.py)."""
+    script = ("import sys\nfrom promolab.cli import main\ntry:\n    main(sys.argv[1:] + ['--help'])\n"
+              "except SystemExit:\n    pass\n"
+              f"print(','.join(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip() == "", f"--help of {argv or 'promolab'} loaded {done.stderr.strip()}"
+
+
+def test_importing_the_command_line_loads_nothing_heavy() -> None:
+    script = f"import sys, promolab.cli\nprint(','.join(m for m in {HEAVY!r} if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT, check=False)
+    assert done.returncode == 0 and done.stdout.strip() == "", done.stdout + done.stderr
+
+
+def test_the_package_still_offers_its_names() -> None:
+    """`import promolab` loads the public names lazily; each is still there, and is the
+    object its module defines."""
+    import promolab
+    from promolab.client import ApiError, AsyncClient, Client
+    from promolab.inprocess import Simulator
+    from promolab.sim.scenario import ScenarioError
+
+    assert (promolab.ApiError, promolab.AsyncClient, promolab.Client, promolab.Simulator,
+            promolab.ScenarioError) == (ApiError, AsyncClient, Client, Simulator, ScenarioError)
+    assert set(promolab.__all__) <= set(dir(promolab))
+    with pytest.raises(AttributeError, match="no attribute 'Simulatr'"):
+        promolab.Simulatr  # noqa: B018
 
 
 def option_help(text: str, option: str) -> str:
@@ -246,11 +330,15 @@ def test_serve_access_log(flag: list[str], logged: bool) -> None:
 def test_dashboard_runs_voila_on_the_what_if_notebook(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[tuple[list[str], Any]] = []
 
-    def fake_call(command: list[str], cwd: Any = None) -> int:
-        calls.append((command, cwd))
-        return 0
+    class FakeVoila:
+        def __init__(self, command: list[str], cwd: Any = None, start_new_session: bool = False) -> None:
+            assert start_new_session  # its own group: promolab stops it, kernels included
+            calls.append((command, cwd))
 
-    monkeypatch.setattr(subprocess, "call", fake_call)
+        def wait(self) -> int:
+            return 0
+
+    monkeypatch.setattr(subprocess, "Popen", FakeVoila)
     assert main(["dashboard", "--port", "9911", "--no-browser"]) == 0
     ((command, cwd),) = calls
     notebook = ROOT / "notebooks" / "06-what-if.ipynb"
@@ -274,7 +362,7 @@ def test_dashboard_problems_exit_2(problem: str, message: str, tmp_path: Path, m
     else:
         real = importlib.util.find_spec
         monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "voila" else real(name, *a))
-    monkeypatch.setattr(subprocess, "call", lambda *a, **k: pytest.fail("voila must not start"))
+    monkeypatch.setattr(subprocess, "Popen", lambda *a, **k: pytest.fail("voila must not start"))
     assert main(argv) == 2
     assert message in capsys.readouterr().err
 
@@ -292,6 +380,47 @@ def test_dashboard_serves_for_real() -> None:
         interval=0.25, probe_timeout=2.0, ready=lambda status: status < 500, cwd=ROOT, group=True, grace=20.0,
     ):
         assert time.monotonic() - started < 120
+
+
+def _children(pid: int) -> list[int]:
+    """The processes `pid` started (Linux: /proc/PID/task/PID/children)."""
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def _port_is_free(port: int) -> bool:
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="reads a process's children from /proc")
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_stopping_the_dashboard_stops_its_voila_server(sig: str) -> None:
+    """`kill` or Ctrl-C on `promolab dashboard` (the signal to promolab alone, not to a
+    group, as a supervisor sends it): the Voila server it started is gone and its port
+    is free again, and promolab reports 128 + the signal."""
+    import signal
+
+    pytest.importorskip("voila")
+    port = free_port()
+    with serving(
+        [sys.executable, "-m", "promolab.cli", "dashboard", "--no-browser", f"--port={port}"],
+        f"http://127.0.0.1:{port}/voila/static/favicon.ico", name="promolab dashboard", seconds=120,
+        interval=0.25, probe_timeout=2.0, ready=lambda status: status < 500, cwd=ROOT, group=True, grace=20.0,
+    ) as process:
+        (voila,) = _children(process.pid)
+        number = getattr(signal, sig)
+        process.send_signal(number)
+        assert process.wait(timeout=60) == 128 + number
+        assert not Path(f"/proc/{voila}").exists()  # stopped and reaped by promolab
+        assert _port_is_free(port)
 
 
 # -- a closed stdout pipe ------------------------------------------------------------------

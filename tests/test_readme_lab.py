@@ -126,6 +126,7 @@ def test_make_lab_starts_headless_and_answers(uid: int, tmp_path: Path) -> None:
                 url, answered_port = found.group(1), int(found.group(2))
         log = "".join(output)[-4000:]
         assert url is not None, f"no lab address printed; make exited {process.poll()}:\n{log}"
+        assert "Warning" not in "".join(output), log  # none of our making (the Makefile's lab target)
         assert answered_port == port, log
         answer = httpx.get(url, timeout=30)
         assert answer.status_code == 200, log

@@ -67,8 +67,9 @@ readable(in_process, money=MONEY)
 # %% [markdown]
 # ## Target 2: the simulator, served over HTTP
 #
-# We start `promolab serve` in a subprocess on a free port of 127.0.0.1 (stopped in the last
-# cell, or when the kernel exits) and wait until it answers.
+# We start `promolab serve` in a subprocess on 127.0.0.1 (stopped in the last cell, or when
+# the kernel exits) and wait until it answers. The port: `PROMOLAB_PORT` if it is set (e.g.
+# one a firewall or a tunnel lets through), else a free one.
 
 # %%
 def free_port() -> int:
@@ -77,7 +78,7 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-port = free_port()
+port = int(os.environ.get("PROMOLAB_PORT") or 0) or free_port()
 server = subprocess.Popen(
     [sys.executable, "-m", "promolab.cli", "serve", "--scenario", str(DEMO),
      "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],

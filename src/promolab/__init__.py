@@ -10,11 +10,39 @@ The public API is small on purpose:
 - `ScenarioError`: what a bad scenario file raises.
 
 Wire models live in `promolab.models`, analysis in `promolab.analysis`.
+
+The names are imported when first used (PEP 562 `__getattr__`), not by
+`import promolab`: the `promolab` command imports this package first, and its
+`--help` should not wait for pydantic, httpx and the simulator to load.
 """
 
-from .client import ApiError, AsyncClient, Client
-from .inprocess import Simulator
-from .sim import ScenarioError
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .version import __version__
 
+if TYPE_CHECKING:
+    from .client import ApiError, AsyncClient, Client
+    from .inprocess import Simulator
+    from .sim import ScenarioError
+
 __all__ = ["ApiError", "AsyncClient", "Client", "ScenarioError", "Simulator", "__version__"]
+
+#: Each public name -> the module it comes from.
+_HOMES = {"ApiError": ".client", "AsyncClient": ".client", "Client": ".client",
+          "Simulator": ".inprocess", "ScenarioError": ".sim"}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home, __name__), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -25,9 +25,10 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
+from .child_process import run_until_stopped
 from .samples import demo_scenario, whatif_notebook
 from .version import __version__
 
@@ -55,12 +56,19 @@ EXIT_BROKEN_PIPE = 141
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 
 
+#: What help says for the default `--scenario`: its name, not its path (an absolute
+#: path of this machine, which argparse would also wrap at any hyphen in it).
+DEMO_DEFAULT = "(default: the bundled demo scenario)"
+
+
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """argparse's "(default: ...)" after each help, except where there is no value
-    to show (None, a flag's False): "(default: None)" would read as a setting."""
+    to show (None, a flag's False): "(default: None)" would read as a setting;
+    and where the help already says its default in words (`(default: 100/3600)`
+    rather than argparse's `(default: (100, 3600.0))`): said once, not twice."""
 
     def _get_help_string(self, action: argparse.Action) -> str | None:
-        if action.default is None or action.default is False:
+        if action.default is None or action.default is False or "(default:" in (action.help or ""):
             return action.help
         return super()._get_help_string(action)
 
@@ -98,21 +106,10 @@ def _cents(text: str) -> int:
     return value
 
 
-class _Policies:
-    """`forecast --policy` choices: `analysis.forecast.POLICIES`, imported when
-    argparse first asks (a check, --help, an error), so that every other command
-    starts without loading the analysis layer (pandas, numpy)."""
-
-    def _names(self) -> tuple[str, ...]:
-        from .analysis.forecast import POLICIES
-
-        return tuple(POLICIES)
-
-    def __contains__(self, value: object) -> bool:
-        return value in self._names()
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._names())
+#: `forecast --policy` choices, spelled here so that `--help` and the parse import
+#: no analysis layer (pandas, numpy); `analysis.forecast.POLICIES` is the rule and
+#: tests/test_cli.py holds the two equal.
+FORECAST_POLICIES = ("best", "stack")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -120,7 +117,8 @@ def _parser() -> argparse.ArgumentParser:
                                      formatter_class=_HelpFormatter)
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    scenario_help = "scenario file, YAML or JSON (docs/scenarios.md); an empty file is an empty project"
+    scenario_about = "scenario file, YAML or JSON (docs/scenarios.md); an empty file is an empty project"
+    scenario_help = f"{scenario_about} {DEMO_DEFAULT}"
 
     serve = sub.add_parser("serve", help="serve a simulator over HTTP", formatter_class=_HelpFormatter)
     serve.add_argument("--scenario", type=Path, default=DEMO, help=scenario_help)
@@ -167,11 +165,12 @@ def _parser() -> argparse.ArgumentParser:
     forecast = sub.add_parser("forecast", help="walk dated orders in time order, spending budgets; summary, "
                               "or CSV/Parquet/JSON out", formatter_class=_HelpFormatter)
     forecast.add_argument("--scenario", type=Path, default=DEMO,
-                          help=scenario_help + " (one with budgets: data/scenarios/march_budgets.yaml)")
+                          help=f"{scenario_about} (one with budgets: data/scenarios/march_budgets.yaml) "
+                               f"{DEMO_DEFAULT}")
     forecast.add_argument("--orders", type=Path, required=True,
                           help="line items with placed_at: CSV or Parquet, one row per item")
     picks = forecast.add_mutually_exclusive_group()
-    picks.add_argument("--policy", choices=_Policies(), default="best", metavar="POLICY",
+    picks.add_argument("--policy", choices=FORECAST_POLICIES, default="best", metavar="POLICY",
                        help="how each order picks the tier it redeems, one of %(choices)s (best: the largest discount)")
     picks.add_argument("--send", default=None, metavar="NAMES",
                        help="instead of a policy, a fixed set sent with every order: comma-separated tier ids "
@@ -206,17 +205,62 @@ def _parser() -> argparse.ArgumentParser:
                              "repeatable")
     replay.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
-    from .shadow.cli import add_parser as add_shadow_parser
-
-    add_shadow_parser(sub, _HelpFormatter, DEMO, scenario_help)
+    _add_shadow_parser(sub, scenario_help)
 
     dashboard = sub.add_parser("dashboard", help="open the what-if dashboard (Voila)",
                                formatter_class=_HelpFormatter)
-    dashboard.add_argument("--notebook", type=Path, default=DASHBOARD, help="the notebook Voila serves")
+    dashboard.add_argument("--notebook", type=Path, default=DASHBOARD,
+                           help="the notebook Voila serves (default: the bundled what-if notebook)")
     dashboard.add_argument("--host", default="127.0.0.1", help="address to listen on")
     dashboard.add_argument("--port", type=_port, default=8866, help="TCP port to listen on")
     dashboard.add_argument("--no-browser", action="store_true", help="do not open a browser; print the address")
     return parser
+
+
+def _pace(text: str) -> tuple[int, float]:
+    """`CALLS/SECONDS`, e.g. `100/3600` (the sandbox) or `5/1`."""
+    calls, sep, seconds = text.partition("/")
+    try:
+        value = (int(calls), float(seconds if sep else "1"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a pace is CALLS/SECONDS, e.g. 100/3600 (got {text!r})") from None
+    if value[0] <= 0 or value[1] < 0:
+        raise argparse.ArgumentTypeError(f"a pace needs CALLS > 0 and SECONDS >= 0 (got {text!r})")
+    return value
+
+
+def _add_shadow_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser], scenario_help: str) -> None:
+    """The `shadow` subcommand's options. Here, not in `promolab.shadow`: importing any
+    module of that package loads the whole of it (the simulator, pandas), which
+    `promolab --help` should not wait for; `shadow.cli.run_shadow` runs the command."""
+    shadow = sub.add_parser("shadow", help="run a script against a real target and the simulator; report where "
+                                           "they differ (or re-diff a cassette offline)", formatter_class=_HelpFormatter)
+    shadow.add_argument("--script", type=Path, default=None,
+                        help="operations, JSON Lines (docs/replay.md); without it, --cassette is re-diffed offline")
+    shadow.add_argument("--target", default=None, metavar="URL",
+                        help="the real service's base URL (default: $PROMOLAB_BASE_URL); credentials come from "
+                             "PROMOLAB_APP_ID, PROMOLAB_APP_TOKEN, PROMOLAB_ACCESS_TOKEN, PROMOLAB_MANAGEMENT_ID, "
+                             "PROMOLAB_MANAGEMENT_TOKEN only")
+    shadow.add_argument("--scenario", type=Path, default=DEMO, help=scenario_help)
+    shadow.add_argument("--seed", type=int, default=None, help="seed of the simulator's ids (default: the scenario's)")
+    shadow.add_argument("--cassette", type=Path, default=None, help="the run's cassette (JSON Lines), written as it goes")
+    shadow.add_argument("--resume", action="store_true", help="go on with an interrupted run from its --cassette")
+    shadow.add_argument("--allow-writes", action="store_true", help="send the script's write operations to the target")
+    shadow.add_argument("--target-is-simulator", action="store_true",
+                        help="the target is a promolab simulator: move its clock with the script (/_sim/)")
+    shadow.add_argument("--simulator", default=None, metavar="URL",
+                        help="a served simulator of --scenario as the simulator side (default: in-process)")
+    shadow.add_argument("--pace", type=_pace, default=(100, 3600.0), metavar="CALLS/SECONDS",
+                        help="at most CALLS requests to the target per SECONDS, evenly spaced (default: 100/3600)")
+    shadow.add_argument("--max-wait", type=float, default=3600.0,
+                        help="the longest wait for a rate limit before stopping (resume later)")
+    shadow.add_argument("--mask", action="append", default=[], metavar="[OP:]PATH",
+                        help="also mask this field path (docs/shadow.md); repeatable")
+    shadow.add_argument("--unmask", action="append", default=[], metavar="[OP:]PATH",
+                        help="drop this row of the default masking table; repeatable")
+    shadow.add_argument("--report", type=Path, default=None, help="write the HTML report here")
+    shadow.add_argument("--out", type=Path, default=None, help="write the differences here (.csv or .parquet)")
+    shadow.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -350,7 +394,6 @@ def _dashboard(args: argparse.Namespace) -> int:
     passed with --notebook finds files beside it); returns Voila's exit status.
     Voila comes with the `lab` extra."""
     import importlib.util
-    import subprocess
 
     if args.notebook is None:
         print("promolab dashboard: the packaged what-if notebook is missing (promolab._notebooks; "
@@ -370,10 +413,7 @@ def _dashboard(args: argparse.Namespace) -> int:
         command.append("--no-browser")
     print(f"promolab dashboard: serving {notebook} at http://{args.host}:{args.port}/ (Ctrl-C stops it)",
           file=sys.stderr)
-    try:
-        return subprocess.call(command, cwd=notebook.resolve().parent)
-    except KeyboardInterrupt:
-        return 130
+    return run_until_stopped(command, notebook.resolve().parent)
 
 
 if __name__ == "__main__":  # pragma: no cover

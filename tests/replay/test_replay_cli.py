@@ -67,8 +67,8 @@ def test_a_bad_line_stops_with_its_number(demo_path: Path, tmp_path: Path,
     out = tmp_path / "t.csv"
     assert _run(demo_path, events, out, "--no-progress") == 1
     err = capsys.readouterr().err
-    assert f"{events}:3: unknown_argument" in err
-    assert list(pd.read_csv(out)["line"]) == [1, 2, 3]  # the partial timeline is written
+    assert f"{events}:3: unknown_argument" in err and "nothing written" in err
+    assert list(tmp_path.iterdir()) == [events]  # exit 1 writes no timeline, not even a partial one
 
 
 def test_skip_goes_on(demo_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

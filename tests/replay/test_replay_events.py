@@ -178,3 +178,25 @@ def test_a_byte_order_mark_is_not_part_of_line_one(tmp_path: Path) -> None:
     path = tmp_path / "bom.jsonl"
     path.write_bytes(b"\xef\xbb\xbf" + GOOD[0].encode("utf-8") + b"\n")
     assert [e.op for e in read_events(path)] == ["delete_reward"]
+
+
+@pytest.mark.parametrize(("typo", "suggested"), [
+    ("purchase_rewrd", ["purchase_reward"]),
+    ("Validate-Stackd", ["validate_stacked", "validate"]),  # case and dashes folded first
+    ("trak", ["track_event"]),  # through the alias `track`
+    ("redeem_stack", ["redeem_stacked"]),
+    ("frobnicate", []),
+])
+def test_an_unknown_operation_suggests_the_closest_names_only(typo: str, suggested: list[str]) -> None:
+    """"Did you mean" with the closest names (aliases read as what they stand for), never
+    the whole list of operations."""
+    from promolab.replay.arguments import unknown_operation
+
+    message = unknown_operation(typo)
+    assert message.startswith(f"unknown operation {typo!r}")
+    if suggested:
+        assert message.endswith(f"did you mean {' or '.join(map(repr, suggested))}?"), message
+    else:
+        assert "did you mean" not in message and "docs/replay.md" in message
+    named = {op for op in known_operations() if repr(op) in message}
+    assert named == set(suggested)  # the suggestions only, not all of them

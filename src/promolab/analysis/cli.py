@@ -8,7 +8,7 @@ Input: CSV or Parquet with the line-items columns of `promolab.analysis.orders`;
 `--customers`: CSV or Parquet with `order_id` and `customer_source_id`.
 Output: `.csv` or `.parquet` with the sweep columns (docs/analysis.md); the
 summary printed with money in the scenario's currency (`promolab.display`).
-Exit codes: 0 done, 2 bad input (one line on stderr); 141 when stdout is a
+Exit codes: 0 done, 2 bad input (one line on stderr, nothing written); 141 when stdout is a
 pipe closed early (handled in `promolab.cli`).
 """
 
@@ -83,8 +83,10 @@ def _client(address: str) -> Any:
 
 def run_sweep(args: argparse.Namespace) -> int:
     from contextlib import nullcontext
+    from functools import partial
 
     from ..display import format_count
+    from ..output_files import write_all
     from ..scenario_file import open_scenario
     from ..sim import format_instant, parse_instant
     from .sweep import sweep
@@ -108,7 +110,7 @@ def run_sweep(args: argparse.Namespace) -> int:
             result = sweep(sim, orders, tiers, engine=engine, progress=not args.no_progress,
                            customers=customers, at=at, client=client)
             elapsed = time.perf_counter() - started
-        write_frame(result.frame, args.out)
+        write_all({args.out: partial(write_frame, result.frame)})  # all or none: docs/analysis.md
     except (ValueError, OSError) as exc:
         print(f"promolab sweep: {exc}", file=sys.stderr)
         return 2

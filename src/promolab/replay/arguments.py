@@ -16,6 +16,7 @@ import inspect
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from difflib import get_close_matches
 from typing import Any
 
 from ..sim import BY_NAME
@@ -30,6 +31,7 @@ __all__ = [
     "check_args",
     "json_type",
     "known_operations",
+    "unknown_operation",
 ]
 
 #: The clock is not an operation: the runner moves it itself.
@@ -85,11 +87,30 @@ def known_operations() -> list[str]:
     return sorted({*BY_NAME, ADVANCE})
 
 
+def unknown_operation(name: str) -> str:
+    """The message for an operation name that is neither an operation nor an alias:
+    the closest names (difflib, over the names and their aliases, folded as
+    `canonical_op` folds them), not all of them: a typo is read at a glance."""
+    folded = _fold(name)
+    candidates = {**{op: op for op in known_operations()}, **ALIASES}
+    close = get_close_matches(folded, list(candidates), n=3, cutoff=0.6)
+    suggestions = list(dict.fromkeys(candidates[match] for match in close))
+    if suggestions:
+        return f"unknown operation {name!r}; did you mean {' or '.join(map(repr, suggestions))}?"
+    return (f"unknown operation {name!r} (the {len(known_operations())} operations: docs/replay.md, "
+            f"or promolab.replay.known_operations())")
+
+
+def _fold(name: str) -> str:
+    """Case and separators ignored: `Redeem-Voucher` reads as `redeem_voucher`."""
+    return name.strip().lower().replace("-", "_").replace(" ", "_")
+
+
 def canonical_op(name: str) -> str | None:
     """The operation name for `name` (or an alias of it), None when unknown."""
     if name in BY_NAME or name == ADVANCE:
         return name
-    folded = name.strip().lower().replace("-", "_").replace(" ", "_")
+    folded = _fold(name)
     folded = ALIASES.get(folded, folded)
     if folded in BY_NAME or folded == ADVANCE:
         return folded

@@ -8,9 +8,10 @@ balances (`<stem>.balances.<ext>`, wide: one column per card / gift voucher,
 one row per line, 0 = opening) and the webhook delivery log
 (`<stem>.deliveries.<ext>`). Prints a summary at the end (gift card money in
 the scenario's currency). Exit status: 0 when the replay ran to the end
-(refusals are outcomes, not failures), 1 when it stopped at a line (the
-partial timeline is still written), 2 when an input cannot be read or an
-option is wrong (141: stdout a pipe closed early, handled in `promolab.cli`).
+(refusals are outcomes, not failures), 1 when it stopped at a line, 2 when an input cannot be read or an option is
+wrong: on either, nothing is written (the files are written all or none, by
+`promolab.output_files`). 141: stdout a pipe closed early, handled in
+`promolab.cli`.
 
 Webhooks whose configuration names an in-process `receiver:` reach nothing
 in a bare CLI process (every attempt is an `error`, retried); `--receiver
@@ -26,8 +27,11 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ..output_files import Writer, write_all
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,7 +49,8 @@ def companion_path(out: Path, name: str) -> Path:
 
 
 def write_frame(frame: pd.DataFrame, path: Path, *, index: bool = False) -> None:
-    """CSV (times in ISO 8601 UTC, NA as empty) or Parquet (dtypes kept)."""
+    """CSV (times in ISO 8601 UTC, NA as empty) or Parquet (dtypes kept). Written as
+    is: a command writes its files through `promolab.output_files.write_all`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() == ".parquet":
         frame.to_parquet(path, index=index)
@@ -121,23 +126,30 @@ def run_replay(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"promolab replay: {exc}", file=sys.stderr)
         return 2
-    status = 0
     try:
         result: ReplayResult = replay(
             sim, events, on_error=args.on_error, progress=not getattr(args, "no_progress", False)
         )
-    except ReplayError as exc:
-        result = exc.result
-        status = 1
-        print(f"promolab replay: stopped at {events}:{exc.line}: {exc.key}: {exc.message}", file=sys.stderr)
+    except ReplayError as exc:  # nothing written: a partial timeline would read as a finished one
+        print(f"promolab replay: stopped at {events}:{exc.line}: {exc.key}: {exc.message} (nothing written; "
+              f"--on-error skip records the line and goes on)", file=sys.stderr)
+        return 1
     except UnicodeDecodeError as exc:
         print(f"promolab replay: {events} is not UTF-8 text ({exc.reason})", file=sys.stderr)
         return 2
-    write_frame(result.timeline, out)
     balances_out = companion_path(out, "balances")
-    write_frame(result.balance_table().reset_index(), balances_out)
     deliveries_out = companion_path(out, "deliveries")
-    write_frame(result.deliveries, deliveries_out)
+    webhooks_out = out.with_name(f"{out.stem}.webhooks.jsonl")
+    writers: dict[Path, Writer] = {out: partial(write_frame, result.timeline),
+                                   balances_out: partial(write_frame, result.balance_table().reset_index()),
+                                   deliveries_out: partial(write_frame, result.deliveries)}
+    if specs:
+        writers[webhooks_out] = partial(_write_received, received)
+    try:
+        write_all(writers)
+    except OSError as exc:
+        print(f"promolab replay: cannot write {exc.filename or out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
     print(f"replayed {events} on {args.scenario}")
     print(result.summary(currency))
     unheard = unrouted_receivers(result.deliveries)
@@ -147,9 +159,12 @@ def run_replay(args: argparse.Namespace) -> int:
     print(f"timeline: {out}  ({len(result.timeline)} rows)")
     print(f"balances: {balances_out}  deliveries: {deliveries_out}  ({len(result.deliveries)} attempts)")
     if specs:
-        webhooks_out = out.with_name(f"{out.stem}.webhooks.jsonl")
-        with webhooks_out.open("w", encoding="utf-8") as handle:
-            for delivery in received:
-                handle.write(json.dumps(delivery, ensure_ascii=False, sort_keys=True) + "\n")
         print(f"webhooks received: {webhooks_out}  ({len(received)} deliveries)")
-    return status
+    return 0
+
+
+def _write_received(received: list[dict[str, Any]], path: Path) -> None:
+    """`<stem>.webhooks.jsonl`: one delivery a line, keys sorted (same run, same bytes)."""
+    with path.open("w", encoding="utf-8") as handle:
+        for delivery in received:
+            handle.write(json.dumps(delivery, ensure_ascii=False, sort_keys=True) + "\n")

@@ -35,6 +35,7 @@ from .arguments import (
     check_args,
     json_type,
     known_operations,
+    unknown_operation,
 )
 
 __all__ = [
@@ -182,7 +183,7 @@ def entry_fields(entry: Any, line: int) -> Fields | BadLine:
         if not isinstance(raw_op, str) or not raw_op:
             return BadLine(line, "invalid_line", "missing op (the operation's name)", at=at, note=note)
         return BadLine(line, "unknown_operation",
-                       f"unknown operation {raw_op!r}; known: {', '.join(known_operations())}", at=at, note=note)
+                       unknown_operation(raw_op), at=at, note=note)
     args = entry.get("args", {})
     if args is None:
         args = {}
@@ -337,7 +338,7 @@ def _recheck(event: Event) -> Event | BadLine:
     """An `Event` built by hand gets the checks a parsed line gets."""
     op = canonical_op(event.op)
     if op is None:
-        return BadLine(event.line, "unknown_operation", f"unknown operation {event.op!r}", at=event.at,
+        return BadLine(event.line, "unknown_operation", unknown_operation(event.op), at=event.at,
                        note=event.note)
     if not isinstance(event.args, dict):
         return BadLine(event.line, "invalid_line", "args must be an object", op=op, at=event.at, note=event.note)

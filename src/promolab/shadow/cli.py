@@ -8,7 +8,10 @@ cassette re-diffed offline.
 Credentials come from the environment only (`sides.ENVIRONMENT`). Exit
 status: 0 no difference, 1 differences found (the report says where), 2 bad
 input (one line on stderr, nothing sent), 3 the run stopped part way (the
-cassette holds what was done: `--resume` goes on).
+cassette holds what was done: `--resume` goes on). `--report` and `--out`
+are written together or not at all (`promolab.output_files`), and only when
+the run completed (0 or 1: differences are the run's finding, not an
+error); the cassette alone is written as the run goes, so that 3 can resume.
 """
 
 from __future__ import annotations
@@ -18,53 +21,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-__all__ = ["add_parser", "run_shadow"]
+__all__ = ["run_shadow"]
 
 _FRAME_SUFFIXES = (".csv", ".parquet")
-
-
-def _pace(text: str) -> tuple[int, float]:
-    """`CALLS/SECONDS`, e.g. `100/3600` (the sandbox) or `5/1`."""
-    calls, sep, seconds = text.partition("/")
-    try:
-        value = (int(calls), float(seconds if sep else "1"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a pace is CALLS/SECONDS, e.g. 100/3600 (got {text!r})") from None
-    if value[0] <= 0 or value[1] < 0:
-        raise argparse.ArgumentTypeError(f"a pace needs CALLS > 0 and SECONDS >= 0 (got {text!r})")
-    return value
-
-
-def add_parser(sub: Any, formatter: type[argparse.HelpFormatter], scenario_default: Path, scenario_help: str) -> None:
-    """The `shadow` subcommand's options (called by `promolab.cli`)."""
-    shadow = sub.add_parser("shadow", help="run a script against a real target and the simulator; report where "
-                                           "they differ (or re-diff a cassette offline)", formatter_class=formatter)
-    shadow.add_argument("--script", type=Path, default=None,
-                        help="operations, JSON Lines (docs/replay.md); without it, --cassette is re-diffed offline")
-    shadow.add_argument("--target", default=None, metavar="URL",
-                        help="the real service's base URL (default: $PROMOLAB_BASE_URL); credentials come from "
-                             "PROMOLAB_APP_ID, PROMOLAB_APP_TOKEN, PROMOLAB_ACCESS_TOKEN, PROMOLAB_MANAGEMENT_ID, "
-                             "PROMOLAB_MANAGEMENT_TOKEN only")
-    shadow.add_argument("--scenario", type=Path, default=scenario_default, help=scenario_help)
-    shadow.add_argument("--seed", type=int, default=None, help="seed of the simulator's ids (default: the scenario's)")
-    shadow.add_argument("--cassette", type=Path, default=None, help="the run's cassette (JSON Lines), written as it goes")
-    shadow.add_argument("--resume", action="store_true", help="go on with an interrupted run from its --cassette")
-    shadow.add_argument("--allow-writes", action="store_true", help="send the script's write operations to the target")
-    shadow.add_argument("--target-is-simulator", action="store_true",
-                        help="the target is a promolab simulator: move its clock with the script (/_sim/)")
-    shadow.add_argument("--simulator", default=None, metavar="URL",
-                        help="a served simulator of --scenario as the simulator side (default: in-process)")
-    shadow.add_argument("--pace", type=_pace, default=(100, 3600.0), metavar="CALLS/SECONDS",
-                        help="at most CALLS requests to the target per SECONDS, evenly spaced (default: 100/3600)")
-    shadow.add_argument("--max-wait", type=float, default=3600.0,
-                        help="the longest wait for a rate limit before stopping (resume later)")
-    shadow.add_argument("--mask", action="append", default=[], metavar="[OP:]PATH",
-                        help="also mask this field path (docs/shadow.md); repeatable")
-    shadow.add_argument("--unmask", action="append", default=[], metavar="[OP:]PATH",
-                        help="drop this row of the default masking table; repeatable")
-    shadow.add_argument("--report", type=Path, default=None, help="write the HTML report here")
-    shadow.add_argument("--out", type=Path, default=None, help="write the differences here (.csv or .parquet)")
-    shadow.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
 def _fail(message: str) -> int:
@@ -73,6 +32,9 @@ def _fail(message: str) -> int:
 
 
 def run_shadow(args: argparse.Namespace) -> int:
+    from functools import partial
+
+    from ..output_files import Writer, write_all
     from ..replay.cli import write_frame
     from ..sim import ScenarioError
     from .errors import ShadowInputError, ShadowInterrupted
@@ -89,14 +51,21 @@ def run_shadow(args: argparse.Namespace) -> int:
     except (ShadowInputError, ScenarioError, ValueError) as exc:
         return _fail(str(exc))
     report = run.report
+    writers: dict[Path, Writer] = {}
+    if args.report is not None:
+        writers[args.report] = report.write_html
+    if args.out is not None:
+        writers[args.out] = partial(write_frame, report.differences)
+    try:
+        write_all(writers)  # both or neither
+    except OSError as exc:
+        return _fail(f"cannot write {exc.filename or 'the report'}: {exc.strerror or exc}")
     print(report.text())
     if run.cassette is not None:
         print(f"cassette: {run.cassette}")
     if args.report is not None:
-        report.write_html(args.report)
         print(f"report: {args.report}")
     if args.out is not None:
-        write_frame(report.differences, args.out)
         print(f"differences: {args.out}")
     return 1 if len(report) else 0
 

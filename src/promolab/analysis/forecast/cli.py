@@ -21,10 +21,9 @@ names and renamed only once all are complete).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
-import uuid
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -56,22 +55,11 @@ def _write(frame: pd.DataFrame, path: Path, suffix: str) -> None:
 
 
 def write_all(frames: dict[Path, pd.DataFrame]) -> None:
-    """Every frame to a temporary file beside its target, then each renamed: a
-    failure part way leaves no file behind, neither new nor half-written."""
-    done: list[tuple[Path, Path]] = []
-    try:
-        for path, frame in frames.items():
-            suffix = path.suffix.lower()
-            # a name of our own, not mkstemp's: the file gets the usual permissions (umask), not 0600
-            temporary = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp{suffix}")
-            done.append((temporary, path))
-            _write(frame, temporary, suffix)
-        for temporary, path in done:
-            os.replace(temporary, path)
-    except BaseException:
-        for temporary, _ in done:
-            temporary.unlink(missing_ok=True)
-        raise
+    """Every frame or none (`promolab.output_files`): a failure part way leaves no
+    file behind, neither new nor half-written."""
+    from ...output_files import write_all as write_files
+
+    write_files({path: partial(_write, frame, suffix=path.suffix.lower()) for path, frame in frames.items()})
 
 
 def _summary(result: ForecastResult, currency: str) -> str:
