@@ -21,7 +21,6 @@ defaulting to one.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -30,7 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import compare_tiers, prepare_orders, sweep
-from ..display import DEFAULT_CURRENCY
+from ..display import DEFAULT_CURRENCY, checked_currency
 from ..engine import TierConfigError, TierSpec
 from ..sim.promotions import pricing_view
 from .state import (
@@ -74,22 +73,6 @@ METRICS = [
 ]
 
 Listener = Callable[["WhatIfResult"], Any]
-
-#: An ISO 4217 code as a scenario's `project.currency` holds it (sim/scenario/schema.py).
-_CURRENCY_CODE = re.compile(r"[A-Z]{3}")
-
-
-def checked_currency(currency: object) -> str:
-    """`currency` if it is a currency code as a scenario writes it (three
-    upper-case letters, e.g. "EUR"), else a ValueError saying so: a typo
-    ("eur", "EURO") would otherwise show amounts under a made-up prefix."""
-    if not isinstance(currency, str) or not _CURRENCY_CODE.fullmatch(currency):
-        raise ValueError(
-            f"currency must be an ISO 4217 code of three upper-case letters, such as 'USD' or 'EUR' "
-            f"(the scenario's project.currency), not {currency!r}"
-        )
-    return currency
-
 
 def sample_orders(orders: pd.DataFrame, n: int | None, *, seed: int = 0) -> pd.DataFrame:
     """The lines of `n` orders drawn without replacement with a fixed seed

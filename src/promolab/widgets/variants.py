@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from ..analysis import compare_scenarios
-from ..display import DEFAULT_CURRENCY, MISSING, format_count, format_money, is_missing
+from ..analysis.figures import frame_currency, with_currency
+from ..display import MISSING, format_count, format_money, is_missing
 from ..engine import TierSpec
 from ..sim.promotions import pricing_view
 from .present import edit_changes, readable
@@ -243,22 +244,9 @@ def _points(value: Any) -> str:
     return MISSING if is_missing(value) else f"{100 * value:+.1f} pts"
 
 
-#: The key of a comparison frame's `attrs` holding the currency of its money.
-CURRENCY_ATTR = "currency"
+#: A comparison frame's currency is where every frame keeps it (`analysis.figures`).
+comparison_currency = frame_currency
 
-
-def with_currency(frame: pd.DataFrame, currency: str) -> pd.DataFrame:
-    """`frame`, marked as holding money in `currency` (its `attrs`, which pandas
-    carries through copies and selections): a comparison stays data in cents,
-    and whoever shows it later reads the currency from the frame itself."""
-    frame.attrs[CURRENCY_ATTR] = currency
-    return frame
-
-
-def comparison_currency(frame: pd.DataFrame) -> str:
-    """The currency a comparison frame's money is in (`with_currency`); the
-    default currency for a frame nobody marked (built by hand)."""
-    return str(frame.attrs.get(CURRENCY_ATTR, DEFAULT_CURRENCY))
 
 
 def comparison_display(frame: pd.DataFrame) -> pd.DataFrame:
