@@ -35,6 +35,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from ..analysis.figures import figures
 from ..sim.clock import format_instant
 from ..sim.operations import BY_NAME
 from ..sim.refusals import SimError
@@ -112,9 +113,10 @@ def _replay_lines(
     def result() -> ReplayResult:
         builder.reconcile()
         return ReplayResult(
-            timeline=builder.timeline(),
-            balances=builder.balances(),
-            deliveries=builder.deliveries(),
+            # the one dtype rule of every frame (counts Int64; docs/analysis.md)
+            timeline=figures(builder.timeline(), sim.currency),
+            balances=figures(builder.balances(), sim.currency),
+            deliveries=figures(builder.deliveries()),
             errors=list(errors),
             started_at=started,
             ended_at=sim.now,

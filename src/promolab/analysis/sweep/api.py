@@ -12,6 +12,7 @@ import pandas as pd
 from ...engine import Catalogue, CompiledTier, PricingContext, TierSpec, compile_tier
 from ...sim.clock import parse_instant
 from ...sim.promotions import PricingView, pricing_view
+from ..figures import with_currency
 from ..orders import line_columns
 from .batch import OrderBatch, build_batch
 from .customers import CustomerTable, customer_table
@@ -181,7 +182,7 @@ def sweep(
                                  on_partition=bar.update, clock=bound_sweep.clock,
                                  dated=bound_sweep.clock.micros is not None)
         order_ids = batch.order_ids
-    frame = build_frame(order_ids, tier_ids, out)
+    frame = with_currency(build_frame(order_ids, tier_ids, out), sim.currency)
     return SweepResult(
         frame=frame,
         paths=_paths_frame(plans, paths),
@@ -192,6 +193,7 @@ def sweep(
         campaign_ids=campaign_ids,
         dated=placed is not None,
         placed_at=_placed_series(order_ids, placed) if placed is not None else None,
+        currency=sim.currency,
     )
 
 
