@@ -35,7 +35,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ..analysis.figures import figures
 from ..sim.clock import format_instant
 from ..sim.operations import BY_NAME
 from ..sim.refusals import SimError
@@ -111,6 +110,9 @@ def _replay_lines(
     pending_ticks = 0
 
     def result() -> ReplayResult:
+        # imported here: the command line's parser loads this module, and must not load the analysis layer
+        from ..analysis.figures import figures
+
         builder.reconcile()
         return ReplayResult(
             # the one dtype rule of every frame (counts Int64; docs/analysis.md)
