@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
 import pytest
+from babel.numbers import list_currencies
+from hypothesis import given
+from hypothesis import strategies as st
 
 from promolab.display import (
     MISSING,
@@ -73,6 +77,20 @@ def test_each_currency_has_its_own_minor_unit(currency: str) -> None:
     one_minor_unit = format_money(1, currency)
     assert one_minor_unit.endswith("1" if digits == 0 else "0." + "0" * (digits - 1) + "1"), one_minor_unit
     assert money_unit(currency) == text.split("1")[0]  # what an input's label shows is what amounts start with
+
+
+@given(amount=st.integers(min_value=-(10**15), max_value=10**15),
+       currency=st.sampled_from(sorted(list_currencies())))
+def test_an_amount_keeps_every_minor_unit_in_any_currency(amount: int, currency: str) -> None:
+    """Whatever the currency, the text holds the amount's digits unchanged
+    (nothing rounded away or scaled twice) with exactly its minor digits."""
+    text = format_money(amount, currency)
+    digits = minor_digits(currency)
+    number = re.search(r"[\d,]+(\.\d+)?", text)
+    assert number is not None, text
+    assert len(number.group(1) or ".")-1 == digits, text
+    assert int(re.sub(r"\D", "", number.group(0))) == abs(amount), text
+    assert text.startswith("-") == (amount < 0), text
 
 
 @pytest.mark.parametrize("code, known", [
