@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
 import pytest
+from babel.numbers import list_currencies
+from hypothesis import given
+from hypothesis import strategies as st
 
 from promolab.display import (
     MISSING,
+    checked_currency,
     format_count,
     format_money,
     format_points,
     format_share,
+    is_currency_code,
+    minor_digits,
+    money_unit,
     scenario_currency,
     text_table,
 )
@@ -25,10 +33,10 @@ from promolab.display import (
     (0, "USD", False, "$0.00"),
     (5, "USD", False, "$0.05"),
     (-250, "EUR", False, "-€2.50"),
-    (1050, "PLN", False, "PLN 10.50"),
+    (1050, "PLN", False, "PLN10.50"),
     (1050, "usd", False, "$10.50"),
     (1050, "JPY", False, "¥1,050"),
-    (12345, "KWD", False, "KWD 12.345"),
+    (12345, "KWD", False, "KWD12.345"),
     (2500, "USD", True, "+$25.00"),
     (-2500, "USD", True, "-$25.00"),
     (0, "USD", True, "$0.00"),
@@ -38,6 +46,64 @@ from promolab.display import (
 ])
 def test_format_money(amount: object, currency: str, signed: bool, expected: str) -> None:
     assert format_money(amount, currency, signed=signed) == expected
+
+
+#: currency -> (ISO 4217 minor digits, 150000 minor units as a person reads them)
+CURRENCIES = {
+    "USD": (2, "$1,500.00"),
+    "EUR": (2, "€1,500.00"),
+    "GBP": (2, "£1,500.00"),
+    "PLN": (2, "PLN1,500.00"),
+    "CLP": (0, "CLP150,000"),  # no minor unit: 150,000 pesos, not 1,500.00
+    "JPY": (0, "¥150,000"),
+    "KRW": (0, "₩150,000"),
+    "VND": (0, "₫150,000"),
+    "UGX": (0, "UGX150,000"),
+    "ISK": (0, "ISK150,000"),
+    "TND": (3, "TND150.000"),  # three digits: 150 dinars
+    "OMR": (3, "OMR150.000"),
+    "KWD": (3, "KWD150.000"),
+    "BHD": (3, "BHD150.000"),
+}
+
+
+@pytest.mark.parametrize("currency", list(CURRENCIES))
+def test_each_currency_has_its_own_minor_unit(currency: str) -> None:
+    digits, text = CURRENCIES[currency]
+    assert minor_digits(currency) == digits
+    assert format_money(150000, currency) == text
+    assert format_money(-150000, currency) == "-" + text
+    assert format_money(150000, currency, signed=True) == "+" + text
+    one_minor_unit = format_money(1, currency)
+    assert one_minor_unit.endswith("1" if digits == 0 else "0." + "0" * (digits - 1) + "1"), one_minor_unit
+    assert money_unit(currency) == text.split("1")[0]  # what an input's label shows is what amounts start with
+
+
+@given(amount=st.integers(min_value=-(10**15), max_value=10**15),
+       currency=st.sampled_from(sorted(list_currencies())))
+def test_an_amount_keeps_every_minor_unit_in_any_currency(amount: int, currency: str) -> None:
+    """Whatever the currency, the text holds the amount's digits unchanged
+    (nothing rounded away or scaled twice) with exactly its minor digits."""
+    text = format_money(amount, currency)
+    digits = minor_digits(currency)
+    number = re.search(r"[\d,]+(\.\d+)?", text)
+    assert number is not None, text
+    assert len(number.group(1) or ".")-1 == digits, text
+    assert int(re.sub(r"\D", "", number.group(0))) == abs(amount), text
+    assert text.startswith("-") == (amount < 0), text
+
+
+@pytest.mark.parametrize("code, known", [
+    ("USD", True), ("CLP", True), ("TND", True), ("XAU", True),
+    ("ABC", False), ("EURO", False), ("eur", False), ("E1R", False), ("", False), (None, False), ("ÉUR", False),
+])
+def test_only_iso_4217_codes_are_currencies(code: object, known: bool) -> None:
+    assert is_currency_code(code) is known
+    if known:
+        assert checked_currency(code) == code
+    else:
+        with pytest.raises(ValueError, match="ISO 4217"):
+            checked_currency(code)
 
 
 @pytest.mark.parametrize("missing", [None, math.nan, np.nan, pd.NA, pd.NaT, np.float64("nan")])

@@ -108,8 +108,8 @@ tier_display(scripted.set_effect("APPLY_TO_ITEMS"))
 # %%
 # NBVAL_CHECK_OUTPUT
 direct = sweep(sim, orders, [scripted.result.whatif], progress=False).summary()
-print(direct.loc[0, "cost"] == scripted.result.tier_table.at["cost", "after"],
-      direct.loc[0, "valid_orders"] == scripted.result.tier_table.at["orders_reached", "after"])
+print(direct.loc[0, "cost"] == scripted.result.tier_table.at["after", "cost"],
+      direct.loc[0, "valid_orders"] == scripted.result.tier_table.at["after", "orders_reached"])
 
 # %% [markdown]
 # ## Variants: keep a tuning, compare several

@@ -227,16 +227,19 @@ readable(beans_weeks, money=["discount"], counts=["redemptions", "promo_beans_15
 # `budget_left("week")` says what each budget of everyone's total read at the end of each
 # week and what was left under its bound. The VIP budget counts ever, so its total only grows;
 # the beans cap counts the campaign's redemptions of the current week (all its tiers), so it
-# starts again from 0 every Monday and ends each week far past 300. (`measure` says what the
-# numbers are: redemptions, or cents of discount.)
+# starts again from 0 every Monday and ends each week far past 300: `used_by_tier` is what the
+# beans tier itself redeemed, `used_by_other_tiers` what the campaign's tiers without that cap
+# added (the cap stops only its own tier), `used_before` what the simulator had spent before.
+# (`measure` says what the numbers are: redemptions, or cents of discount.)
 
 # %%
 # NBVAL_CHECK_OUTPUT
 left = result.budget_left("week")
-shown = left[["rule", "period", "period_start", "limit", "used", "left"]].astype(object)
+figures = ["limit", "used", "used_by_tier", "used_by_other_tiers", "used_before", "left"]
+shown = left[["rule", "period", "period_start", *figures]].astype(object)
 shown["period"] = left["period"].fillna("ever")
 in_money = (left["measure"] != "count").to_numpy()
-for column in ("limit", "used", "left"):
+for column in figures:
     shown[column] = [format_money(int(v)) if m else format_count(int(v)) for v, m in zip(left[column], in_money)]
 shown
 

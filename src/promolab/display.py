@@ -4,8 +4,14 @@ Data keeps money as integer minor units (cents) and shares as fractions; everyth
 a person reads (CLI summaries, notebook tables, chart axes, widget labels) goes
 through these functions, so an amount always reads the same way, with its currency:
 ``format_money(1050)`` is ``'$10.50'``, ``format_money(-250, "EUR")`` is ``'-€2.50'``,
-``format_money(1050, "PLN")`` is ``'PLN 10.50'``; loyalty points are a count with
+``format_money(1050, "PLN")`` is ``'PLN10.50'``, ``format_money(150000, "CLP")`` is
+``'CLP150,000'`` (the peso has no minor unit); loyalty points are a count with
 their unit, ``format_points(120, signed=True)`` is ``'+120 points'``.
+
+What a currency's minor unit is, how it is written and which codes exist come
+from Babel (CLDR's data of ISO 4217), one source rather than a table of our own
+that would be wrong for the currencies it forgets. Text is English (``en_US``)
+whatever the machine's locale, so outputs compare byte for byte.
 
 Imports nothing from the rest of promolab, so every layer may use it.
 """
@@ -15,15 +21,17 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
+from functools import cache
 from numbers import Integral, Real
 from typing import Any
 
+from babel.numbers import format_currency, get_currency_precision, get_currency_symbol, is_currency
+
 #: The currency when a scenario names none (its `project.currency`, ISO 4217).
 DEFAULT_CURRENCY = "USD"
-#: Symbols written before the amount; any other ISO 4217 code is written as a prefix.
-SYMBOLS: dict[str, str] = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
-#: Digits after the decimal point where it is not 2 (ISO 4217 minor units).
-MINOR_DIGITS: dict[str, int] = {"JPY": 0, "KRW": 0, "ISK": 0, "HUF": 2, "BHD": 3, "KWD": 3}
+#: The locale every text is written in (fixed: a notebook's output must not depend on the machine).
+LOCALE = "en_US"
 #: What a missing amount (a free-shipping discount, a tier that does not apply) reads as.
 MISSING = "-"
 
@@ -49,21 +57,47 @@ def scenario_currency(document: Mapping[str, Any] | None) -> str:
     return currency.upper() if isinstance(currency, str) and currency else DEFAULT_CURRENCY
 
 
+def is_currency_code(code: object) -> bool:
+    """Whether ``code`` is an ISO 4217 currency code as a scenario writes it:
+    three upper-case letters that the standard (CLDR's copy of it, current and
+    historic codes) knows. "EURO", "eur" and "ABC" are not."""
+    return isinstance(code, str) and len(code) == 3 and code.isascii() and code.isupper() and _known(code)
+
+
+@cache
+def _known(code: str) -> bool:
+    return bool(is_currency(code, LOCALE))
+
+
+def checked_currency(currency: object) -> str:
+    """``currency`` if `is_currency_code`, else a ValueError saying what is
+    expected: a typo would otherwise show amounts under a made-up prefix."""
+    if not is_currency_code(currency):
+        raise ValueError(
+            f"currency must be an ISO 4217 code of three upper-case letters, such as 'USD' or 'EUR' "
+            f"(the scenario's project.currency), not {currency!r}"
+        )
+    assert isinstance(currency, str)
+    return currency
+
+
 def money_unit(currency: str) -> str:
     """What amounts of ``currency`` are written with: its symbol ('$', '€') or, for a
-    currency without one here, its code ('PLN'). The label of an input that takes an
+    currency without one in English, its code ('PLN'). The label of an input that takes an
     amount in whole units (a slider, a box), so that it reads like the amounts around it."""
-    code = currency.upper()
-    return SYMBOLS.get(code, code)
+    return str(get_currency_symbol(currency.upper(), LOCALE))
 
 
 def minor_digits(currency: str) -> int:
-    """Digits of the minor unit of ``currency`` (2 unless listed in MINOR_DIGITS)."""
-    return MINOR_DIGITS.get(currency.upper(), 2)
+    """Digits of the minor unit of ``currency`` (ISO 4217: 2 for USD, 0 for CLP and
+    JPY, 3 for TND and OMR): how many minor units make one, ``10 ** minor_digits``."""
+    return int(get_currency_precision(currency.upper()))
 
 
 def format_money(minor_units: object, currency: str = DEFAULT_CURRENCY, *, signed: bool = False) -> str:
-    """An integer amount in minor units, with its currency and thousands separators.
+    """An integer amount in minor units, with its currency and thousands separators,
+    as Babel writes it in English: the currency's own minor unit (150000 CLP minor
+    units are 'CLP150,000', 1500 TND ones 'TND1.500'), its symbol where it has one.
 
     ``None``, NaN and pandas' NA read as ``MISSING``; a float is accepted only when it
     holds a whole number of minor units (an aggregate such as a mean is rounded half
@@ -81,12 +115,9 @@ def format_money(minor_units: object, currency: str = DEFAULT_CURRENCY, *, signe
     else:
         raise TypeError(f"an amount is a number of minor units, not {type(minor_units).__name__}")
     code = currency.upper()
-    digits = minor_digits(code)
-    whole, fraction = divmod(abs(units), 10**digits)
-    number = f"{whole:,}" + (f".{fraction:0{digits}d}" if digits else "")
+    amount = Decimal(abs(units)).scaleb(-minor_digits(code))
     sign = "-" if units < 0 else "+" if signed and units > 0 else ""
-    symbol = SYMBOLS.get(code)
-    return f"{sign}{symbol}{number}" if symbol else f"{sign}{code} {number}"
+    return sign + str(format_currency(amount, code, locale=LOCALE))
 
 
 def money_tick_formatter(currency: str = "USD") -> object:

@@ -19,7 +19,7 @@ import yaml
 
 from promolab import Simulator, samples
 from promolab.analysis.forecast import forecast
-from promolab.engine import BUDGET_FAMILIES, period_keys, period_slot
+from promolab.engine import BUDGET_FAMILIES, UsageLedger, period_keys, period_slot
 from promolab.sim.usage import usage_of
 
 from .forecast_support import dated_orders
@@ -38,8 +38,12 @@ def _with_history() -> Simulator:
 
 
 def _replayed(sim: Simulator, result: Any, freq: str) -> pd.DataFrame:
-    """The report, recomputed by recording each redemption and reading the ledger at each period end."""
+    """The report, recomputed by recording each redemption and reading the ledger at each period end;
+    its parts by ledgers of their own: the history alone (never recorded into) and, per tier, that
+    tier's redemptions alone."""
     ledger = usage_of(sim).copy()
+    history = usage_of(sim).copy()
+    own = {t: UsageLedger(ledger.timezone, ledger.week_start) for t in result.tier_campaigns}
     orders, redemptions = result.orders, result.redemptions
     starts = result.period_starts(freq)
     step = {"day": pd.DateOffset(days=1), "week": pd.DateOffset(weeks=1), "month": pd.DateOffset(months=1)}[freq]
@@ -51,14 +55,20 @@ def _replayed(sim: Simulator, result: Any, freq: str) -> pd.DataFrame:
         while done < len(children) and orders["placed_at"].iloc[children[done]["row"]] < end:
             child = children[done]
             at = orders["placed_at"].iloc[child["row"]].to_pydatetime()
-            ledger.record(str(child["tier_id"]), str(child["campaign_id"]), None, ledger.keys(at), int(child["discount"]),
-                          int(orders["amount"].iloc[child["row"]]), str(child["order_id"]))
+            for book in (ledger, own[str(child["tier_id"])]):
+                book.record(str(child["tier_id"]), str(child["campaign_id"]), None, ledger.keys(at),
+                            int(child["discount"]), int(orders["amount"].iloc[child["row"]]), str(child["order_id"]))
             done += 1
         last = (end - timedelta(microseconds=1)).to_pydatetime()
         for track in tracks:
-            used = ledger.value(BUDGET_FAMILIES[track.rule], track.tier_id, track.campaign_id, None, last)
-            rows.append((track.rule, start, used))
-    return pd.DataFrame(rows, columns=["rule", "period_start", "used"])
+            read = (BUDGET_FAMILIES[track.rule], track.tier_id, track.campaign_id, None, last)
+            used, before, by_tier = ledger.value(*read), history.value(*read), own[track.tier_id].value(*read)
+            rows.append((track.rule, start, used, by_tier, used - by_tier - before, before))
+    return pd.DataFrame(rows, columns=["rule", "period_start", *_SPLIT])
+
+
+#: `used` and its parts: the tier's own redemptions, the campaign's other tiers', the simulator's before
+_SPLIT = ("used", "used_by_tier", "used_by_other_tiers", "used_before")
 
 
 @pytest.mark.parametrize("policy", ["best", "stack"])
@@ -68,11 +78,15 @@ def test_budget_left_equals_the_ledger_read_at_each_period_end(policy: str, freq
     orders = dated_orders(2_500, days=12, seed=5, start="2026-03-02T09:00:00Z")
     result = forecast(sim, orders, policy=policy, progress=False)
     left = result.budget_left(freq)
-    got = left[left["rule"].isin(list(BUDGET_FAMILIES))][["rule", "period_start", "used"]]
+    got = left[left["rule"].isin(list(BUDGET_FAMILIES))][["rule", "period_start", *_SPLIT]]
     got = got.sort_values(["rule", "period_start"], kind="stable")
     expected = _replayed(sim, result, freq).sort_values(["rule", "period_start"], kind="stable")
     assert got.astype(object).values.tolist() == expected.astype(object).values.tolist()
     assert (left["left"] == left["limit"] - left["used"]).all()
+    assert (left["used"] == left["used_by_tier"] + left["used_by_other_tiers"] + left["used_before"]).all()
+    if freq != "month":  # (the month's end falls in a week after the orders: that week's cap reads 0)
+        beans = left[left["rule"] == "campaign.redemptions.count.weekly"]
+        assert (beans["used_by_other_tiers"] > 0).any()  # the campaign's tiers without the cap count toward it
     if freq == "day":  # the history counts: 40 beans redemptions that Monday before the first order
         beans = left[left["rule"] == "campaign.redemptions.count.weekly"]
         assert int(beans["used"].iloc[0]) >= 40

@@ -21,12 +21,12 @@ Fresh = Callable[..., Simulator]
 SAMPLES = Path(__file__).resolve().parents[2] / "data" / "events"
 
 TIMELINE_DTYPES = {
-    "line": "int64", "time": "datetime64[us, UTC]", "op": "category", "outcome": "category", "status": "Int64",
+    "line": "Int64", "time": "datetime64[us, UTC]", "op": "category", "outcome": "category", "status": "Int64",
     "result": "string", "tiers": "Int64", "best_tier": "string", "best_discount": "Int64",
-    "publications": "int64", "events": "int64", "conversions": "int64", "pending_purchases": "int64",
-    "deliveries": "int64", "pending_deliveries": "int64", "message": "string", "note": "string",
+    "publications": "Int64", "events": "Int64", "conversions": "Int64", "pending_purchases": "Int64",
+    "deliveries": "Int64", "pending_deliveries": "Int64", "message": "string", "note": "string",
 }
-BALANCE_DTYPES = {"line": "int64", "time": "datetime64[us, UTC]", "kind": "category", "account": "string",
+BALANCE_DTYPES = {"line": "Int64", "time": "datetime64[us, UTC]", "kind": "category", "account": "string",
                   "owner": "string", "balance": "Int64", "change": "Int64"}
 
 

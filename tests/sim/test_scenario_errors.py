@@ -56,6 +56,12 @@ CASES: dict[str, tuple[dict[str, Any], str, str]] = {
         {"customers": [{"id": "c"}], "loyalty": {"programs": [{**PROGRAM_WITH_DEF, "members": [
             {"customer": "c", "cards": [{"card_definition": "lcdef_pts", "balance": -5}]}]}]}},
         "loyalty.programs[0].members[0].cards[0].balance", "Input should be greater than or equal to 0"),
+    "currency not of ISO 4217": (
+        {"project": {"currency": "ABC"}}, "project.currency",
+        "'ABC' is not an ISO 4217 currency code (three upper-case letters, such as 'USD', 'EUR' or 'CLP')"),
+    "currency in lower case": (
+        {"project": {"currency": "clp"}}, "project.currency",
+        "'clp' is not an ISO 4217 currency code (three upper-case letters, such as 'USD', 'EUR' or 'CLP')"),
     "wrong enum value": (
         {"loyalty": {"rewards": [{"name": "R", "type": "PHYSICAL"}]}}, "loyalty.rewards[0].type",
         "Input should be 'MATERIAL' or 'DIGITAL'"),
@@ -295,6 +301,13 @@ def test_a_missing_file_is_a_scenario_error(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError) as info:
         Simulator.from_scenario(path)
     assert str(info.value) == f"{path}: cannot read file (No such file or directory)"
+
+
+@pytest.mark.parametrize("currency", ["USD", "CLP", "TND", "VND"])
+def test_a_currency_of_the_standard_is_the_simulators(currency: str) -> None:
+    sim = Simulator.from_scenario({"project": {"currency": currency}})
+    assert sim.currency == currency
+    assert Simulator.from_scenario({}).currency == "USD"
 
 
 def test_errors_in_a_yaml_file_name_the_file_and_the_path(tmp_path: Path) -> None:

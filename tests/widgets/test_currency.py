@@ -26,7 +26,7 @@ from matplotlib.figure import Figure
 from matplotlib.text import Text
 
 from promolab import samples
-from promolab.display import format_money
+from promolab.display import format_money, minor_digits
 from promolab.scenario_file import open_scenario
 from promolab.sim.simulator import Simulator
 from promolab.widgets import (
@@ -48,7 +48,8 @@ ORDERS = Path(__file__).resolve().parents[2] / "data" / "orders" / "sample_order
 CURRENCIES = {
     "EUR": ("€", "€10.00"),
     "JPY": ("¥", "¥1,000"),
-    "PLN": ("PLN ", "PLN 10.00"),
+    "PLN": ("PLN", "PLN10.00"),
+    "CLP": ("CLP", "CLP1,000"),  # no minor unit: 1000 minor units are 1,000 pesos
 }
 
 
@@ -172,7 +173,7 @@ def test_the_dashboard_shows_the_currency_everywhere(
     assert dashboard.controller.currency == currency
     assert dashboard.value.description == f"Amount off ({start.strip()})"
     assert dashboard.min_amount.description == f"Min order {start.strip()}"
-    scale = 1 if currency == "JPY" else 100
+    scale = 10 ** minor_digits(currency)
     assert dashboard.value.value == 1000 / scale and dashboard.min_amount.value == 5000 / scale
     dashboard.value.value = dashboard.value.value + dashboard.value.step  # one step of the slider
     dashboard.min_amount.value = 8000 / scale

@@ -66,7 +66,7 @@ def test_save_list_load_delete_round_trip(controller: WhatIfController) -> None:
     controller.reset_tier()
     result = controller.load_variant("fifteen over 80")  # another tier: the tuner switches to it
     assert controller.edit == saved.edit and result.whatif == saved.spec
-    assert result.tier_table.at["cost", "after"] == controller.compare_variants(["fifteen over 80"]).at[1, "cost"]
+    assert result.tier_table.at["after", "cost"] == controller.compare_variants(["fifteen over 80"]).at[1, "cost"]
 
     controller.delete_variant("fifteen over 80")
     assert controller.variants()["variant"].tolist() == ["vip 15"]

@@ -58,8 +58,8 @@ def test_sample_orders_is_seeded_and_keeps_whole_orders(orders: pd.DataFrame) ->
 def test_initial_state_is_the_scenario(controller: WhatIfController, sim: Simulator) -> None:
     result = controller.result
     assert controller.edit.tier_id == "promo_welcome_10"
-    assert list(result.tier_table.index) == METRICS
-    assert (result.tier_table["change"] == 0).all()
+    assert list(result.tier_table.columns) == METRICS
+    assert (result.tier_table.loc["change"] == 0).all()
     assert result.order_table.columns.tolist() == ORDER_COLUMNS
     assert result.order_table["reason"].eq("the order is empty").all()  # nothing built yet
     assert controller.tunable == [t.id for t in pricing_view(sim).tiers
@@ -87,24 +87,24 @@ def test_order_table_is_compare_tiers_plus_the_whatif_row(controller: WhatIfCont
 
 
 def test_tuning_the_value_re_runs_the_sweep(controller: WhatIfController, sim: Simulator) -> None:
-    before = controller.result.tier_table["before"].copy()
+    before = controller.result.tier_table.loc["before"].copy()
     result = controller.set_value(2000)
     table = result.tier_table
-    pd.testing.assert_series_equal(table["before"], before)
-    assert table.at["cost", "after"] == 2 * table.at["cost", "before"]
-    assert table.at["orders_reached", "after"] == table.at["orders_reached", "before"]
+    pd.testing.assert_series_equal(table.loc["before"], before)
+    assert table.at["after", "cost"] == 2 * table.at["before", "cost"]
+    assert table.at["after", "orders_reached"] == table.at["before", "orders_reached"]
     # `after` is exactly the analysis layer's sweep of the what-if tier
     assert result.whatif is not None
     direct = sweep(sim, controller.orders, [result.whatif], progress=False).summary().iloc[0]
-    assert table.at["cost", "after"] == direct["cost"]
-    assert table.at["orders_reached", "after"] == direct["valid_orders"]
+    assert table.at["after", "cost"] == direct["cost"]
+    assert table.at["after", "orders_reached"] == direct["valid_orders"]
 
 
 def test_minimum_order_amount_cuts_reach(controller: WhatIfController) -> None:
     result = controller.set_min_amount(8000)
     table = result.tier_table
-    assert table.at["orders_reached", "after"] < table.at["orders_reached", "before"]
-    assert table.at["orders_reached", "change"] < 0
+    assert table.at["after", "orders_reached"] < table.at["before", "orders_reached"]
+    assert table.at["change", "orders_reached"] < 0
     assert result.whatif is not None and result.whatif.rules is not None
     assert result.whatif.rules["rules"]["1"]["conditions"] == {"$more_than": [8000]}
     controller.set_order(None, prod_kettle=1, prod_mug=1)  # 6600 cents: above 50, below 80
@@ -116,15 +116,15 @@ def test_minimum_order_amount_cuts_reach(controller: WhatIfController) -> None:
 
 def test_effect_and_tier_switch_and_reset(controller: WhatIfController) -> None:
     controller.set_effect("APPLY_TO_ITEMS")
-    assert controller.result.tier_table.at["cost", "after"] > controller.result.tier_table.at["cost", "before"]
+    assert controller.result.tier_table.at["after", "cost"] > controller.result.tier_table.at["before", "cost"]
     controller.select_tier("promo_vip_10pct")
     assert controller.edit.discount_type == "PERCENT"
     assert controller.effects == ("APPLY_TO_ORDER", "APPLY_TO_ITEMS")
     assert controller.slider.unit == "%"
     controller.update(value=20, min_amount=10000)
-    assert controller.result.tier_table.at["orders_reached", "change"] < 0
+    assert controller.result.tier_table.at["change", "orders_reached"] < 0
     controller.reset_tier()
-    assert (controller.result.tier_table["change"] == 0).all()
+    assert (controller.result.tier_table.loc["change"] == 0).all()
     with pytest.raises(ValueError, match="not a tunable"):
         controller.select_tier("promo_free_shipping")
     with pytest.raises(ValueError, match="not allowed"):
@@ -175,5 +175,5 @@ def test_an_edit_the_engine_refuses_is_reported_not_raised(controller: WhatIfCon
     controller.tiers["promo_welcome_10"] = dataclasses.replace(spec, rules=broken)
     result = controller.set_value(1200)
     assert result.error is not None and result.whatif is None
-    assert pd.isna(result.tier_table.at["cost", "after"])
+    assert pd.isna(result.tier_table.at["after", "cost"])
     assert "Not evaluated" in status_line(result)

@@ -138,7 +138,7 @@ def plot_weekday_hour_heatmap(
     The image's array is the table, so a test or a reader can check a cell."""
     table = weekday_hour_table(frame, value, campaign=campaign)
     ax = _axes(ax, figsize=(10, 3.6))
-    image = ax.imshow(table.to_numpy(), aspect="auto", cmap="viridis", interpolation="nearest")
+    image = ax.imshow(table.to_numpy(dtype=float), aspect="auto", cmap="viridis", interpolation="nearest")
     ax.set_yticks(np.arange(len(WEEKDAYS)), labels=list(WEEKDAYS))
     ax.set_xticks(np.arange(0, 24, 2), labels=[f"{h:02d}" for h in range(0, 24, 2)])
     ax.set_xlabel("hour (local time)")

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ..display import format_money
+from .figures import figures, frame_currency
 
 __all__ = [
     "BREAKDOWN_COLUMNS",
@@ -77,29 +78,30 @@ def _local_times(frame: pd.DataFrame) -> pd.Series:
 
 
 def with_cohorts(
-    frame: pd.DataFrame, *, bands: Sequence[int] = DEFAULT_BASKET_BANDS, currency: str = "USD"
+    frame: pd.DataFrame, *, bands: Sequence[int] = DEFAULT_BASKET_BANDS, currency: str | None = None
 ) -> pd.DataFrame:
     """A copy of the per-order `frame` with the cohort columns:
 
     - `weekday`: ordered Categorical Monday..Sunday, local (the frame's time zone);
-    - `hour`: int64 0-23, the local wall-clock hour;
+    - `hour`: Int64 0-23, the local wall-clock hour;
     - `day`: the local calendar day as a naive midnight (datetime64, no zone: a
       date, not an instant, so it never shifts when printed or compared);
     - `new_customer`: bool, True on each customer's first order in the frame
       (earliest `placed_at`, equal times broken by row order) and on every
       order without a customer (a guest is not known to return);
     - `basket_band`: ordered Categorical of `amount` over `bands`
-      (`basket_band_labels`, money in `currency`).
+      (`basket_band_labels`, money in `currency`, default the frame's own:
+      `analysis.figures.frame_currency`).
     """
     placed = _local_times(frame)
     out = frame.copy()
     out["weekday"] = pd.Categorical.from_codes(
         placed.dt.day_of_week.to_numpy(), categories=list(WEEKDAYS), ordered=True
     )
-    out["hour"] = placed.dt.hour.to_numpy().astype(np.int64)
+    out["hour"] = pd.array(placed.dt.hour.to_numpy(), dtype="Int64")
     out["day"] = placed.dt.tz_localize(None).dt.normalize().to_numpy()
     out["new_customer"] = _first_orders(frame["customer"], placed)
-    labels = basket_band_labels(bands, currency)
+    labels = basket_band_labels(bands, currency or frame_currency(frame))
     edges = np.array([int(b) for b in bands], dtype=np.int64)
     codes = np.searchsorted(edges, frame["amount"].to_numpy(dtype=np.int64), side="right")
     out["basket_band"] = pd.Categorical.from_codes(codes, categories=labels, ordered=True)
@@ -152,12 +154,12 @@ def breakdown(frame: pd.DataFrame, by: str | Sequence[str], *, campaign: str | N
     describe the orders, not one campaign's redemptions).
 
     Columns and dtypes: the group columns (categoricals keep their dtype), then
-    `orders` int64, `redeemed` int64 (orders with a redemption), `redemption_share`
-    float64 (redeemed / orders; NaN for a group without orders), `discount` int64
-    (cents), `discount_per_order` float64 (cents per order of the group, redeemed
-    or not: an average, so float cents as everywhere in the analysis frames; NaN
-    without orders), then `cost` and `margin` int64 sums (NA counted as 0) when the
-    frame has them.
+    `orders` Int64, `redeemed` Int64 (orders with a redemption), `redemption_share`
+    Float64 (redeemed / orders; NA for a group without orders), `discount` Int64
+    (cents), `discount_per_order` Float64 (cents per order of the group, redeemed
+    or not: an average, so float cents as everywhere in the analysis frames; NA
+    without orders), then `cost` and `margin` Int64 sums (NA counted as 0) when the
+    frame has them (the dtype rule of docs/analysis.md).
     """
     names = [by] if isinstance(by, str) else list(by)
     if not names:
@@ -210,19 +212,19 @@ def breakdown(frame: pd.DataFrame, by: str | Sequence[str], *, campaign: str | N
     for name, (_, _, dtype) in zip(names, keys, strict=True):
         if not isinstance(dtype, pd.CategoricalDtype) and result[name].dtype != dtype:
             result[name] = result[name].astype(dtype)
-    return result
+    return figures(result, frame_currency(frame))
 
 
 def weekday_hour_table(frame: pd.DataFrame, value: str = "discount", *, campaign: str | None = None) -> pd.DataFrame:
     """A 7 x 24 table (index `weekday` Monday..Sunday, columns `hour` 0-23, local
     time) of `value` summed per cell: "discount" (cents), "orders" or "redeemed"
-    (counts), int64; empty cells are 0. What `plot_weekday_hour_heatmap` draws."""
+    (counts), Int64; empty cells are 0. What `plot_weekday_hour_heatmap` draws."""
     if value not in ("discount", "orders", "redeemed"):
         raise ValueError("value must be 'discount', 'orders' or 'redeemed'")
     table = breakdown(frame, ["weekday", "hour"], campaign=campaign)
     cells = table[value].to_numpy(dtype=np.int64).reshape(len(WEEKDAYS), 24)  # weekday-major grid
-    return pd.DataFrame(
+    return figures(pd.DataFrame(
         cells,
         index=pd.CategoricalIndex(WEEKDAYS, categories=WEEKDAYS, ordered=True, name="weekday"),
         columns=pd.RangeIndex(24, name="hour"),
-    )
+    ), frame_currency(frame))

@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..engine import PricingContext, PricingInputError, normalize_order, price_normalized
 from ..sim import customer_context, parse_instant, pricing_view
+from .figures import figures
 from .orders import as_requests
 from .sweep import REASONS, select_tiers
 
@@ -101,7 +102,7 @@ def compare_tiers(
     for col in ("discount_amount", "total_amount", "amount"):
         frame[col] = pd.array(frame[col].tolist(), dtype="Int64")
     frame["reason_key"] = pd.Categorical(frame["reason_key"], categories=list(REASONS))
-    return frame
+    return figures(frame, sim.currency)
 
 
 Criterion = str | Callable[[pd.DataFrame], Any]
@@ -160,6 +161,7 @@ def pivot_tiers(frame: pd.DataFrame, value: str = "discount_amount") -> pd.DataF
         table = table.astype("Int64")
     else:
         table = table.astype(bool)
+    table.attrs = dict(frame.attrs)  # the currency of the amounts
     return table
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from .. import models
+from .figures import figures
 from .state_frames import DELIVERY_OUTCOMES, TRANSACTION_STATUSES, TRANSACTION_TYPES, typed_frame
 
 __all__ = [
@@ -73,14 +74,17 @@ def _model(cls: Any, value: Any) -> Any:
 
 
 def validation_frame(
-    results: models.ValidationResponse | Sequence[Any], order_ids: Sequence[Hashable] | None = None
+    results: models.ValidationResponse | Sequence[Any], order_ids: Sequence[Hashable] | None = None,
+    currency: str | None = None,
 ) -> pd.DataFrame:
     """One row per valid tier of each validation response.
 
     `results` is one `ValidationResponse` (or its wire dict) or a list of
     them; `order_ids` labels each response (default: its position).
     Order amounts are the tier's computed order (`order_discount_amount` is
-    the order-level `discount_amount`); absent fields are NA.
+    the order-level `discount_amount`); absent fields are NA. A response
+    does not say its currency: `currency` (the scenario's) marks the frame
+    with it (`attrs["currency"]`, the dtype rule of docs/analysis.md).
     """
     if isinstance(results, models.ValidationResponse | dict):
         results = [results]
@@ -110,7 +114,7 @@ def validation_frame(
         categories={"discount_type": DISCOUNT_TYPES, "effect": DISCOUNT_EFFECTS},
     )
     frame["order_id"] = pd.Series([r["order_id"] for r in rows], dtype=object)
-    return frame
+    return figures(frame, currency)
 
 
 def publications_frame(publications: Iterable[Any]) -> pd.DataFrame:

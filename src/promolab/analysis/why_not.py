@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from ..sim import NOT_QUALIFIED_COLUMNS, WHY_NOT_COLUMNS, Simulator, why_not, why_not_qualified
+from .figures import figures
 
 __all__ = ["NOT_QUALIFIED_COLUMNS", "WHY_NOT_COLUMNS", "why_not_frame", "why_not_qualified_frame"]
 
@@ -31,7 +32,7 @@ def why_not_frame(sim: Simulator, request: Any) -> pd.DataFrame:
         request = request.model_dump(mode="json", exclude_unset=True)
     rows = why_not(sim, request)
     frame = pd.DataFrame(rows, columns=list(WHY_NOT_COLUMNS))
-    return frame.astype(_DTYPES)
+    return figures(frame.astype(_DTYPES), sim.currency)
 
 
 def why_not_qualified_frame(sim: Simulator, request: Any) -> pd.DataFrame:

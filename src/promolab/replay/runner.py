@@ -108,11 +108,15 @@ def _replay_lines(
     pending_ticks = 0
 
     def result() -> ReplayResult:
+        # imported here: the command line's parser loads this module, and must not load the analysis layer
+        from ..analysis.figures import figures
+
         builder.reconcile()
         return ReplayResult(
-            timeline=builder.timeline(),
-            balances=builder.balances(),
-            deliveries=builder.deliveries(),
+            # the one dtype rule of every frame (counts Int64; docs/analysis.md)
+            timeline=figures(builder.timeline(), sim.currency),
+            balances=figures(builder.balances(), sim.currency),
+            deliveries=figures(builder.deliveries()),
             errors=list(errors),
             started_at=started,
             ended_at=sim.now,

@@ -2,7 +2,7 @@
 
 Columns and dtypes are fixed (docs/replay.md, "Timeline"):
 
-    line            int64            line number in the source (1-based)
+    line            Int64            line number in the source (1-based)
     time            datetime64[us, UTC]  simulated time after the line (clock unchanged for a malformed line)
     op              category         canonical operation (categories: every known operation); NA if unreadable
     outcome         category         "ok", or the error key (refusal or malformed line)
@@ -14,12 +14,12 @@ Columns and dtypes are fixed (docs/replay.md, "Timeline"):
     tiers           Int64            validate: number of applicable tiers; NA for other operations
     best_tier       string           validate: id of the tier with the largest total discount
     best_discount   Int64            validate: that discount, in cents
-    publications    int64            counts after the line: publications,
-    events          int64              tracked custom events,
-    conversions     int64              referral conversions,
-    pending_purchases int64            reward purchases still PENDING,
-    deliveries      int64              webhook delivery attempts logged,
-    pending_deliveries int64           sendouts waiting for a retry
+    publications    Int64            counts after the line: publications,
+    events          Int64              tracked custom events,
+    conversions     Int64              referral conversions,
+    pending_purchases Int64            reward purchases still PENDING,
+    deliveries      Int64              webhook delivery attempts logged,
+    pending_deliveries Int64           sendouts waiting for a retry
     message         string           why the line failed; NA on success
     note            string           the line's "note", if any
 

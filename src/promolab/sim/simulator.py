@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, Self, TypeVar
 
+from ..display import DEFAULT_CURRENCY, scenario_currency
 from .clock import Clock, format_instant, later, parse_instant, seconds_delta
 from .ids import IdGenerator
 from .journaling import Journaling
@@ -56,6 +57,12 @@ class Simulator(Journaling):
     `advance`.
     """
 
+    #: What its amounts are in: the scenario's `project.currency` (ISO 4217).
+    #: Not state (a dump is the same bytes whatever the currency), so a
+    #: simulator made from a snapshot (`restore`) is in DEFAULT_CURRENCY until
+    #: told otherwise. The frames of promolab.analysis carry it in `attrs`.
+    currency: str = DEFAULT_CURRENCY
+
     def __init__(
         self,
         seed: int = 0,
@@ -74,6 +81,7 @@ class Simulator(Journaling):
             loaded = load_scenario(scenario, ids=self.ids, now=start_at, origin=_origin)
             state = loaded.state
             start_at = loaded.start or start_at
+            self.currency = scenario_currency(loaded.document)
         self.clock = Clock(start_at)
         self.state = state
         self.indexes = Indexes(state)

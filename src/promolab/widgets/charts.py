@@ -17,7 +17,6 @@ version or time metadata, so the same state gives the same bytes.
 from __future__ import annotations
 
 import io
-import math
 
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -76,8 +75,8 @@ def whatif_figure(result: WhatIfResult) -> Figure:
     left.grid(axis="x", alpha=0.3)
 
     tiers = result.tier_table
-    before, after = tiers.at["cost", "before"], tiers.at["cost", "after"]
-    heights = [before, 0.0 if math.isnan(after) else after]
+    before, after = tiers.at["before", "cost"], tiers.at["after", "cost"]
+    heights = [0.0 if pd.isna(v) else float(v) for v in (before, after)]
     bars = right.bar([0, 1], heights, color=[_BLUE, _ORANGE], width=0.6)
     right.set_xticks([0, 1], labels=["before", "after (what-if)"], fontsize=FONT_SIZE)
     money_axis(right.yaxis, currency)
@@ -86,8 +85,8 @@ def whatif_figure(result: WhatIfResult) -> Figure:
     right.set_title(f"{result.edit.tier_id} over {format_count(result.n_orders)} orders",
                     fontsize=FONT_SIZE + 2)
     for bar, column in zip(bars, ("before", "after"), strict=True):
-        share, reached = tiers.at["share_reached", column], tiers.at["orders_reached", column]
-        text = ("not evaluated" if math.isnan(share)
+        share, reached = tiers.at[column, "share_reached"], tiers.at[column, "orders_reached"]
+        text = ("not evaluated" if pd.isna(share)
                 else f"reach {format_share(share)}\n{format_count(reached)} orders")
         right.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center",
                        va="bottom", fontsize=FONT_SIZE - 1, xytext=(0, 2), textcoords="offset points")

@@ -21,7 +21,6 @@ defaulting to one.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
@@ -30,7 +29,8 @@ import numpy as np
 import pandas as pd
 
 from ..analysis import compare_tiers, prepare_orders, sweep
-from ..display import DEFAULT_CURRENCY
+from ..analysis.figures import with_currency
+from ..display import DEFAULT_CURRENCY, checked_currency
 from ..engine import TierConfigError, TierSpec
 from ..sim import pricing_view
 from .state import (
@@ -50,7 +50,6 @@ from .variants import (
     VariantRef,
     dated_comparison,
     sweep_comparison,
-    with_currency,
 )
 
 if TYPE_CHECKING:
@@ -62,34 +61,23 @@ __all__ = ["METRICS", "ORDER_COLUMNS", "WhatIfController", "WhatIfResult", "samp
 #: Columns of `WhatIfResult.order_table`.
 ORDER_COLUMNS = ["tier_id", "tier_name", "whatif", "valid", "discount_amount", "total_amount", "reason"]
 
-#: Rows of `WhatIfResult.tier_table` (columns `before`, `after`, `change`).
-METRICS = [
-    "orders",
-    "orders_reached",
-    "share_reached",
-    "cost",
-    "avg_discount",
-    "cost_per_order",
-    "max_discount",
-]
+#: Columns of `WhatIfResult.tier_table` (rows `before`, `after`, `change`) and
+#: their dtypes, by the rule of every frame (docs/analysis.md): counts and money
+#: `Int64`, shares and averages of money `Float64`.
+METRIC_DTYPES = {
+    "orders": "Int64",
+    "orders_reached": "Int64",
+    "share_reached": "Float64",
+    "cost": "Int64",
+    "avg_discount": "Float64",
+    "cost_per_order": "Float64",
+    "max_discount": "Int64",
+}
+METRICS = list(METRIC_DTYPES)
+#: Rows of `WhatIfResult.tier_table`.
+STATES = ["before", "after", "change"]
 
 Listener = Callable[["WhatIfResult"], Any]
-
-#: An ISO 4217 code as a scenario's `project.currency` holds it (sim/scenario/schema.py).
-_CURRENCY_CODE = re.compile(r"[A-Z]{3}")
-
-
-def checked_currency(currency: object) -> str:
-    """`currency` if it is a currency code as a scenario writes it (three
-    upper-case letters, e.g. "EUR"), else a ValueError saying so: a typo
-    ("eur", "EURO") would otherwise show amounts under a made-up prefix."""
-    if not isinstance(currency, str) or not _CURRENCY_CODE.fullmatch(currency):
-        raise ValueError(
-            f"currency must be an ISO 4217 code of three upper-case letters, such as 'USD' or 'EUR' "
-            f"(the scenario's project.currency), not {currency!r}"
-        )
-    return currency
-
 
 def sample_orders(orders: pd.DataFrame, n: int | None, *, seed: int = 0) -> pd.DataFrame:
     """The lines of `n` orders drawn without replacement with a fixed seed
@@ -108,11 +96,12 @@ class WhatIfResult:
 
     - `order_table`: one row per tier (the what-if copy right after the tuned
       tier) for the built order: `ORDER_COLUMNS`, money in cents;
-    - `tier_table`: `METRICS` x (`before`, `after`, `change`) for the tuned
-      tier over the sample orders; money in cents, shares in [0, 1];
+    - `tier_table`: (`before`, `after`, `change`) x `METRICS` for the tuned
+      tier over the sample orders, one column per figure so each has its
+      own dtype (`METRIC_DTYPES`): money in cents, shares in [0, 1];
     - `currency`: what the cents are in (the controller's): every display of
       the result (`present`, `charts`) formats money in it;
-    - `error`: why the edit could not be evaluated (then `after` is NaN).
+    - `error`: why the edit could not be evaluated (then `after` is NA).
     """
 
     draft: OrderDraft
@@ -126,11 +115,11 @@ class WhatIfResult:
 
     @property
     def before(self) -> pd.Series:
-        return self.tier_table["before"]
+        return self.tier_table.loc["before"]
 
     @property
     def after(self) -> pd.Series:
-        return self.tier_table["after"]
+        return self.tier_table.loc["after"]
 
 
 class WhatIfController:
@@ -177,7 +166,7 @@ class WhatIfController:
         self.draft = draft or OrderDraft.of(list(self.products))
         first = tier if tier is not None else self.tunable[0]
         self.edit = self._initial_edit(first)
-        self._before: dict[str, pd.Series] = {}
+        self._before: dict[str, dict[str, Any]] = {}
         self._listeners: list[Listener] = []
         self._result: WhatIfResult | None = None
         self.book = VariantBook()
@@ -310,7 +299,7 @@ class WhatIfController:
             frame = sweep_comparison(chosen, self._summary_of, self.batch.n_orders)
         return with_currency(frame, self.currency)
 
-    def _summary_of(self, tier: str | TierSpec) -> pd.Series:
+    def _summary_of(self, tier: str | TierSpec) -> dict[str, Any]:
         return self._summary_before(tier) if isinstance(tier, str) else self._summary(tier)
 
     # -- results --------------------------------------------------------------------
@@ -330,10 +319,12 @@ class WhatIfController:
             after = self._summary(candidate)
         except (TierConfigError, ValueError) as exc:  # the engine refuses the edited tier
             error, whatif = str(exc), None
-            after = pd.Series(np.nan, index=METRICS, dtype="float64")
-        table = pd.DataFrame({"before": before, "after": after}, index=METRICS)
-        table["change"] = table["after"] - table["before"]
-        table.index.name = "metric"
+            after = dict.fromkeys(METRICS, pd.NA)
+        table = pd.DataFrame({
+            name: pd.array([before[name], after[name], pd.NA], dtype=dtype) for name, dtype in METRIC_DTYPES.items()
+        }, index=pd.Index(STATES, name="state"))
+        table.loc["change"] = table.loc["after"] - table.loc["before"]
+        table = with_currency(table.astype(METRIC_DTYPES), self.currency)
         return WhatIfResult(
             draft=self.draft,
             edit=self.edit,
@@ -345,26 +336,23 @@ class WhatIfController:
             error=error,
         )
 
-    def _summary_before(self, tier_id: str) -> pd.Series:
+    def _summary_before(self, tier_id: str) -> dict[str, Any]:
         found = self._before.get(tier_id)
         if found is None:
             found = self._before[tier_id] = self._summary(tier_id)
         return found
 
-    def _summary(self, tier: str | TierSpec) -> pd.Series:
+    def _summary(self, tier: str | TierSpec) -> dict[str, Any]:
         row = sweep(self.sim, self.batch, [tier], progress=False).summary().iloc[0]
-        return pd.Series(
-            {
-                "orders": float(row["orders"]),
-                "orders_reached": float(row["valid_orders"]),
-                "share_reached": float(row["share_affected"]),
-                "cost": float(row["cost"]),
-                "avg_discount": float(row["avg_discount"]),
-                "cost_per_order": float(row["cost_per_order"]),
-                "max_discount": float(row["max_discount"]),
-            },
-            dtype="float64",
-        )[METRICS]
+        return {
+            "orders": row["orders"],
+            "orders_reached": row["valid_orders"],
+            "share_reached": row["share_affected"],
+            "cost": row["cost"],
+            "avg_discount": row["avg_discount"],
+            "cost_per_order": row["cost_per_order"],
+            "max_discount": row["max_discount"],
+        }
 
     def _order_table(self, whatif: TierSpec | None) -> pd.DataFrame:
         tiers: list[Any] = []
@@ -389,4 +377,4 @@ class WhatIfController:
             frame["tier_id"] = frame["tier_id"].astype("string")
         frame.insert(2, "whatif", frame["tier_id"] == whatif_id(self.edit.tier_id))
         frame["whatif"] = frame["whatif"].astype(bool)
-        return frame[ORDER_COLUMNS].reset_index(drop=True)
+        return with_currency(frame[ORDER_COLUMNS].reset_index(drop=True), self.currency)

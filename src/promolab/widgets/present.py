@@ -13,13 +13,20 @@ know it, so a default would show a euro scenario in dollars.
 from __future__ import annotations
 
 import html
-import math
 from collections.abc import Callable, Hashable, Iterable
+from numbers import Real
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from ..display import DEFAULT_CURRENCY, format_count, format_money, format_share
+from ..display import (
+    DEFAULT_CURRENCY,
+    MISSING,
+    format_count,
+    format_money,
+    format_share,
+    is_missing,
+)
 from .state import WHATIF_SUFFIX, TierEdit
 
 if TYPE_CHECKING:  # annotations only: the variants module (which the controller imports) uses these words
@@ -80,26 +87,28 @@ def readable(
     return out
 
 
-def _metric(name: str, value: float, currency: str, *, signed: bool = False) -> str:
-    if isinstance(value, float) and math.isnan(value):
-        return format_money(None)
+def _metric(name: str, value: object, currency: str, *, signed: bool = False) -> str:
+    if is_missing(value):
+        return MISSING
     if name in _MONEY:
         return format_money(value, currency, signed=signed)
+    if not isinstance(value, Real):
+        raise TypeError(f"a figure of the tier table is a number, not {type(value).__name__}")
     if name in _COUNT:
-        return ("+" if signed and value > 0 else "") + format_count(value)
-    return f"{100 * value:+.1f} pts" if signed else format_share(value)
+        return ("+" if signed and float(value) > 0 else "") + format_count(value)
+    return f"{100 * float(value):+.1f} pts" if signed else format_share(value)
 
 
 def tier_display(result: WhatIfResult) -> pd.DataFrame:
     """Before / after / change of the tuned tier, as text."""
     table = result.tier_table
     rows = []
-    for name in table.index:
+    for name in table.columns:
         rows.append({
             "metric": _LABELS[name],
-            "before": _metric(name, table.at[name, "before"], result.currency),
-            "after": _metric(name, table.at[name, "after"], result.currency),
-            "change": _metric(name, table.at[name, "change"], result.currency, signed=True),
+            "before": _metric(name, table.at["before", name], result.currency),
+            "after": _metric(name, table.at["after", name], result.currency),
+            "change": _metric(name, table.at["change", name], result.currency, signed=True),
         })
     return pd.DataFrame(rows).set_index("metric")
 

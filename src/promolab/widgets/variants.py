@@ -23,14 +23,15 @@ has it without being told again.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
 from ..analysis import compare_scenarios
-from ..display import DEFAULT_CURRENCY, MISSING, format_count, format_money, is_missing
+from ..analysis.figures import figures, frame_currency, with_currency
+from ..display import MISSING, format_count, format_money, is_missing
 from ..engine import TierSpec
 from ..sim import pricing_view
 from .present import edit_changes, readable
@@ -179,7 +180,7 @@ def _labels(variants: Sequence[Variant]) -> list[str]:
 
 
 def sweep_comparison(
-    variants: Sequence[Variant], summarize: Callable[[str | TierSpec], pd.Series], n_orders: int
+    variants: Sequence[Variant], summarize: Callable[[str | TierSpec], Mapping[str, Any]], n_orders: int
 ) -> pd.DataFrame:
     """Per tier of the variants: the tier as in the scenario (`CURRENT`), then
     each of its variants, over the same orders (`summarize` is the
@@ -202,7 +203,9 @@ def sweep_comparison(
     frame = pd.DataFrame(rows, columns=COMPARISON_COLUMNS)
     frame[["variant", "tier_id", "changes"]] = frame[["variant", "tier_id", "changes"]].astype("string")
     # a campaign's cost is whole cents (the average discount is a mean: it stays a float)
-    return frame.astype({"orders": "int64", "orders_affected": "int64", "cost": "int64", "cost_change": "int64"})
+    return figures(frame.astype({"orders": "Int64", "orders_affected": "Int64", "cost": "Int64", "cost_change": "Int64",
+                                 "share_affected": "Float64", "avg_discount": "Float64", "share_change": "Float64",
+                                 "avg_discount_change": "Float64"}))
 
 
 def variant_tiers(sim: Simulator, variant: Variant) -> list[str | TierSpec]:
@@ -235,7 +238,7 @@ def dated_comparison(
     base = frame.iloc[0]
     for column in ("redeemed", "discount", "held_back", "margin"):
         frame[f"{column}_change"] = frame[column] - base[column]
-    return frame[DATED_COLUMNS]
+    return figures(frame[DATED_COLUMNS])
 
 
 def _points(value: Any) -> str:
@@ -243,22 +246,9 @@ def _points(value: Any) -> str:
     return MISSING if is_missing(value) else f"{100 * value:+.1f} pts"
 
 
-#: The key of a comparison frame's `attrs` holding the currency of its money.
-CURRENCY_ATTR = "currency"
+#: A comparison frame's currency is where every frame keeps it (`analysis.figures`).
+comparison_currency = frame_currency
 
-
-def with_currency(frame: pd.DataFrame, currency: str) -> pd.DataFrame:
-    """`frame`, marked as holding money in `currency` (its `attrs`, which pandas
-    carries through copies and selections): a comparison stays data in cents,
-    and whoever shows it later reads the currency from the frame itself."""
-    frame.attrs[CURRENCY_ATTR] = currency
-    return frame
-
-
-def comparison_currency(frame: pd.DataFrame) -> str:
-    """The currency a comparison frame's money is in (`with_currency`); the
-    default currency for a frame nobody marked (built by hand)."""
-    return str(frame.attrs.get(CURRENCY_ATTR, DEFAULT_CURRENCY))
 
 
 def comparison_display(frame: pd.DataFrame) -> pd.DataFrame:

@@ -125,6 +125,7 @@ def forecast(
     facts = OrderFacts.of(orders, cols, batch, sim.state.project.timezone, sim.state.project.week_start)
     costs.check(facts)
     facts.cost_of_goods = costs.goods(batch)  # refused (a product without a cost) before the sweep, not after
+    facts.currency = sim.currency
     watched = _watched(chosen)
     with progress_bar(batch.n_orders, progress, "forecast") as bar:
         def advance(n: int) -> None:

@@ -66,7 +66,6 @@ def _summary(result: ForecastResult, currency: str) -> str:
     """Per campaign and per budget, for people: money via `display.format_money`,
     instants in the project's time zone."""
     from ...display import MISSING, format_count, format_money, is_missing, text_table
-    from ...engine import BUDGET_FAMILIES
 
     lines = ["per campaign:"]
     rows = [[str(r.campaign_id), format_count(r.redemptions), format_money(r.discount, currency),
@@ -75,8 +74,7 @@ def _summary(result: ForecastResult, currency: str) -> str:
     lines += ["", f"budgets and limits (ran out at: the first order one refused, {result.timezone}):"]
     rows = []
     for r in result.budgets.itertuples():
-        query = BUDGET_FAMILIES.get(str(r.rule))
-        money = query is not None and query.measure != "count"
+        money = r.measure != "count"  # the budgets frame says what its limit counts
 
         def figure(value: object, money: bool = money) -> str:
             if is_missing(value):

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ...display import DEFAULT_CURRENCY
 from ...engine import UsageLedger, WeekStart, period_key_arrays
 from ..orders import (
     CUSTOMER_COLUMN,
@@ -66,6 +67,8 @@ class OrderFacts:
     amount: np.ndarray | None = None
     #: the cost of goods per order in cents (`CostModel.goods`), None when the model has none
     cost_of_goods: np.ndarray | None = None
+    #: what every amount is in: the simulator's currency (its scenario's `project.currency`)
+    currency: str = DEFAULT_CURRENCY
 
     @property
     def n(self) -> int:

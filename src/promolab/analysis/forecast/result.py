@@ -24,7 +24,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ...engine import CompiledTier, WeekStart
+from ...display import DEFAULT_CURRENCY
+from ...engine import BUDGET_FAMILIES, CompiledTier, WeekStart
+from ..figures import figures
 from .budget_left import BudgetTrack, budget_left
 from .calendar_periods import FREQS, Freq, period_range, period_start
 from .facts import OrderFacts
@@ -38,8 +40,10 @@ ORDER_COLUMNS = (
     "order_id", "placed_at", "customer", "amount", "quantity", "qualified_tier_id", "redeemed", "tier_id",
     "campaign_id", "discount", "held_back_tier_id", "held_back_by", "cost_of_goods", "cost", "margin",
 )  # fmt: skip
+#: `measure`: what `limit` and `used` are in: "count" (redemptions, codes), or minor
+#: units of money ("discount", "order_amount"; the frame's `attrs["currency"]`).
 BUDGET_COLUMNS = (
-    "tier_id", "campaign_id", "rule_id", "rule", "per_customer", "period", "limit", "used", "ran_out_at",
+    "tier_id", "campaign_id", "rule_id", "rule", "per_customer", "period", "measure", "limit", "used", "ran_out_at",
     "orders_held_back",
 )  # fmt: skip
 PERIOD_COLUMNS = (
@@ -74,6 +78,8 @@ class ForecastResult:
     week_start: WeekStart = "MONDAY"
     #: the budgets of everyone's total and the code stocks, as `budget_left` follows them
     budget_tracks: tuple[BudgetTrack, ...] = ()
+    #: what every amount of the frames is in (the simulator's: its scenario's `project.currency`)
+    currency: str = DEFAULT_CURRENCY
 
     @classmethod
     def build(cls, tiers: Sequence[CompiledTier], watched: Sequence[WatchedTier], excluded: dict[str, str],
@@ -160,14 +166,16 @@ class ForecastResult:
         frame.index = pd.RangeIndex(len(frame))
         budgets = pd.DataFrame(budgets_rows, columns=list(BUDGET_COLUMNS)).astype({
             "tier_id": "string", "campaign_id": "string", "rule_id": "string", "rule": "string",
-            "period": "string", "limit": "Int64", "used": "Int64", "orders_held_back": "int64",
+            "period": "string", "measure": "string", "limit": "Int64", "used": "Int64", "orders_held_back": "Int64",
         })  # fmt: skip
         if budgets.empty:
             budgets["ran_out_at"] = pd.Series([], dtype=f"datetime64[ns, {tz}]")
         keys = (facts.periods[0][order], facts.periods[1][order], facts.periods[2][order])
         redemptions = _redemptions(frame, spent, order, ids, campaign_names, campaign_code)
-        return cls(frame, budgets, redemptions, dict(excluded), tuple(t.id for t in tiers),
-                   dict(zip(ids, campaigns, strict=True)), tz, keys, facts.week_start, tuple(tracks))
+        currency = facts.currency
+        return cls(figures(frame, currency), figures(budgets, currency), figures(redemptions, currency),
+                   dict(excluded), tuple(t.id for t in tiers), dict(zip(ids, campaigns, strict=True)), tz, keys,
+                   facts.week_start, tuple(tracks), currency)
 
     def periods(self, freq: Freq = "day") -> pd.DataFrame:
         """Per campaign and calendar period (the project's time zone; weeks from
@@ -178,7 +186,7 @@ class ForecastResult:
             raise ValueError(f"freq must be one of {', '.join(FREQS)}, got {freq!r}")
         o, r = self.orders, self.redemptions
         if o.empty:
-            return pd.DataFrame(columns=list(PERIOD_COLUMNS))
+            return self._no_periods()
         start = period_start(self.period_keys, freq, self.timezone)
         held = o["held_back_tier_id"].notna().to_numpy()
         rows = r["row"].to_numpy()
@@ -192,7 +200,7 @@ class ForecastResult:
             "held_back": np.r_[np.zeros(len(r), dtype=np.int64), np.ones(int(held.sum()), dtype=np.int64)],
         })  # fmt: skip
         if parts.empty:
-            return pd.DataFrame(columns=list(PERIOD_COLUMNS))
+            return self._no_periods()
         every = self.period_starts(freq)
         grid = pd.MultiIndex.from_product([sorted(parts["campaign_id"].unique()), every],
                                           names=["campaign_id", "period_start"])
@@ -200,7 +208,14 @@ class ForecastResult:
         sums["campaign_id"] = sums["campaign_id"].astype("string")
         for column in ("redemptions", "discount"):
             sums[f"{column}_to_date"] = sums.groupby("campaign_id")[column].cumsum()
-        return sums[list(PERIOD_COLUMNS)]
+        return figures(sums[list(PERIOD_COLUMNS)], self.currency)
+
+    def _no_periods(self) -> pd.DataFrame:
+        """`periods` of a forecast that redeemed nothing: no rows, the columns typed."""
+        empty = pd.DataFrame({c: pd.array([], dtype="Int64") for c in PERIOD_COLUMNS})
+        empty["campaign_id"] = pd.array([], dtype="string")
+        empty["period_start"] = pd.DatetimeIndex([], tz=self.timezone)
+        return figures(empty, self.currency)
 
     def period_starts(self, freq: Freq = "day") -> pd.DatetimeIndex:
         """Every calendar period's start from the first order's to the last's
@@ -222,7 +237,15 @@ class ForecastResult:
         """Per campaign: redemptions, discount given, orders held back by a budget."""
         p = self.periods("month")
         out = p.groupby("campaign_id", as_index=False)[["redemptions", "discount", "held_back"]].sum()
-        return out.sort_values("discount", ascending=False, kind="stable").reset_index(drop=True)
+        return figures(out.sort_values("discount", ascending=False, kind="stable").reset_index(drop=True),
+                       self.currency)
+
+
+def _measure(rule: str) -> str:
+    """What a budgets row's `limit` and `used` count: the budget family's
+    measure; a code's stock and a campaign's pool count codes."""
+    family = BUDGET_FAMILIES.get(rule)
+    return family.measure if family is not None else "count"
 
 
 def _redemptions(frame: pd.DataFrame, spent: Spending, order: np.ndarray, ids: Sequence[str],
@@ -283,7 +306,8 @@ class _HeldRules:
         self.held_rule[hits] = self.names.index(name)
         self.rows.append({
             "tier_id": rule.tier_id, "campaign_id": rule.campaign_id, "rule_id": rule.rule_id, "rule": name,
-            "per_customer": rule.per_customer, "period": rule.period, "limit": rule.limit, "used": rule.used,
+            "per_customer": rule.per_customer, "period": rule.period, "measure": _measure(name), "limit": rule.limit,
+            "used": rule.used,
             "ran_out_at": (pd.Timestamp(int(self.placed_at[hits[0]]), tz="UTC").tz_convert(self.timezone)
                            if hits.size else pd.NaT),
             "orders_held_back": int(hits.size),

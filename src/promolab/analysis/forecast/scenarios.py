@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pandas as pd
 
+from ..figures import figures
 from .api import forecast
 from .costs import CostModel
 from .result import ForecastResult
@@ -36,14 +37,20 @@ class ScenarioComparison:
     def names(self) -> list[str]:
         return list(self.results)
 
+    @property
+    def currency(self) -> str:
+        """What the amounts are in: the first scenario's currency (scenarios
+        compared side by side are in one)."""
+        return next(iter(self.results.values())).currency
+
     def campaigns(self) -> pd.DataFrame:
         """Per campaign: redemptions, discount and orders held back under each
         scenario (columns `<measure>` x scenario), campaigns of any scenario."""
         parts = {name: r.summary().set_index("campaign_id")[list(_MEASURES)] for name, r in self.results.items()}
-        wide = pd.concat(parts, axis=1, names=["scenario", "measure"]).fillna(0).astype("int64")
+        wide = pd.concat(parts, axis=1, names=["scenario", "measure"]).fillna(0).astype("Int64")
         wide = wide.swaplevel(axis=1)[[(m, n) for m in _MEASURES for n in self.names]]
         wide.index = wide.index.astype("string")
-        return wide.sort_index()
+        return figures(wide.sort_index(), self.currency)
 
     def totals(self) -> pd.DataFrame:
         """One row per scenario: orders, redeemed, discount, margin (when costed)."""
@@ -53,14 +60,14 @@ class ScenarioComparison:
             rows.append({"scenario": name, "orders": len(o), "redeemed": int(o["redeemed"].sum()),
                          "discount": int(o["discount"].sum()), "held_back": int(o["held_back_tier_id"].notna().sum()),
                          "margin": o["margin"].sum() if o["margin"].notna().all() and len(o) else pd.NA})
-        return pd.DataFrame(rows).astype({"scenario": "string", "margin": "Int64"})
+        return figures(pd.DataFrame(rows).astype({"scenario": "string", "margin": "Int64"}), self.currency)
 
     def periods(self, freq: Literal["day", "week", "month"] = "day") -> pd.DataFrame:
         """`ForecastResult.periods` of every scenario, stacked with a `scenario` column."""
         frames = [r.periods(freq).assign(scenario=name) for name, r in self.results.items()]
         out = pd.concat(frames, ignore_index=True)
         out["scenario"] = pd.Categorical(out["scenario"], categories=self.names)
-        return out[["scenario", *[c for c in out.columns if c != "scenario"]]]
+        return figures(out[["scenario", *[c for c in out.columns if c != "scenario"]]], self.currency)
 
     def orders(self) -> pd.DataFrame:
         """Per order: the tier redeemed and the discount under each scenario."""
@@ -69,8 +76,8 @@ class ScenarioComparison:
         for name, r in self.results.items():
             o = r.orders.set_index("order_id").loc[first["order_id"]]
             out[f"tier_id[{name}]"] = o["tier_id"].astype("string").to_numpy()
-            out[f"discount[{name}]"] = o["discount"].to_numpy()
-        return out
+            out[f"discount[{name}]"] = o["discount"].array
+        return figures(out, self.currency)
 
     def difference(self, a: str, b: str) -> pd.DataFrame:
         """Per campaign, `b` minus `a` of each measure; the orders whose tier changed are in `orders()`."""
@@ -79,7 +86,7 @@ class ScenarioComparison:
                 raise KeyError(f"no scenario {name!r}; compared: {', '.join(self.names)}")
         wide = self.campaigns()
         out = pd.DataFrame({m: wide[(m, b)] - wide[(m, a)] for m in _MEASURES})
-        return out.reset_index()
+        return figures(out.reset_index(), self.currency)
 
     def plot(self, *, ax: Any = None, currency: str = "USD") -> Any:
         """Discount per campaign under each scenario (grouped bars). Returns the Axes."""

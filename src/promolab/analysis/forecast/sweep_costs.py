@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ...sim import pricing_view
+from ..figures import figures
 from ..sweep import SweepResult
 from .costs import CostModel, is_free_shipping
 from .facts import order_columns
@@ -60,4 +61,4 @@ def sweep_costs(sim: Simulator, result: SweepResult, costs: CostModel,
         "shipping": redemptions * shipping,
     })
     out["cost"] = out["discount"] + out["shipping"]
-    return out
+    return figures(out, sim.currency)

@@ -115,7 +115,7 @@ def compare_stacking_policies(
         batch = part if isinstance(part, OrderBatch) else prepare_orders(sim, part, customers)
         positions = None if len(parts) == 1 else order_ids.get_indexer(batch.order_ids).astype(np.int64)
         groups.append(price_group(batch, entries, rules, view.catalogue, ctx, table, positions, chunk_size))
-    return StackingComparison(order_ids, tuple(rules), groups, table)
+    return StackingComparison(order_ids, tuple(rules), groups, table, sim.currency)
 
 
 def price_group(

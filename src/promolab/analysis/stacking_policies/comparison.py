@@ -14,6 +14,8 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from ...display import DEFAULT_CURRENCY
+from ..figures import figures
 from .reason_table import ReasonTable
 from .stack_outputs import STATUSES, StackOutputs
 
@@ -68,6 +70,8 @@ class StackingComparison:
     policies: tuple[str, ...]
     groups: list[StackGroup]
     reasons: ReasonTable = field(repr=False)
+    #: what the amounts are in (the simulator's currency)
+    currency: str = DEFAULT_CURRENCY
 
     # -- per (order, policy) ------------------------------------------------------------------
     @cached_property
@@ -93,7 +97,7 @@ class StackingComparison:
         if not cols:
             cols = {k: np.zeros(0, dtype=np.int64) for k in ("order", "policy", "applicable", "amount", "discount", "total")}
             cols["valid"] = np.zeros(0, dtype=bool)
-        return pd.DataFrame({
+        return figures(pd.DataFrame({
             "order_id": _categorical(cols["order"], self.order_ids),
             "policy": _categorical(cols["policy"], self.policies),
             "valid": cols["valid"].astype(bool),
@@ -101,7 +105,7 @@ class StackingComparison:
             "amount": _money(cols["amount"]),
             "discount": _money(cols["discount"]),
             "total": _money(cols["total"]),
-        })
+        }), self.currency)
 
     # -- per (order, policy, redeemable) --------------------------------------------------------
     @cached_property
@@ -138,7 +142,7 @@ class StackingComparison:
         object_codes, object_names = pd.factorize(pd.Series(objects, dtype=object))
         id_codes, id_names = pd.factorize(pd.Series(ids, dtype=object))
         label = cols["label"].astype(np.int64)
-        return pd.DataFrame({
+        return figures(pd.DataFrame({
             "order_id": _categorical(cols["order"], self.order_ids),
             "policy": _categorical(cols["policy"], self.policies),
             "position": cols["position"].astype(np.int16),
@@ -149,7 +153,7 @@ class StackingComparison:
             "reason_key": _text(cols["reason"].astype(np.int64), keys),
             "reason": _text(cols["reason"].astype(np.int64), messages),
             "why": _text(why_code, whys),
-        })
+        }), self.currency)
 
     # -- per policy -------------------------------------------------------------------------------
     def summary(self) -> pd.DataFrame:
@@ -173,8 +177,7 @@ class StackingComparison:
             })
         frame = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
         frame["policy"] = pd.Categorical(frame["policy"], categories=list(self.policies))
-        frame["total_discount"] = frame["total_discount"].astype("Int64")
-        return frame
+        return figures(frame, self.currency)
 
     def reason_counts(self) -> pd.DataFrame:
         """Redeemables not applied, per policy, status and reason key (largest first within a policy)."""
@@ -182,7 +185,8 @@ class StackingComparison:
         table = table[table["status"] != "APPLICABLE"]
         counts = (table.groupby(["policy", "status", "reason_key"], observed=True).size()
                   .rename("redeemables").reset_index())
-        return counts.sort_values(["policy", "redeemables"], ascending=[True, False], kind="stable").reset_index(drop=True)
+        return figures(counts.sort_values(["policy", "redeemables"], ascending=[True, False], kind="stable")
+                       .reset_index(drop=True))
 
     def difference(self, a: str, b: str) -> pd.DataFrame:
         """Per order: the discount under `b` minus the discount under `a` (cents), with both sides."""
@@ -192,23 +196,23 @@ class StackingComparison:
         orders = self.orders
         left = orders[orders["policy"] == a].reset_index(drop=True)
         right = orders[orders["policy"] == b].reset_index(drop=True)
-        return pd.DataFrame({
+        return figures(pd.DataFrame({
             "order_id": left["order_id"],
             "valid_a": left["valid"], "valid_b": right["valid"],
             "discount_a": left["discount"], "discount_b": right["discount"],
             "difference": right["discount"] - left["discount"],
-        })
+        }), self.currency)
 
     @property
     def paths(self) -> pd.DataFrame:
         """Per list of redeemables: how its orders were priced (vectorized / fallback) and why."""
-        return pd.DataFrame({
+        return figures(pd.DataFrame({
             "redeemables": pd.array([", ".join(g.ids) for g in self.groups], dtype="string"),
             "orders": [g.positions.size for g in self.groups],
             "path": pd.Categorical([g.path for g in self.groups], categories=["vectorized", "fallback"]),
             "engine_orders": [g.engine_orders for g in self.groups],
             "reason": pd.array([g.reason for g in self.groups], dtype="string"),
-        })
+        }))
 
     def plot(self, stat: str = "sum", ax: object = None, currency: str = "USD") -> object:
         """Discount per policy (`chart.plot_policy_discounts`)."""

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ...engine import CompiledTier, PricingContext, TierSpec, compile_tier
+from ...engine import Catalogue, CompiledTier, PricingContext, TierSpec, compile_tier
 from ...sim import PricingView, parse_instant, pricing_view
+from ..figures import with_currency
 from ..orders import line_columns
 from .batch import OrderBatch, build_batch
 from .bound import BoundSweep, bind_sweep
@@ -148,7 +149,7 @@ def sweep(
                 sweep_dask_batch(bound_sweep, out, chosen, meta, client=client, npartitions=npartitions,
                                  chunk_size=chunk_size, on_partition=bar.update)
         order_ids = batch.order_ids
-    frame = build_frame(order_ids, tier_ids, out)
+    frame = with_currency(build_frame(order_ids, tier_ids, out), sim.currency)
     return SweepResult(
         frame=frame,
         paths=_paths_frame(plans, paths),
@@ -159,6 +160,7 @@ def sweep(
         campaign_ids=campaign_ids,
         dated=placed is not None,
         placed_at=_placed_series(order_ids, placed) if placed is not None else None,
+        currency=sim.currency,
     )
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ...display import DEFAULT_CURRENCY
+from ..figures import figures
 from .rulemasks import REASONS
 from .runner import Outputs, order_code_dtype, tier_code_dtype
 from .summary import campaign_summary, summary_table, summary_text, tier_summary
@@ -75,6 +76,8 @@ class SweepResult:
     campaign_ids: tuple[str, ...]
     dated: bool = False
     placed_at: pd.Series | None = None
+    #: what the amounts are in (the simulator's currency); the frames carry it too
+    currency: str = DEFAULT_CURRENCY
 
     def _matrices(self) -> tuple[np.ndarray, np.ndarray]:
         t = len(self.tier_ids)
@@ -83,13 +86,23 @@ class SweepResult:
         return valid, discount
 
     def summary(self, by: str = "tier", *, rule: str = "first") -> pd.DataFrame:
-        """Per tier (default) or per campaign (`by="campaign"`, `rule="first"|"best"`)."""
+        """Per tier (default) or per campaign (`by="campaign"`, `rule="first"|"best"`).
+
+        A row whose discounts have no monetary value (free shipping) has NA
+        money figures, not 0: what `summary_text` prints as "-"."""
         valid, discount = self._matrices()
         if by == "tier":
-            return tier_summary(valid, discount, self.tier_ids, self.campaign_ids, list(self.paths["path"]))
-        if by == "campaign":
-            return campaign_summary(valid, discount, self.campaign_ids, rule)
-        raise ValueError("by must be 'tier' or 'campaign'")
+            frame = tier_summary(valid, discount, self.tier_ids, self.campaign_ids, list(self.paths["path"]))
+        elif by == "campaign":
+            frame = campaign_summary(valid, discount, self.campaign_ids, rule)
+        else:
+            raise ValueError("by must be 'tier' or 'campaign'")
+        frame = figures(frame, self.currency)
+        unpriced = np.array(self._no_value(by), dtype=bool)
+        for column in ("cost", "avg_discount", "cost_per_order", "max_discount"):
+            if column in frame.columns:
+                frame.loc[unpriced, column] = pd.NA
+        return frame
 
     def _no_value(self, by: str) -> list[bool]:
         """Per summary row: it applies somewhere, yet none of its discounts has a
@@ -105,14 +118,14 @@ class SweepResult:
             flags.append(bool(valid[:, cols].any()) and not bool(priced[:, cols].any()))
         return flags
 
-    def summary_table(self, by: str = "tier", *, rule: str = "first",
-                      currency: str = DEFAULT_CURRENCY) -> pd.DataFrame:
+    def summary_table(self, by: str = "tier", *, rule: str = "first", currency: str | None = None) -> pd.DataFrame:
         """`summary(by, rule=rule)` as text cells for people: reach as a percentage,
-        money with its currency, `display.MISSING` where there is no amount (no
-        order reached; a tier whose discounts have no monetary value)."""
-        return summary_table(self.summary(by, rule=rule), currency, no_value=self._no_value(by))
+        money with its currency (default the result's), `display.MISSING` where
+        there is no amount (no order reached; a tier whose discounts have no
+        monetary value: NA in `summary()` too)."""
+        return summary_table(self.summary(by, rule=rule), currency or self.currency)
 
-    def summary_text(self, by: str = "tier", *, rule: str = "first", currency: str = DEFAULT_CURRENCY) -> str:
+    def summary_text(self, by: str = "tier", *, rule: str = "first", currency: str | None = None) -> str:
         """`summary_table` as aligned text, for `print`."""
         return summary_text(self.summary_table(by, rule=rule, currency=currency))
 

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
+from pydantic_core import PydanticCustomError
 
+from ...display import is_currency_code
 from ...models import StackingRulesChange
 from ..records import (
     CodePool,
@@ -35,13 +37,24 @@ class ProjectSpec(Record):
     credentials: Credentials = Field(default_factory=Credentials)
     #: ISO 4217 code of the project's money, for text only (promolab.display): the
     #: loader does not copy it into the state, so state dumps do not depend on it.
-    currency: str = Field(default="USD", pattern=r"^[A-Z]{3}$")
+    #: Only a code of the standard: its minor unit (CLP 0 digits, TND 3) decides
+    #: what an amount in minor units reads as (`promolab.display.minor_digits`).
+    currency: str = "USD"
     #: The project's stacking rules: the fields given, the service's defaults
     #: for the rest (docs/stacking.md). Left out: none written, the defaults apply.
     stacking_rules: StackingRulesChange | None = None
     #: Calendar of budget periods (docs/stacking.md § Budgets and limits).
     timezone: TimeZoneName = "UTC"
     week_start: WeekStart = "MONDAY"
+
+    @field_validator("currency")
+    @classmethod
+    def _iso_4217(cls, value: str) -> str:
+        if not is_currency_code(value):
+            # a custom error: the message reads as the others do, without pydantic's "Value error, "
+            raise PydanticCustomError("currency", "{value} is not an ISO 4217 currency code (three upper-case "
+                                      "letters, such as 'USD', 'EUR' or 'CLP')", {"value": repr(value)})
+        return value
 
 
 class ClockSpec(Record):
