@@ -7,6 +7,9 @@ the object it holds lives here instead:
 
 - `client()` / `async_client()`: a `Client` talking to this simulator through
   the full HTTP face (routing, auth, JSON, error bodies), in-process;
+- `served()`: the same simulator over real HTTP on a free port, for a
+  while (a `Served`: base URL, credentials, clients), what a test suite
+  would otherwise build from uvicorn and a thread;
 - `transactions()` / `webhook_deliveries()`: its ledgers as DataFrames.
 
 `Simulator.from_scenario(...)` and `Simulator.restore(...)` build this class,
@@ -16,19 +19,44 @@ layer (the served simulator, the replay) works with the core alone.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from .client import AsyncClient, Client
+from .client import AsyncClient, Client, ClientKeys
+from .http.server import serving_in_thread
 from .http.transport import AsyncSimulatorTransport, SimulatorTransport
 from .sim import simulator as core
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Simulator"]
+__all__ = ["Served", "Simulator"]
 
 #: The base URL of in-process clients (never resolved: the transport answers).
 IN_PROCESS_URL = "http://promolab.local"
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    """A simulator served over HTTP: where, with which keys, and clients of it.
+
+    `sim` is the served simulator itself (same process): a test may change
+    or inspect it directly between requests."""
+
+    base_url: str
+    sim: Simulator
+    #: The project's keys, as `Client(base_url, **credentials)` takes them.
+    credentials: ClientKeys
+
+    def client(self, **options: Any) -> Client:
+        """A `Client` of the served simulator (close it, or use it in `with`)."""
+        return Client(self.base_url, **self.credentials, **options)
+
+    def async_client(self, **options: Any) -> AsyncClient:
+        """An `AsyncClient` of the served simulator."""
+        return AsyncClient(self.base_url, **self.credentials, **options)
 
 
 class Simulator(core.Simulator):
@@ -43,10 +71,19 @@ class Simulator(core.Simulator):
         """An `AsyncClient` wired to this simulator in-process (no sockets)."""
         return AsyncClient(**self._client_arguments(), transport=AsyncSimulatorTransport(self), **options)
 
+    @contextmanager
+    def served(self, *, host: str = "127.0.0.1") -> Iterator[Served]:
+        """This simulator over real HTTP (uvicorn, in a thread) on a free port
+        of `host` while the block runs; stopped after it."""
+        with serving_in_thread(self, host=host) as base_url:
+            yield Served(base_url, self, self._credentials())
+
     def _client_arguments(self) -> dict[str, Any]:
+        return {"base_url": IN_PROCESS_URL, **self._credentials()}
+
+    def _credentials(self) -> ClientKeys:
         creds = self.state.project.credentials
         return {
-            "base_url": IN_PROCESS_URL,
             "app_id": creds.app_id,
             "app_token": creds.app_token.get_secret_value(),
             "access_token": creds.access_token.get_secret_value(),
