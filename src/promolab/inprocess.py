@@ -10,7 +10,8 @@ the object it holds lives here instead:
 - `served()`: the same simulator over real HTTP on a free port, for a
   while (a `Served`: base URL, credentials, clients), what a test suite
   would otherwise build from uvicorn and a thread;
-- `transactions()` / `webhook_deliveries()`: its ledgers as DataFrames.
+- `transactions()` / `webhook_deliveries()`: its ledgers as DataFrames;
+- `_repr_html_()`: what a notebook shows for it, a summary of what it holds.
 
 `Simulator.from_scenario(...)` and `Simulator.restore(...)` build this class,
 so everything a user gets from `promolab` has these methods; code below this
@@ -19,15 +20,18 @@ layer (the served simulator, the replay) works with the core alone.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sized
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from .client import AsyncClient, Client, ClientKeys
+from .display import format_count
 from .http.server import serving_in_thread
 from .http.transport import AsyncSimulatorTransport, SimulatorTransport
+from .rich_summary import Summary, Table, currency_of
 from .sim import simulator as core
+from .sim.clock import format_instant
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -90,6 +94,22 @@ class Simulator(core.Simulator):
             "management_id": creds.management_id,
             "management_token": creds.management_token.get_secret_value(),
         }
+
+    # -- for people --------------------------------------------------------
+    def _repr_html_(self) -> str:
+        """The project, its clock, and how many of each thing it holds."""
+        state = self.state
+        held: list[tuple[str, Sized]] = [
+            ("campaigns", state.campaigns), ("promotion tiers", state.tiers), ("vouchers and codes", state.vouchers),
+            ("customers", state.customers), ("segments", state.segments), ("loyalty programs", state.programs),
+            ("loyalty cards", state.cards), ("rewards", state.rewards), ("incentives", state.incentives),
+            ("webhooks", state.webhooks), ("publications", state.publications),
+            ("redemptions (stacked)", state.redemptions), ("tracked events", state.events)]
+        table = Table("what it holds", ("what", "how many"),
+                      tuple((name, format_count(len(things))) for name, things in held if things))
+        facts = [("project", f"{state.project.id} ({state.project.name})"), ("seed", str(self.seed)),
+                 ("clock", format_instant(self.now)), ("currency", currency_of(self))]
+        return Summary("Simulator", facts, (table,)).html()
 
     # -- frames ------------------------------------------------------------
     def transactions(self) -> pd.DataFrame:
