@@ -1,7 +1,9 @@
 """Checked by mypy in `test_static_types.py`, never imported: calls the type
 checker must refuse (each line marked with the error it must report)."""
 
-from promolab import Client, Simulator
+import httpx
+
+from promolab import AsyncClient, Client, Simulator
 from promolab.sim.operations.incentives import GET_INCENTIVE
 
 
@@ -10,3 +12,10 @@ def wrong(client: Client, sim: Simulator) -> None:
     client.purchase_reward("prog", "member")  # E: call-arg
     sim.apply(GET_INCENTIVE, incentive="linc_1")  # E: call-arg
     sim.apply(GET_INCENTIVE, incentive_id=7)  # E: arg-type
+
+
+def wrong_options() -> None:
+    Client("https://api.example.test", app_id="a", app_token="t", timeot=3)  # E: call-arg
+    Client("https://api.example.test", app_id="a")  # E: call-arg
+    Client("https://api.example.test", app_id="a", app_token="t", http_client=httpx.AsyncClient())  # E: arg-type
+    AsyncClient("https://api.example.test", app_id="a", app_token="t", http_client=httpx.Client())  # E: arg-type
