@@ -7,6 +7,7 @@ base URL or a setting given twice is refused at construction, naming it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import httpx
@@ -194,3 +195,14 @@ def test_sync_answers_are_the_same_through_the_callers_client(sim: Simulator) ->
         got = Client("http://promolab.local", **sim._credentials(), http_client=own).validate_promotions(
             customer={"source_id": "alice"}, order=order)
     assert got == expected
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    ({**CREDS, "timeot": 3}, "unexpected keyword argument 'timeot'; did you mean 'timeout'?"),
+    ({**CREDS, "colour": "red"}, "unexpected keyword argument 'colour'; it takes access_token, app_id"),
+    ({"app_id": "a"}, "missing the project's keys: app_token"),
+])
+def test_a_keyword_that_is_not_an_option_is_refused_at_run_time_too(options: dict[str, Any], message: str) -> None:
+    for kind in (Client, AsyncClient):
+        with pytest.raises(TypeError, match=re.escape(message)):
+            kind("https://api.example.test", **options)

@@ -17,6 +17,7 @@ the operation is idempotent, since the service may already have done it.
 from __future__ import annotations
 
 import asyncio
+import difflib
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -84,6 +85,9 @@ class AsyncClientOptions(_Options, total=False):
     http_client: httpx.AsyncClient | None
 
 
+#: The keys no client goes without. Written out: with postponed annotations
+#: typing cannot see `Required[...]`, so `__required_keys__` is empty.
+_REQUIRED = ("app_id", "app_token")
 #: What configures the httpx client itself: given with `http_client`, they
 #: would be silently ignored (the caller's client is already configured).
 _HTTPX_SETTINGS = ("transport", "timeout", "event_hooks")
@@ -132,8 +136,23 @@ def _hooks(hooks: EventHooks | None) -> dict[str, list[Callable[..., Any]]] | No
     return {name: list(functions) for name, functions in hooks.items()}
 
 
+def _check_keywords(options: Mapping[str, Any]) -> None:
+    """What mypy checks, checked at run time too: a misspelt keyword would
+    otherwise be dropped without a word (a `timeot=` leaving the default)."""
+    known = ClientOptions.__optional_keys__ | ClientOptions.__required_keys__
+    unknown = sorted(set(options) - known)
+    if unknown:
+        near = difflib.get_close_matches(unknown[0], sorted(known), n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else f"; it takes {', '.join(sorted(known))}"
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r}{hint}")
+    missing = [name for name in _REQUIRED if name not in options]
+    if missing:
+        raise TypeError(f"missing the project's keys: {', '.join(missing)}")
+
+
 class _Base:
     def __init__(self, base_url: str, options: _Options) -> None:
+        _check_keywords(options)
         self.base_url = base_url.rstrip("/")
         self.management_base_url = (options.get("management_base_url") or base_url).rstrip("/")
         self._bases = {False: _base(base_url, "base_url"),
