@@ -7,7 +7,9 @@ The public API is small on purpose:
 - `Client` / `AsyncClient`: the typed httpx client, for the simulator, a
   served simulator or a real deployment;
 - `ApiError`: what a non-2xx answer raises;
-- `ScenarioError`: what a bad scenario file raises.
+- `ScenarioError`: what a bad scenario file raises;
+- `with_changes`: a scenario with a tier's value (or rule, or a stacking
+  setting) changed, to forecast or sweep against the original.
 
 Wire models live in `promolab.models`, analysis in `promolab.analysis`.
 
@@ -26,13 +28,13 @@ from .version import __version__
 if TYPE_CHECKING:
     from .client import ApiError, AsyncClient, Client
     from .inprocess import Simulator
-    from .sim import ScenarioError
+    from .sim import ScenarioError, with_changes
 
-__all__ = ["ApiError", "AsyncClient", "Client", "ScenarioError", "Simulator", "__version__"]
+__all__ = ["ApiError", "AsyncClient", "Client", "ScenarioError", "Simulator", "__version__", "with_changes"]
 
 #: Each public name -> the module it comes from.
 _HOMES = {"ApiError": ".client", "AsyncClient": ".client", "Client": ".client",
-          "Simulator": ".inprocess", "ScenarioError": ".sim"}
+          "Simulator": ".inprocess", "ScenarioError": ".sim", "with_changes": ".sim"}
 
 
 def __getattr__(name: str) -> Any:

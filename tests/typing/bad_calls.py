@@ -3,7 +3,9 @@ checker must refuse (each line marked with the error it must report)."""
 
 from typing import Any
 
-from promolab import Client, Simulator, models
+import httpx
+
+from promolab import AsyncClient, Client, Simulator, models
 from promolab.models import endpoints
 from promolab.sim.operation import bind
 from promolab.sim.operations.incentives import GET_INCENTIVE
@@ -27,3 +29,10 @@ def another_model(sim: Simulator, *, request: Any) -> models.Incentive:
 # An operation is held to its endpoint's response model where it is bound.
 bind(endpoints.VALIDATE, as_dict, write=False)  # E: arg-type
 bind(endpoints.VALIDATE, another_model, write=False)  # E: arg-type
+
+
+def wrong_options() -> None:
+    Client("https://api.example.test", app_id="a", app_token="t", timeot=3)  # E: call-arg
+    Client("https://api.example.test", app_id="a")  # E: call-arg
+    Client("https://api.example.test", app_id="a", app_token="t", http_client=httpx.AsyncClient())  # E: arg-type
+    AsyncClient("https://api.example.test", app_id="a", app_token="t", http_client=httpx.Client())  # E: arg-type

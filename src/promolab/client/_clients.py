@@ -2,7 +2,12 @@
 
 Either talks to a simulator in-process (`transport=SimulatorTransport(sim)`,
 or just `sim.client()`), to a served simulator, or to a real deployment: only
-the base URL, credentials and transport change.
+the base URL, credentials and transport change. A caller with an httpx
+client of its own (proxies, certificates, limits, hooks, a mounted transport)
+passes it as `http_client=` and keeps it; one with only hooks passes
+`event_hooks=`, as to httpx. URLs are the base URL joined with each
+endpoint's path by httpx (`httpx.URL.join`), so a base with a path prefix
+keeps it.
 
 Retries: a request is sent again after a 429 (honouring Retry-After, capped),
 a 502/503/504, or a connection that never opened; after a timeout only when
@@ -12,60 +17,165 @@ the operation is idempotent, since the service may already have done it.
 from __future__ import annotations
 
 import asyncio
+import difflib
 import json
 import time
-from typing import Any, Self, TypeVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Required, Self, TypedDict, TypeVar, Unpack
 
 import httpx
 
 from ._methods import AsyncSender, ControlOperations, Operations, SyncSender
 from ._requests import ApiKeys, Prepared, decode
 
-__all__ = ["DEFAULT_RETRIES", "DEFAULT_TIMEOUT", "AsyncClient", "AsyncControl", "Client", "Control"]
+__all__ = [
+    "DEFAULT_RETRIES", "DEFAULT_TIMEOUT", "AsyncClient", "AsyncClientOptions", "AsyncControl", "Client",
+    "ClientKeys", "ClientOptions", "Control",
+]
 
 T = TypeVar("T")
+H = TypeVar("H", httpx.Client, httpx.AsyncClient)
 
 DEFAULT_TIMEOUT = 30.0
 DEFAULT_RETRIES = 2
 _RETRY_STATUSES = frozenset({429, 502, 503, 504})
 _MAX_WAIT = 30.0
 
+#: httpx's own shape of event hooks: `{"request": [...], "response": [...]}`.
+EventHooks = Mapping[str, Sequence[Callable[..., Any]]]
+
+
+class ClientKeys(TypedDict, total=False):
+    """A project's keys as the clients take them: `Client(url, **keys)`."""
+
+    app_id: Required[str]
+    app_token: Required[str]
+    access_token: str | None
+    management_id: str | None
+    management_token: str | None
+
+
+class _Options(ClientKeys, total=False):
+    """The keywords both clients take after the base URL (docs/client.md).
+
+    A TypedDict rather than a dozen parameters: the keywords stay checked by
+    mypy at every call, and the constructors keep to a few parameters."""
+
+    management_base_url: str | None
+    timeout: float | httpx.Timeout
+    retries: int
+    backoff: float
+
+
+class ClientOptions(_Options, total=False):
+    """`Client(base_url, **options)`: with the httpx pieces of a sync client."""
+
+    transport: httpx.BaseTransport | None
+    event_hooks: EventHooks | None
+    #: The caller's own configured `httpx.Client`: requests go through it,
+    #: and it stays the caller's (closing this client leaves it open).
+    http_client: httpx.Client | None
+
+
+class AsyncClientOptions(_Options, total=False):
+    """`AsyncClient(base_url, **options)`: with the httpx pieces of an async client."""
+
+    transport: httpx.AsyncBaseTransport | None
+    event_hooks: EventHooks | None
+    http_client: httpx.AsyncClient | None
+
+
+#: The keys no client goes without. Written out: with postponed annotations
+#: typing cannot see `Required[...]`, so `__required_keys__` is empty.
+_REQUIRED = ("app_id", "app_token")
+#: What configures the httpx client itself: given with `http_client`, they
+#: would be silently ignored (the caller's client is already configured).
+_HTTPX_SETTINGS = ("transport", "timeout", "event_hooks")
+
+
+def _base(url: str, name: str) -> httpx.URL:
+    """`url` as a base that relative paths join below (a trailing slash, so
+    `https://host/prefix` + `v1/x` is `https://host/prefix/v1/x`)."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError) as exc:
+        raise ValueError(f"{name} {url!r} is not a URL: {exc}") from None
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise ValueError(f"{name} must be an absolute http(s) URL such as 'http://127.0.0.1:8000', not {url!r}")
+    if parsed.query or parsed.fragment:
+        raise ValueError(f"{name} {url!r} has a query or fragment; give the URL the API paths start from")
+    return parsed.copy_with(raw_path=parsed.raw_path.rstrip(b"/") + b"/")
+
+
+def _http_client(options: Mapping[str, Any], kind: type[H]) -> tuple[H, bool]:
+    """The httpx client to send with, and whether it is ours to close: the
+    caller's `http_client` (when nothing would configure it twice), or a new
+    one with the given transport, timeout and hooks."""
+    given = options.get("http_client")
+    if given is None:
+        made = kind(transport=options.get("transport"), timeout=options.get("timeout", DEFAULT_TIMEOUT),
+                    event_hooks=_hooks(options.get("event_hooks")))
+        return made, True
+    if not isinstance(given, kind):
+        raise TypeError(f"http_client must be an {kind.__module__}.{kind.__qualname__}, "
+                        f"not {type(given).__module__}.{type(given).__qualname__}")
+    both = [name for name in _HTTPX_SETTINGS if name in options]
+    if both:
+        raise ValueError(f"http_client is already configured: pass {', '.join(both)} to it, not to the promolab client")
+    return given, False
+
+
+def _hooks(hooks: EventHooks | None) -> dict[str, list[Callable[..., Any]]] | None:
+    """As httpx wants them (lists; a caller may hold tuples). httpx ignores a key it does not
+    know, so a misspelt `"reponse"` would never run: refused here instead."""
+    if hooks is None:
+        return None
+    unknown = sorted(set(hooks) - {"request", "response"})
+    if unknown:
+        raise ValueError(f"event_hooks takes 'request' and 'response' hooks, not {', '.join(map(repr, unknown))}")
+    return {name: list(functions) for name, functions in hooks.items()}
+
+
+def _check_keywords(options: Mapping[str, Any]) -> None:
+    """What mypy checks, checked at run time too: a misspelt keyword would
+    otherwise be dropped without a word (a `timeot=` leaving the default)."""
+    known = ClientOptions.__optional_keys__ | ClientOptions.__required_keys__
+    unknown = sorted(set(options) - known)
+    if unknown:
+        near = difflib.get_close_matches(unknown[0], sorted(known), n=1)
+        hint = f"; did you mean {near[0]!r}?" if near else f"; it takes {', '.join(sorted(known))}"
+        raise TypeError(f"unexpected keyword argument {unknown[0]!r}{hint}")
+    missing = [name for name in _REQUIRED if name not in options]
+    if missing:
+        raise TypeError(f"missing the project's keys: {', '.join(missing)}")
+
 
 class _Base:
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        app_id: str,
-        app_token: str,
-        access_token: str | None = None,
-        management_base_url: str | None = None,
-        management_id: str | None = None,
-        management_token: str | None = None,
-        transport: Any = None,
-        timeout: float | httpx.Timeout = DEFAULT_TIMEOUT,
-        retries: int = DEFAULT_RETRIES,
-        backoff: float = 0.5,
-    ) -> None:
+    def __init__(self, base_url: str, options: _Options) -> None:
+        _check_keywords(options)
         self.base_url = base_url.rstrip("/")
-        self.management_base_url = (management_base_url or base_url).rstrip("/")
-        self._credentials = ApiKeys(app_id, app_token, access_token, management_id, management_token)
-        self.retries = max(0, retries)
-        self.backoff = backoff
-        self._timeout = timeout
-        self._transport = transport
+        self.management_base_url = (options.get("management_base_url") or base_url).rstrip("/")
+        self._bases = {False: _base(base_url, "base_url"),
+                       True: _base(self.management_base_url, "management_base_url")}
+        self._credentials = ApiKeys(options["app_id"], options["app_token"], options.get("access_token"),
+                                    options.get("management_id"), options.get("management_token"))
+        self.retries = max(0, options.get("retries", DEFAULT_RETRIES))
+        self.backoff = options.get("backoff", 0.5)
 
-    def _request(self, prepared: Prepared[Any]) -> tuple[str, str, dict[str, str], tuple[tuple[str, str], ...], bytes | None]:
+    def _request(self, prepared: Prepared[Any]) -> tuple[str, httpx.URL, dict[str, str], tuple[tuple[str, str], ...], bytes | None]:
         endpoint = prepared.endpoint
-        base = self.management_base_url if endpoint.auth == "management" or endpoint.control else self.base_url
+        base = self._bases[endpoint.auth == "management" or endpoint.control]
         headers = self._credentials.headers(endpoint.auth)
         content = None
         if prepared.json is not None:
             headers["Content-Type"] = "application/json"
             content = json.dumps(prepared.json, separators=(",", ":")).encode()
-        # A tuple, not the list itself: httpx reads both alike, and a tuple is
+        # httpx's own joining: the endpoint's path below the base's path (the
+        # path is relative, so a prefix of the base URL is kept). A tuple of
+        # params, not the list itself: httpx reads both alike, and a tuple is
         # covariant, so it matches httpx's QueryParamTypes.
-        return endpoint.method, base + prepared.path, headers, tuple(prepared.params), content
+        url = base.join(prepared.path.lstrip("/"))
+        return endpoint.method, url, headers, tuple(prepared.params), content
 
     def _wait_before_retry(self, attempt: int, response: httpx.Response | None) -> float | None:
         """Seconds to wait before the next try, or None to stop."""
@@ -91,9 +201,9 @@ class _Base:
 class Client(_Base, SyncSender, Operations):
     """Synchronous client; use as a context manager or call `close()`."""
 
-    def __init__(self, base_url: str, **kwargs: Any) -> None:
-        super().__init__(base_url, **kwargs)
-        self._http = httpx.Client(transport=self._transport, timeout=self._timeout)
+    def __init__(self, base_url: str, **options: Unpack[ClientOptions]) -> None:
+        super().__init__(base_url, options)
+        self._http, self._owns_http = _http_client(options, httpx.Client)
         self.control = Control(self)
 
     def _send(self, prepared: Prepared[T]) -> T:
@@ -114,7 +224,9 @@ class Client(_Base, SyncSender, Operations):
             attempt += 1
 
     def close(self) -> None:
-        self._http.close()
+        """Close the httpx client this client made (one passed as `http_client` is its owner's to close)."""
+        if self._owns_http:
+            self._http.close()
 
     def __enter__(self) -> Self:
         return self
@@ -126,9 +238,9 @@ class Client(_Base, SyncSender, Operations):
 class AsyncClient(_Base, AsyncSender, Operations):
     """Asynchronous client: every operation method returns an awaitable."""
 
-    def __init__(self, base_url: str, **kwargs: Any) -> None:
-        super().__init__(base_url, **kwargs)
-        self._http = httpx.AsyncClient(transport=self._transport, timeout=self._timeout)
+    def __init__(self, base_url: str, **options: Unpack[AsyncClientOptions]) -> None:
+        super().__init__(base_url, options)
+        self._http, self._owns_http = _http_client(options, httpx.AsyncClient)
         self.control = AsyncControl(self)
 
     async def _send(self, prepared: Prepared[T]) -> T:
@@ -149,7 +261,9 @@ class AsyncClient(_Base, AsyncSender, Operations):
             attempt += 1
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        """Close the httpx client this client made (one passed as `http_client` is its owner's to close)."""
+        if self._owns_http:
+            await self._http.aclose()
 
     async def __aenter__(self) -> Self:
         return self

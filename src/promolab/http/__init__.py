@@ -2,13 +2,14 @@
 
 - `SimulatorTransport` / `AsyncSimulatorTransport`: httpx, in-process;
 - `asgi_app(sim)`: any ASGI server;
-- `serve(...)`: uvicorn on a host and port (`promolab serve`).
+- `serve(...)`: uvicorn on a host and port (`promolab serve`);
+  `serving_in_thread(sim)`: uvicorn in a thread on a free port, for tests.
 """
 
 from .app import App
 from .asgi import AsgiApp, asgi_app
 from .messages import HttpRequest, HttpResponse
-from .server import serve
+from .server import serve, serving_in_thread
 from .table import ROUTES
 from .transport import AsyncSimulatorTransport, SimulatorTransport
 
@@ -22,4 +23,5 @@ __all__ = [
     "SimulatorTransport",
     "asgi_app",
     "serve",
+    "serving_in_thread",
 ]

@@ -1,15 +1,23 @@
-"""`promolab serve`: the simulator over real HTTP, with uvicorn."""
+"""`promolab serve`: the simulator over real HTTP, with uvicorn (in its own
+process, or in a thread of this one for a test suite: `serving_in_thread`)."""
 
 from __future__ import annotations
 
 import logging
+import socket
 import sys
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["ServeSettings", "build_served_simulator", "serve"]
+if TYPE_CHECKING:
+    from ..sim import Simulator
+
+__all__ = ["ServeSettings", "build_served_simulator", "serve", "serving_in_thread"]
 
 log = logging.getLogger("promolab.serve")
 
@@ -99,3 +107,41 @@ def serve(scenario: str | Path | None, settings: ServeSettings | None = None) ->
     finally:
         if journal is not None:
             sim.record_to(None)  # closes the journal, releasing its lock (a killed process's goes with it)
+
+
+#: How long `serving_in_thread` waits for uvicorn to start, and to stop.
+_START_SECONDS = 10.0
+_STOP_SECONDS = 10.0
+
+
+@contextmanager
+def serving_in_thread(sim: Simulator, *, host: str = "127.0.0.1") -> Iterator[str]:
+    """Serve `sim` with uvicorn in a daemon thread on a free port of `host`;
+    yield the base URL, then stop the server and wait for its thread.
+
+    What a test suite needs from a served simulator (its own port, the same
+    process, so the test may also look at `sim` directly), written once: the
+    pytest plugin's `promolab_server` and `Simulator.served()` use it. The
+    listening socket is bound before uvicorn starts, so the port cannot be
+    taken between choosing and binding it."""
+    import uvicorn
+
+    from .asgi import asgi_app
+
+    listener = socket.create_server((host, 0))
+    server = uvicorn.Server(uvicorn.Config(asgi_app(sim), log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True,
+                              name="promolab-served-simulator")
+    thread.start()
+    try:
+        deadline = time.monotonic() + _START_SECONDS
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the served simulator did not start on {host} within {_START_SECONDS:g} s")
+            time.sleep(0.005)
+        port = listener.getsockname()[1]
+        yield f"http://{host}:{port}" if ":" not in host else f"http://[{host}]:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(_STOP_SECONDS)
+        listener.close()

@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Literal
 
 from ..display import DEFAULT_CURRENCY, format_count, format_money
+from ..rich_summary import Summary, Table, currency_of
 from ..sim import format_instant
 from .timeline import balance_table
 
@@ -86,13 +87,8 @@ class ReplayResult:
         if self.started_at is not None and self.ended_at is not None:
             out.append(f"simulated time: {format_instant(self.started_at)} -> {format_instant(self.ended_at)}")
         if len(tl):
-            counts = tl.groupby(["op", "outcome"], observed=True).size()
-            per_op = []
-            for op, group in counts.groupby(level=0, observed=True):
-                parts = ", ".join(f"{outcome} {n}" for (_, outcome), n in group.items())
-                per_op.append(f"  {op:<17} {parts}")
             out.append("operations:")
-            out.extend(per_op)
+            out.extend(f"  {op:<17} {parts}" for op, parts in self._per_operation())
             unreadable = int(tl["op"].isna().sum())
             if unreadable:
                 out.append(f"  {'(unreadable)':<17} {unreadable}")
@@ -109,22 +105,12 @@ class ReplayResult:
                 f"final: {last['publications']} publications, {last['pending_purchases']} pending purchases, "
                 f"{last['pending_deliveries']} pending deliveries"
             )
-        bal = self.balances
-        # an account that gets its first owner at a line was issued there (a gift card
-        # from a reward): its balance is where it starts, not a move of money
-        first_owner = bal["owner"].notna() & bal.groupby("account", observed=True)["owner"].shift().isna()
-        issued = bal[(bal["line"] > 0) & first_owner]
-        if len(issued):
-            out.append("issued: " + ", ".join(
-                f"{row.account} to {row.owner} ({_amount(row.kind, row.balance, currency)})"
-                for row in issued.head(5).itertuples()) + (f", ... {len(issued) - 5} more" if len(issued) > 5 else ""))
-        changed = bal[(bal["line"] > 0) & ~first_owner]
-        if len(changed):
-            moved = changed.groupby("account", observed=True)["change"].sum()
-            kinds = changed.groupby("account", observed=True)["kind"].first()
-            top = moved.abs().sort_values(ascending=False, kind="stable").head(5)
-            out.append("largest balance moves: " + ", ".join(
-                f"{a} {_amount(kinds[a], moved[a], currency, signed=True)}" for a in top.index))
+        issued, moves = self._issued(currency), self._largest_moves(currency)
+        if issued:
+            out.append("issued: " + ", ".join(f"{account} to {owner} ({amount})" for account, owner, amount in issued[:5])
+                       + (f", ... {len(issued) - 5} more" if len(issued) > 5 else ""))
+        if moves:
+            out.append("largest balance moves: " + ", ".join(f"{account} {amount}" for account, amount in moves))
         for err in self.errors[:5]:
             out.append(f"  ! {err}")
         if len(self.errors) > 5:
@@ -132,6 +118,60 @@ class ReplayResult:
         if self.elapsed > 0:
             out.append(f"wall time: {self.elapsed:.2f} s ({self.lines / self.elapsed:,.0f} lines/s)")
         return "\n".join(out)
+
+    def _per_operation(self) -> list[tuple[str, str]]:
+        """Per operation: its lines by outcome (`ok 3, refused 1`)."""
+        counts = self.timeline.groupby(["op", "outcome"], observed=True).size()
+        return [(str(op), ", ".join(f"{outcome} {n}" for (_, outcome), n in group.items()))
+                for op, group in counts.groupby(level=0, observed=True)]
+
+    def _first_owned(self) -> pd.Series:
+        # an account that gets its first owner at a line was issued there (a gift card
+        # from a reward): its balance is where it starts, not a move of money
+        bal = self.balances
+        return bal["owner"].notna() & bal.groupby("account", observed=True)["owner"].shift().isna()
+
+    def _issued(self, currency: str) -> list[tuple[str, str, str]]:
+        """Accounts issued during the replay: (account, owner, opening balance)."""
+        bal = self.balances
+        issued = bal[(bal["line"] > 0) & self._first_owned()]
+        return [(str(row.account), str(row.owner), _amount(row.kind, row.balance, currency))
+                for row in issued.itertuples()]
+
+    def _largest_moves(self, currency: str, top: int = 5) -> list[tuple[str, str]]:
+        """The accounts whose balance moved most over the replay: (account, signed move)."""
+        bal = self.balances
+        changed = bal[(bal["line"] > 0) & ~self._first_owned()]
+        if not len(changed):
+            return []
+        moved = changed.groupby("account", observed=True)["change"].sum()
+        kinds = changed.groupby("account", observed=True)["kind"].first()
+        largest = moved.abs().sort_values(ascending=False, kind="stable").head(top)
+        return [(str(a), _amount(kinds[a], moved[a], currency, signed=True)) for a in largest.index]
+
+    def __repr__(self) -> str:
+        return (f"<ReplayResult {format_count(self.lines)} lines: {format_count(self.applied)} applied, "
+                f"{format_count(self.refused)} refused, {format_count(self.skipped)} skipped>")
+
+    def _repr_html_(self) -> str:
+        """Counts, per operation, the lines that did not apply, balances that moved."""
+        currency = currency_of(self)
+        facts = [("lines", format_count(self.lines)), ("applied", format_count(self.applied)),
+                 ("refused", format_count(self.refused)), ("skipped", format_count(self.skipped))]
+        if self.started_at is not None and self.ended_at is not None:
+            facts.append(("simulated time", f"{format_instant(self.started_at)} -> {format_instant(self.ended_at)}"))
+        if len(self.deliveries):
+            by = self.deliveries["outcome"].value_counts()
+            facts.append(("webhook attempts", ", ".join(f"{k} {v}" for k, v in by.items() if v)))
+        tables = [Table("per operation", ("operation", "lines"), tuple(self._per_operation()) if self.lines else ())]
+        if self.errors:
+            tables.append(Table("lines that did not apply", ("line", "kind", "status", "key", "message"), tuple(
+                (str(e.line), e.kind, "" if e.status is None else str(e.status), e.key, e.message)
+                for e in self.errors)))
+        moves = self._largest_moves(currency)
+        if moves:
+            tables.append(Table("largest balance moves", ("account", "move"), tuple(moves)))
+        return Summary("ReplayResult", facts, tables).html()
 
 
 def _amount(kind: object, value: object, currency: str, *, signed: bool = False) -> str:

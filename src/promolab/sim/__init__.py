@@ -41,7 +41,7 @@ from .records import Credentials, DeliveryAttempt
 from .records import Voucher as VoucherRecord
 from .refusals import InvalidPayload, InvalidQueryParams, NotFound, SimError
 from .request_parsing import parse
-from .scenario import ScenarioError, read_scenario
+from .scenario import ScenarioError, read_scenario, with_changes
 from .sessions import Held, held
 from .simulator import Simulator
 from .stack_redeemables import (
@@ -106,4 +106,5 @@ __all__ = [
     "voucher_by_code",
     "why_not",
     "why_not_qualified",
+    "with_changes",
 ]

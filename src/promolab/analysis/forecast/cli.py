@@ -64,28 +64,18 @@ def write_all(frames: dict[Path, pd.DataFrame]) -> None:
 
 def _summary(result: ForecastResult, currency: str) -> str:
     """Per campaign and per budget, for people: money via `display.format_money`,
-    instants in the project's time zone."""
-    from ...display import MISSING, format_count, format_money, is_missing, text_table
+    instants in the project's time zone (the rows `result_summary` writes)."""
+    from ...display import format_count, format_money, text_table
+    from .result_summary import budget_rows
 
     lines = ["per campaign:"]
     rows = [[str(r.campaign_id), format_count(r.redemptions), format_money(r.discount, currency),
              format_count(r.held_back)] for r in result.summary().itertuples()]
     lines.append(text_table(["campaign", "redemptions", "discount", "held back"], rows) if rows else "  (none)")
     lines += ["", f"budgets and limits (ran out at: the first order one refused, {result.timezone}):"]
-    rows = []
-    for r in result.budgets.itertuples():
-        money = r.measure != "count"  # the budgets frame says what its limit counts
-
-        def figure(value: object, money: bool = money) -> str:
-            if is_missing(value):
-                return MISSING
-            return format_money(value, currency) if money else format_count(value)
-
-        ran_out = MISSING if is_missing(r.ran_out_at) else pd.Timestamp(r.ran_out_at).isoformat(sep=" ")
-        rows.append([str(r.tier_id), str(r.rule), figure(r.limit), figure(r.used), ran_out,
-                     format_count(r.orders_held_back)])
+    budgets = budget_rows(result, currency)
     header = ["tier", "rule", "limit", "used", "ran out at", "held back"]
-    lines.append(text_table(header, rows, left=2) if rows else "  (none)")
+    lines.append(text_table(header, budgets, left=2) if budgets else "  (none)")
     return "\n".join(lines)
 
 

@@ -233,6 +233,17 @@ class ForecastResult:
         under its `limit` (`budget_left.BUDGET_LEFT_COLUMNS`)."""
         return budget_left(self, freq)
 
+    def __repr__(self) -> str:
+        from .result_summary import forecast_line
+
+        return forecast_line(self)
+
+    def _repr_html_(self) -> str:
+        """Totals, per campaign and per budget, for a notebook (`result_summary`)."""
+        from .result_summary import forecast_summary
+
+        return forecast_summary(self).html()
+
     def summary(self) -> pd.DataFrame:
         """Per campaign: redemptions, discount given, orders held back by a budget."""
         p = self.periods("month")

@@ -94,6 +94,17 @@ class ScenarioComparison:
 
         return plot_scenario_discounts(self, ax=ax, currency=currency)
 
+    def __repr__(self) -> str:
+        from .result_summary import comparison_line
+
+        return comparison_line(self)
+
+    def _repr_html_(self) -> str:
+        """Per scenario and per campaign, for a notebook (`result_summary`)."""
+        from .result_summary import comparison_summary
+
+        return comparison_summary(self).html()
+
 
 def compare_scenarios(
     scenarios: Mapping[str, Simulator | tuple[Simulator, Any]],

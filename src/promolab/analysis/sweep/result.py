@@ -9,7 +9,8 @@ from datetime import datetime
 import numpy as np
 import pandas as pd
 
-from ...display import DEFAULT_CURRENCY
+from ...display import DEFAULT_CURRENCY, format_count
+from ...rich_summary import Summary, Table, currency_of
 from ..figures import figures
 from .rulemasks import REASONS
 from .runner import Outputs, order_code_dtype, tier_code_dtype
@@ -129,9 +130,22 @@ class SweepResult:
         """`summary_table` as aligned text, for `print`."""
         return summary_text(self.summary_table(by, rule=rule, currency=currency))
 
-    def __repr__(self) -> str:
+    def _when(self) -> str:
+        return "each order's placed_at" if self.dated else self.at.isoformat()
+
+    def _paths_shown(self, sep: str) -> str:
         counts = self.paths["path"].value_counts().to_dict()
-        shown = ", ".join(f"{k}={v}" for k, v in counts.items() if v)
-        when = "each order's placed_at" if self.dated else self.at.isoformat()
+        return ", ".join(f"{k}{sep}{v}" for k, v in counts.items() if v)
+
+    def __repr__(self) -> str:
         return (f"<SweepResult {self.n_orders} orders x {len(self.tier_ids)} tiers at "
-                f"{when} engine={self.engine} paths: {shown}>")
+                f"{self._when()} engine={self.engine} paths: {self._paths_shown('=')}>")
+
+    def _repr_html_(self) -> str:
+        """The sweep's size, instant and paths, and `summary_table()` per tier."""
+        currency = currency_of(self)
+        facts = [("orders x tiers", f"{format_count(self.n_orders)} x {format_count(len(self.tier_ids))}"),
+                 ("priced at", self._when()), ("engine", self.engine), ("paths", self._paths_shown(" ")),
+                 ("currency", currency)]
+        table = Table.of("per tier", self.summary_table(currency=currency))
+        return Summary("SweepResult", facts, (table,)).html()
