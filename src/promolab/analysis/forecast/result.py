@@ -19,13 +19,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ...engine import CompiledTier, WeekStart
+from ..names import scenario_names
 from .budget_left import BudgetTrack, budget_left
 from .calendar_periods import FREQS, Freq, period_range, period_start
 from .facts import OrderFacts
@@ -78,6 +79,8 @@ class ForecastResult:
     week_start: WeekStart = "MONDAY"
     #: the budgets of everyone's total and the code stocks, as `budget_left` follows them
     budget_tracks: tuple[BudgetTrack, ...] = ()
+    #: the scenario's tier and campaign names by id (`names.scenario_names`), for charts
+    names: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def build(cls, sim: Simulator, tiers: Sequence[CompiledTier], watched: Sequence[WatchedTier],
@@ -171,7 +174,8 @@ class ForecastResult:
         keys = (facts.periods[0][order], facts.periods[1][order], facts.periods[2][order])
         redemptions = _redemptions(frame, spent, order, ids, campaign_names, campaign_code)
         return cls(frame, budgets, redemptions, dict(excluded), tuple(t.id for t in tiers),
-                   dict(zip(ids, campaigns, strict=True)), tz, keys, facts.week_start, tuple(tracks))
+                   dict(zip(ids, campaigns, strict=True)), tz, keys, facts.week_start, tuple(tracks),
+                   scenario_names(sim))
 
     def periods(self, freq: Freq = "day") -> pd.DataFrame:
         """Per campaign and calendar period (the project's time zone; weeks from
@@ -221,6 +225,14 @@ class ForecastResult:
         the total it read at the period's end (`used`) and what was `left`
         under its `limit` (`budget_left.BUDGET_LEFT_COLUMNS`)."""
         return budget_left(self, freq)
+
+    def plot_burn_down(self, campaign: str, *, freq: Freq = "day", ax: Any = None, currency: str = "USD") -> Any:
+        """The campaign's running total against the budget the scenario gives it
+        (its `budgets` row of the campaign's whole total), the crossing marked and
+        explained (`burn_down.plot_campaign_burn_down`). Returns the Axes."""
+        from .burn_down import plot_campaign_burn_down
+
+        return plot_campaign_burn_down(self, campaign, freq=freq, ax=ax, currency=currency)
 
     def summary(self) -> pd.DataFrame:
         """Per campaign: redemptions, discount given, orders held back by a budget."""
