@@ -221,7 +221,7 @@ def test_notebook_style_draws_at_high_density() -> None:
 
 def test_delivery_slots_follow_the_time_drawn() -> None:
     deliveries = _deliveries()
-    fig, (top, ax) = plt.subplots(2, 1, sharex=True)
+    _, (top, ax) = plt.subplots(2, 1, sharex=True)
     day = pd.Timestamp("2026-03-06T10:00:00Z")
     top.plot([day.to_datetime64(), (day + pd.Timedelta(hours=14)).to_datetime64()], [0, 0])  # the panel above: a day
     plot_delivery_attempts(deliveries, ax=ax)
