@@ -287,6 +287,10 @@ def test_discount_by_cohort_draws_a_bar_per_row() -> None:
     assert len(ax.patches) == 7
     assert [p.get_height() for p in ax.patches] == [2000, 0, 0, 0, 0, 0, 0]
     assert [t.get_text() for t in ax.get_xticklabels()] == list(WEEKDAYS)
+    # the six weekdays without a bar say why: no orders that day, or none of them redeemed
+    notes = [(round(t.xy[0]), t.get_text()) for t in ax.texts if t.get_gid() == "empty-bar"]
+    expected = [(i, "no orders" if n == 0 else "none redeemed") for i, n in enumerate(table["orders"]) if i > 0]
+    assert notes == expected and (table["redeemed"].iloc[1:] == 0).all()
     two = plot_discount_by_cohort(breakdown(orders(SAMPLE), ["new_customer", "basket_band"]),
                                   ["new_customer", "basket_band"], value="orders")
     assert len(two.patches) == 8 and two.get_xticklabels()[1].get_text() == r"returning · \$25.00–49.99"
