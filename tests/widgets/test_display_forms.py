@@ -20,7 +20,7 @@ from promolab import Simulator
 from promolab.analysis import compare_tiers, plot_discount_by_tier, plot_discount_distribution
 from promolab.analysis.plots import count_axis, money_axis
 from promolab.widgets import WhatIfController, readable, what_if, whatif_figure
-from promolab.widgets.charts import FONT_SIZE
+from promolab.widgets.charts import DPI, FIGSIZE, FONT_SIZE, SCALE, figure_png
 from promolab.widgets.present import NO_MATHS
 
 ORDERS = Path(__file__).resolve().parents[2] / "data" / "orders" / "sample_orders.parquet"
@@ -143,6 +143,16 @@ def test_whatif_chart_is_legible_and_in_money(sim: Simulator, orders: pd.DataFra
     assert colours[welcome + " (what-if)"] != colours[welcome]  # does not apply: pale
     assert r"15% off beans (max \$15 a line, \$30…" in colours  # a long name cut to the label column
     assert right.get_title() == "\\$10 off orders over \\$50\nover 12,000 orders"
+
+
+def test_whatif_png_holds_twice_the_pixels_it_is_shown_at(sim: Simulator, orders: pd.DataFrame) -> None:
+    controller = WhatIfController(sim, orders, sample=300, seed=0)
+    png = figure_png(whatif_figure(controller.set_order("bob", prod_grinder=1)))
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")  # the IHDR chunk
+    assert SCALE == 2 and (width, height) == (round(FIGSIZE[0] * DPI * SCALE), round(FIGSIZE[1] * DPI * SCALE))
+    assert DPI * SCALE >= 144  # crisp on a slide
+    dashboard = what_if(sim, orders, sample=300)
+    assert dashboard.chart.layout.width == f"{round(FIGSIZE[0] * DPI)}px"  # shown at its on-screen size
 
 
 # -- the dashboard's static snapshot -----------------------------------------------------------
