@@ -1,11 +1,13 @@
 #!/usr/bin/env python
 """Build the analyst notebooks from their sources, executed, outputs included.
 
-Each notebook's cells live in a readable script, `notebooks/sources/NN-name.py`
-(percent format: `# %%` starts a code cell, `# %% [markdown]` a markdown cell
-whose lines are `# `-prefixed). This script turns each into
-`notebooks/NN-name.ipynb` and executes it with nbclient in `notebooks/` (the
-directory nbval and JupyterLab run it from), so the committed outputs are real.
+Each notebook's cells live in a readable script, `notebooks/sources/NN-name.py`,
+in jupytext's percent format (`# %%` starts a code cell, `# %% [markdown]` a
+markdown cell whose lines are `# `-prefixed, `# %% tags=["nbval-check-output"]`
+a cell whose output nbval compares; the YAML header names the kernel).
+jupytext reads it; this script numbers the cells, executes the notebook with
+nbclient in `notebooks/` (the directory nbval and JupyterLab run it from), so
+the committed outputs are real, and writes `notebooks/NN-name.ipynb`.
 
     python scripts/build_notebooks.py              # build every notebook
     python scripts/build_notebooks.py 03 06        # build some (by name prefix)
@@ -14,11 +16,13 @@ directory nbval and JupyterLab run it from), so the committed outputs are real.
                                                    # the committed .ipynb (exit 1 on any diff)
 
 Determinism: cell ids are derived from the notebook name and position, no
-execution timings are recorded, ipywidgets model ids (random uuids) are
-renumbered in order of appearance, and the real-service variables
-(`PROMOLAB_BASE_URL`, ...) are removed from the kernel's environment so that
-07-real-service records its "skipped" branch. `--check` applies the regexes of
-`notebooks/sanitize.cfg` (the ones nbval uses) before comparing.
+execution timings are recorded (what nbclient would add, and the kernel's
+version, are stripped by nbstripout, outputs and counts kept), ipywidgets
+model ids (random uuids) are renumbered in order of appearance, and the
+real-service variables (`PROMOLAB_BASE_URL`, ...) are removed from the
+kernel's environment so that 07-real-service records its "skipped" branch.
+`--check` applies the regexes of `notebooks/sanitize.cfg` (the ones nbval
+uses) before comparing.
 
 Widgets: the outputs of widgets that ended hidden (tqdm's notebook progress
 bars, which hide themselves when done) are dropped, as a live session shows
@@ -40,8 +44,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import jupytext
 import nbformat
 from nbclient import NotebookClient
+from nbstripout import strip_output
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -52,41 +58,30 @@ KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "nam
 REAL_SERVICE_VARS = re.compile(r"^PROMOLAB_")
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE_MIME = "application/vnd.jupyter.widget-state+json"
+#: what an execution leaves that differs between machines and runs (nbstripout's keys)
+STRIPPED_KEYS = ["metadata.language_info.version", "cell.metadata.execution"]
 
 
 # -- sources -> notebook ------------------------------------------------------------
-def parse_source(path: Path) -> list[tuple[str, str]]:
-    """[(kind, text)] from a percent-format script; text before the first marker is ignored."""
-    cells: list[tuple[str, list[str]]] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("# %%"):
-            kind = "markdown" if "[markdown]" in line else "code"
-            cells.append((kind, []))
-        elif cells:
-            kind, lines = cells[-1]
-            if kind == "markdown":
-                if line and not line.startswith("#"):
-                    raise ValueError(f"{path.name}: markdown lines must start with '#': {line!r}")
-                line = line[2:] if line.startswith("# ") else line[1:]
-            lines.append(line)
-    out = []
-    for kind, lines in cells:
-        text = "\n".join(lines).strip("\n")
-        if text:
-            out.append((kind, text))
-    return out
+#: cell metadata a notebook keeps from its source: the tags (nbval reads
+#: `nbval-check-output`); jupytext's layout notes (`lines_to_next_cell`) are the script's
+CELL_METADATA = ("tags",)
 
 
 def build_notebook(path: Path) -> nbformat.NotebookNode:
+    """The notebook of a percent-format source (jupytext), cells numbered from the
+    notebook's name (`03-00`, `03-01`, ...), not yet executed."""
     stem = path.stem
+    source = jupytext.read(path, fmt="py:percent")
     nb = nbformat.v4.new_notebook()
-    nb.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
-    for index, (kind, text) in enumerate(parse_source(path)):
-        cell_id = f"{stem[:2]}-{index:02d}"
-        if kind == "markdown":
-            nb.cells.append(nbformat.v4.new_markdown_cell(text, id=cell_id))
-        else:
-            nb.cells.append(nbformat.v4.new_code_cell(text, id=cell_id))
+    nb.metadata = {"kernelspec": dict(source.metadata.get("kernelspec", KERNELSPEC)),
+                   "language_info": {"name": "python"}}
+    for index, cell in enumerate(source.cells):
+        if cell.cell_type not in ("code", "markdown"):
+            raise ValueError(f"{path.name}: cell {index} is a {cell.cell_type} cell; sources hold code and markdown")
+        metadata = {k: v for k, v in cell.metadata.items() if k in CELL_METADATA}
+        make = nbformat.v4.new_markdown_cell if cell.cell_type == "markdown" else nbformat.v4.new_code_cell
+        nb.cells.append(make(cell.source, id=f"{stem[:2]}-{index:02d}", metadata=metadata))
     return nb
 
 
@@ -103,13 +98,10 @@ def execute(nb: nbformat.NotebookNode, stem: str) -> nbformat.NotebookNode:
         client.execute()
     finally:
         os.environ.update(saved)
+    nb = strip_output(nb, keep_output=True, keep_count=True, keep_id=True, extra_keys=STRIPPED_KEYS)
     for cell in nb.cells:
-        cell.metadata.pop("execution", None)
         if "outputs" in cell:
             cell.outputs = coalesce_streams(cell.outputs)
-    nb.metadata["language_info"] = {
-        k: v for k, v in nb.metadata.get("language_info", {}).items() if k != "version"
-    }
     return renumber_widgets(drop_widget_state(nb), stem)
 
 

@@ -1,4 +1,10 @@
-# Source of notebooks/01-quickstart.ipynb (built by scripts/build_notebooks.py).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
 
 # %% [markdown]
 # # 1. Quickstart: one cart, every promotion
@@ -21,15 +27,14 @@
 # %%
 from pathlib import Path
 
-import matplotlib
 import pandas as pd
 
 from promolab import Simulator
-from promolab.analysis import compare_tiers, order_request, validation_frame
+from promolab.analysis import compare_tiers, notebook_style, order_request, validation_frame
 from promolab.display import format_money
 from promolab.widgets import readable
 
-matplotlib.rcParams.update({"svg.hashsalt": "promolab-notebooks", "figure.figsize": (8, 4), "figure.dpi": 80})
+notebook_style()  # figure size, and twice the pixels: crisp on a slide
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 20)
 pd.set_option("display.html.use_mathjax", False)  # "$10 ... $50" in a table is money, not maths
@@ -43,13 +48,11 @@ DEMO = DATA / "scenarios" / "demo.yaml"
 # The simulator holds the whole project: catalogue, customers, campaigns, loyalty, webhooks.
 # Its clock starts where the scenario says (a Friday morning) and only moves when told to.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 sim = Simulator.from_scenario(DEMO)
 sim
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 catalogue = pd.DataFrame(
     [{"product_id": p.id, "name": p.name, "price": p.price}  # cents
      for p in sim.state.products.values() if p.price is not None]
@@ -63,8 +66,7 @@ readable(catalogue, money=["price"])
 # quantities, optional prices) and an optional customer. It is plain JSON, so the same request
 # can go to the simulator, a served simulator or the real service.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 request = order_request(
     [{"product_id": "prod_grinder", "quantity": 1},
      {"product_id": "prod_beans_ethiopia", "quantity": 3}],
@@ -78,8 +80,7 @@ request
 # `sim.client()` is a `promolab.Client` wired to the simulator in-process (no sockets). Its
 # methods return the interface's pydantic models.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 client = sim.client()
 result = client.validate_promotions(**request)
 print("valid:", result.valid)
@@ -95,8 +96,7 @@ for tier in result.promotions:
 # (`Int64`: `<NA>` where the service leaves a field out, e.g. free shipping has no monetary value,
 # shown as `-`).
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 frame = validation_frame([result], order_ids=["alice-cart"])
 readable(frame[["tier_id", "campaign_id", "discount_type", "effect", "amount", "total_discount_amount", "total_amount"]],
          money=["amount", "total_discount_amount", "total_amount"])
@@ -105,8 +105,7 @@ readable(frame[["tier_id", "campaign_id", "discount_type", "effect", "amount", "
 # Tiers of one campaign do not stack, and each tier is priced on the original cart. The best
 # single deal for Alice is the tier with the lowest total:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 best = frame.sort_values(["total_amount", "hierarchy"]).iloc[0]
 print(f"best: {best.tier_id} ({best.tier_name}): pay {format_money(best.total_amount)} instead of {format_money(best.amount)}")
 
@@ -117,14 +116,12 @@ print(f"best: {best.tier_id} ({best.tier_name}): pay {format_money(best.total_am
 # the same engine and says *why* a tier does not apply (the figures of valid tiers are exactly
 # the response's).
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 compared = compare_tiers(sim, request)
 compared.loc[~compared["valid"], ["tier_id", "reason_key", "reason"]].reset_index(drop=True)
 
 # %% [markdown]
 # Validation is a read: nothing in the simulator changed, and the clock did not move.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(sim.now.isoformat(), len(sim.state.publications), "publications")

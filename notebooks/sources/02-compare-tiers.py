@@ -1,4 +1,10 @@
-# Source of notebooks/02-compare-tiers.ipynb (built by scripts/build_notebooks.py).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
 
 # %% [markdown]
 # # 2. Comparing tiers side by side
@@ -15,15 +21,22 @@
 # %%
 from pathlib import Path
 
-import matplotlib
 import matplotlib.pyplot as plt
 import pandas as pd
 
 from promolab import Simulator
-from promolab.analysis import best_tier, compare_tiers, discount_matrix, order_request, pivot_tiers, plot_discount_by_tier
+from promolab.analysis import (
+    best_tier,
+    compare_tiers,
+    discount_matrix,
+    notebook_style,
+    order_request,
+    pivot_tiers,
+    plot_discount_by_tier,
+)
 from promolab.widgets import readable
 
-matplotlib.rcParams.update({"svg.hashsalt": "promolab-notebooks", "figure.figsize": (8, 4), "figure.dpi": 80})
+notebook_style()  # figure size, and twice the pixels: crisp on a slide
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 20)
 pd.set_option("display.html.use_mathjax", False)  # "$10 ... $50" in a table is money, not maths
@@ -38,16 +51,14 @@ sim = Simulator.from_scenario(DATA / "scenarios" / "demo.yaml")
 # line). We take the first twelve orders. Their lines carry no `price` (`-`): the catalogue's
 # prices apply.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 orders = pd.read_parquet(DATA / "orders" / "sample_orders.parquet")
 first_ids = pd.unique(orders["order_id"])[:12]
 baskets = orders[orders["order_id"].isin(first_ids)].reset_index(drop=True)
 print(f"{len(baskets)} lines in {baskets['order_id'].nunique()} orders")
 readable(baskets.head(8), money=["price"])
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 frame = compare_tiers(sim, baskets)
 print(frame.shape, "= orders x tiers, columns:", ", ".join(frame.columns))
 readable(frame[["order_id", "customer_source_id", "tier_id", "valid", "discount_amount", "total_amount", "reason_key"]].head(6),
@@ -60,8 +71,7 @@ readable(frame[["order_id", "customer_source_id", "tier_id", "valid", "discount_
 # in the service's response order (campaign creation order, then hierarchy); tiers that give
 # nothing to any of these orders are left out.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 matrix = discount_matrix(frame)  # cents
 applicable = matrix.columns[(matrix > 0).any()]
 readable(matrix[applicable], money=applicable)
@@ -72,14 +82,12 @@ readable(matrix[applicable], money=applicable)
 # Tiers do not stack within a campaign; the customer gets one. `best_tier` picks the valid tier
 # with the largest discount (ties go to the first in response order).
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 best = best_tier(frame)
 readable(best[["order_id", "customer_source_id", "tier_id", "discount_amount", "amount", "total_amount"]],
          money=["discount_amount", "amount", "total_amount"])
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 wins = best["tier_id"].astype(str).value_counts()
 wins.rename("orders won")
 
@@ -89,8 +97,7 @@ wins.rename("orders won")
 # Every row of an invalid tier carries the engine's reason. Counting them shows what keeps a
 # tier from reaching orders:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 invalid = frame[~frame["valid"]]
 reasons = invalid.groupby(["tier_id", "reason"], observed=True).size().rename("orders")
 reasons[reasons.index.get_level_values("tier_id").isin(["promo_welcome_10", "promo_beans_per_bag", "promo_vip_10pct", "promo_brew_bundle"])]
@@ -102,8 +109,7 @@ reasons[reasons.index.get_level_values("tier_id").isin(["promo_welcome_10", "pro
 # each of them (a cross product). The VIP tiers apply to Alice and Dave (the VIP segment)
 # only; the bundle price applies to everybody.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 cart = order_request([{"product_id": "prod_grinder", "quantity": 1}, {"product_id": "prod_kettle", "quantity": 1}])
 people = ["alice", "bob", "carol", "dave", "erin", "frank"]
 per_customer = compare_tiers(sim, cart, customers=people)
@@ -111,8 +117,7 @@ table = pivot_tiers(per_customer).droplevel("order_id")  # cents
 applies = table.columns[(table > 0).any()]
 readable(table[applies], money=applies)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 readable(best_tier(per_customer)[["customer_source_id", "tier_id", "discount_amount", "total_amount"]].reset_index(drop=True),
          money=["discount_amount", "total_amount"])
 
@@ -122,8 +127,7 @@ readable(best_tier(per_customer)[["customer_source_id", "tier_id", "discount_amo
 # Campaigns have validity windows. The *Weekend brewing* campaign runs on Saturdays and Sundays;
 # `at=` prices at another instant of the simulated clock (the simulator itself does not move).
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 saturday = compare_tiers(sim, baskets, at="2026-03-07T10:00:00Z")
 pd.DataFrame({
     "Friday": best["tier_id"].astype(str).to_numpy(),
@@ -137,7 +141,7 @@ pd.DataFrame({
 # the number of baskets it applies to: the VIP tier's large average comes from a single order.
 
 # %%
-fig, ax = plt.subplots(figsize=(8, 4.5))
-plot_discount_by_tier(frame, stat="mean", ax=ax)
+fig, ax = plt.subplots(figsize=(10, 4.5))
+plot_discount_by_tier(frame, stat="mean", ax=ax)  # tiers by name; a row without a bar says why
 fig.tight_layout()
 plt.show()

@@ -1,4 +1,10 @@
-# Source of notebooks/03-campaign-cost.ipynb (built by scripts/build_notebooks.py).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
 
 # %% [markdown]
 # # 3. What does a campaign cost?
@@ -20,16 +26,22 @@
 import time
 from pathlib import Path
 
-import matplotlib
 import matplotlib.pyplot as plt
 import pandas as pd
 
 from promolab import Simulator
-from promolab.analysis import plot_discount_by_tier, plot_discount_distribution, prepare_orders, sweep
+from promolab.analysis import (
+    notebook_style,
+    plot_discount_by_tier,
+    plot_discount_distribution,
+    prepare_orders,
+    scenario_names,
+    sweep,
+)
 from promolab.display import format_count, format_share
 from promolab.widgets import readable
 
-matplotlib.rcParams.update({"svg.hashsalt": "promolab-notebooks", "figure.figsize": (8, 4), "figure.dpi": 80})
+notebook_style()  # figure size, and twice the pixels: crisp on a slide
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 20)
 pd.set_option("display.html.use_mathjax", False)  # "$10 ... $50" in a table is money, not maths
@@ -40,8 +52,7 @@ sim = Simulator.from_scenario(DATA / "scenarios" / "demo.yaml")
 # %% [markdown]
 # ## The orders
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 orders = pd.read_parquet(DATA / "orders" / "sample_orders.parquet")
 per_order = orders.groupby("order_id", sort=False).agg(lines=("quantity", "size"), units=("quantity", "sum"))
 print(f"{format_count(orders['order_id'].nunique())} orders, {format_count(len(orders))} lines, "
@@ -64,13 +75,11 @@ per_order.describe().loc[["mean", "min", "50%", "max"]].rename(index={"50%": "me
 batch = prepare_orders(sim, orders)  # line items as columns; reusable across sweeps
 result = sweep(sim, batch)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(result)
 readable(result.frame.head(4), money=["discount_amount", "total_amount"])
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 result.paths[["tier_id", "kind", "effect", "path"]]
 
 # %% [markdown]
@@ -80,8 +89,7 @@ result.paths[["tier_id", "kind", "effect", "path"]]
 # orders), `cost` the sum of discounts, `avg_discount` the mean where it applies (`-`: the tier
 # applies to no order). The frame holds cents and fractions; shown with the currency below.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 summary = result.summary()
 columns = ["tier_id", "share_affected", "valid_orders", "cost", "avg_discount", "cost_per_order"]
 readable(summary[columns], shares=["share_affected"], counts=["valid_orders"],
@@ -91,8 +99,7 @@ readable(summary[columns], shares=["share_affected"], counts=["valid_orders"],
 # Tiers of one campaign do not stack: per campaign, each order counts once, with the tier it
 # would redeem (the first valid one in hierarchy order).
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 by_campaign = result.summary("campaign")
 readable(by_campaign[["campaign_id", "tiers", "valid_orders", "share_affected", "cost"]],
          shares=["share_affected"], counts=["valid_orders"], money=["cost"])
@@ -105,11 +112,13 @@ readable(by_campaign[["campaign_id", "tiers", "valid_orders", "share_affected", 
 # spikes.
 
 # %%
-fig, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
-plot_discount_by_tier(result.frame, stat="sum", ax=left)
+names = scenario_names(sim)  # the sweep's frame has ids; the chart reads the scenario's names
+fig, (left, right) = plt.subplots(1, 2, figsize=(14, 4.8), width_ratios=[1.25, 1])
+plot_discount_by_tier(result.frame, stat="sum", ax=left, names=names)
 left.set_xlabel(f"total discount over {format_count(result.n_orders)} orders")
 focus = ["promo_beans_15", "promo_beans_per_bag", "promo_gear_split"]
-plot_discount_distribution(result.frame[result.frame["tier_id"].isin(focus)], tiers=focus, bins=30, ax=right)
+plot_discount_distribution(result.frame[result.frame["tier_id"].isin(focus)], tiers=focus, bins=30, ax=right,
+                           names=names)
 fig.tight_layout()
 plt.show()
 
@@ -123,8 +132,7 @@ plt.show()
 # %%
 on_dask = sweep(sim, batch, engine="dask", npartitions=4)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 pd.testing.assert_frame_equal(on_dask.frame, result.frame)
 print("identical frames:", on_dask.frame.equals(result.frame))
 print("identical summaries:", on_dask.summary().equals(result.summary()))
@@ -134,8 +142,7 @@ print(on_dask)
 # Timing on this machine (wall-clock, so nbval's sanitizer masks the numbers), without the
 # progress bar, so that the figures are the sweep's alone:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 for engine in ("pandas", "dask"):
     started = time.perf_counter()
     sweep(sim, batch, engine=engine, npartitions=4, progress=False)
@@ -151,7 +158,6 @@ for engine in ("pandas", "dask"):
 saturday = sweep(sim, batch, tiers=["promo_weekend_filters", "promo_weekend_starter", "promo_welcome_10"],
                  at="2026-03-07T10:00:00Z")
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 readable(saturday.summary()[["tier_id", "path", "valid_orders", "share_affected", "cost", "avg_discount"]],
          counts=["valid_orders"], shares=["share_affected"], money=["cost", "avg_discount"])

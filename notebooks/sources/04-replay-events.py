@@ -1,4 +1,10 @@
-# Source of notebooks/04-replay-events.ipynb (built by scripts/build_notebooks.py).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
 
 # %% [markdown]
 # # 4. Replaying a day at the shop
@@ -25,11 +31,12 @@ import matplotlib.pyplot as plt
 import pandas as pd
 
 from promolab import Simulator
+from promolab.analysis import notebook_style, plot_delivery_attempts
 from promolab.analysis.plots import count_axis
 from promolab.replay import read_events, replay
 from promolab.widgets import readable
 
-matplotlib.rcParams.update({"svg.hashsalt": "promolab-notebooks", "figure.figsize": (8, 4), "figure.dpi": 80})
+notebook_style()  # figure size, and twice the pixels: crisp on a slide
 pd.set_option("display.width", 140)
 pd.set_option("display.max_columns", 20)
 pd.set_option("display.max_colwidth", 80)  # the timeline's result text whole
@@ -44,8 +51,7 @@ sim = Simulator.from_scenario(DATA / "scenarios" / "demo.yaml")
 # One operation per line: `op`, its `args` (the interface's request bodies), when it happens
 # (`at`) and a `note`. Lines noted `expect ...` are refused by the service on purpose.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 events = read_events(DATA / "events" / "demo_day.jsonl")
 pd.DataFrame({"at": [e.at for e in events], "op": [e.op for e in events], "note": [e.note for e in events]})
 
@@ -90,8 +96,7 @@ sim.register_receiver("crm", crm_down)
 # %%
 result = replay(sim, events, progress=True)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(result.summary())
 
 # %% [markdown]
@@ -100,13 +105,11 @@ print(result.summary())
 # One row per line: the clock after it, the operation, its outcome (`ok` or the service's error
 # key) and HTTP status, a short result, and counts of the state after it.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 timeline = result.timeline
 timeline[["line", "time", "op", "outcome", "status", "result"]]
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 timeline[["line", "op", "publications", "events", "conversions", "pending_purchases", "deliveries", "pending_deliveries"]].tail(12)
 
 # %% [markdown]
@@ -115,8 +118,7 @@ timeline[["line", "op", "publications", "events", "conversions", "pending_purcha
 # Loyalty cards (points) and gift cards (money, held in cents) that moved during the day, one
 # column each, forward-filled (line 0 is the opening balance).
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 balances = result.balances
 moved = balances.loc[balances["change"].fillna(0) != 0, "account"].unique()
 table = result.balance_table()[list(moved)]
@@ -131,13 +133,11 @@ readable(table.loc[lines], money=gift_cards, counts=[a for a in moved if a not i
 # retried with growing delays; once its configuration is deleted (line 16, 13:00) its retries
 # stop and nothing more is sent to it.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 deliveries = result.deliveries
 deliveries[["line", "webhook_id", "attempt", "attempted_at", "outcome", "status_code", "next_attempt_at"]]
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(f"{len(inbox)} deliveries received by the notebook, signatures ok: {all(d['signature_ok'] for d in inbox)}")
 print(sorted({d["type"] for d in inbox}))
 print(f"CRM calls: {len(crm_calls)}")
@@ -147,7 +147,8 @@ print(f"CRM calls: {len(crm_calls)}")
 #
 # Top: the Coffee Club points cards over the (simulated) day. Middle: how many publications and
 # tracked events there are so far, and how many reward purchases are pending. Bottom: webhook
-# delivery attempts, by receiver and outcome.
+# delivery attempts, by receiver and outcome: the CRM's retries come minutes apart and would hide
+# behind each other at this scale, so each marker counts the attempts of its hour (×n).
 
 # %%
 fig, (top, middle, bottom) = plt.subplots(3, 1, figsize=(10, 8), sharex=True)
@@ -171,14 +172,7 @@ middle.set_ylabel("count")
 count_axis(middle.yaxis)
 middle.set_title("Publications, events, pending purchases")
 
-markers = {"delivered": "o", "failed": "x", "timeout": "s", "error": "^"}
-for (hook, outcome), rows in deliveries.groupby(["webhook_id", "outcome"], observed=True, sort=True):
-    y = 1 if hook == "wh_notebook" else 0
-    bottom.scatter(rows["attempted_at"], [y] * len(rows), marker=markers[str(outcome)], label=f"{hook}: {outcome}")
-bottom.set_yticks([0, 1], labels=["wh_crm", "wh_notebook"])
-bottom.set_ylim(-0.5, 1.5)
-bottom.legend(fontsize="small", loc="center right")
-bottom.set_title("Webhook delivery attempts")
+plot_delivery_attempts(deliveries, ax=bottom)  # attempts minutes apart: counted per slot of the day drawn
 bottom.xaxis.set_major_formatter(matplotlib.dates.DateFormatter("%H:%M"))
 bottom.set_xlabel("simulated time (UTC), Friday 6 March 2026")
 fig.tight_layout()
@@ -189,8 +183,7 @@ plt.show()
 #
 # The replay is exact: a fresh simulator with the same receivers ends in the very same state.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 again = Simulator.from_scenario(DATA / "scenarios" / "demo.yaml")
 again.register_receiver("notebook", lambda headers, body: 200)
 again.register_receiver("crm", lambda headers, body: 503)

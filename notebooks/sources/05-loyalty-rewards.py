@@ -1,4 +1,10 @@
-# Source of notebooks/05-loyalty-rewards.ipynb (built by scripts/build_notebooks.py).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
 
 # %% [markdown]
 # # 5. The Coffee Club: earning points, buying rewards
@@ -17,16 +23,16 @@
 # %%
 from pathlib import Path
 
-import matplotlib
 import matplotlib.pyplot as plt
 import pandas as pd
 
 from promolab import ApiError, Simulator
+from promolab.analysis import notebook_style
 from promolab.analysis.plots import count_axis
 from promolab.display import format_count, format_money
 from promolab.widgets import readable
 
-matplotlib.rcParams.update({"svg.hashsalt": "promolab-notebooks", "figure.figsize": (8, 4), "figure.dpi": 80})
+notebook_style()  # figure size, and twice the pixels: crisp on a slide
 pd.set_option("display.width", 140)
 pd.set_option("display.max_columns", 20)
 pd.set_option("display.max_colwidth", 70)
@@ -70,14 +76,12 @@ def attempt(member_id, reward_id):
 # It is Friday 10:00 on the simulated clock. Carol's membership is inactive; Dave has stars but
 # no beans.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print("clock:", client.control.clock()["now"])
 before = cards()
 readable(before, counts=POINTS)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 assignments = pd.DataFrame([
     {"reward": a.reward_id, "name": sim.state.rewards[a.reward_id].name,
      "costs": ", ".join(f"{format_count(c.points)} {c.card_definition_id}" for c in a.costs), "stock": a.stock}
@@ -92,8 +96,7 @@ assignments
 # them into points. The event names and their metadata are checked against the scenario's
 # event schema.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 client.track_event(event="review_written", customer={"source_id": "bob"}, metadata={"rating": 5, "product_id": "prod_mug"})
 client.track_event(event="order_placed", customer={"source_id": "bob"}, metadata={"amount": 12000, "channel": "web"})
 client.track_event(event="order_placed", customer={"source_id": "frank"}, metadata={"amount": 4800, "channel": "app"})
@@ -112,8 +115,7 @@ readable(earned[["member_id", "card_id", "type", "status", "points", "reason"]],
 # each purchase against the points *available* (balance minus what pending purchases hold)
 # and the stock not yet held, and refuses with **423** and a precise key.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 purchases = pd.DataFrame([
     attempt("lmbr_bob", "lrew_mug"),
     attempt("lmbr_alice", "lrew_beans_1kg"),
@@ -130,8 +132,7 @@ purchases
 # Between the purchase and its settlement, the points are **reserved**: the balance has not
 # moved yet, the available points have.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 pending = cards()
 readable(pending[pending["reserved"] > 0], counts=POINTS)
 
@@ -142,8 +143,7 @@ readable(pending[pending["reserved"] > 0], counts=POINTS)
 # at their due instant and approved (points debited, stock decremented, the reward granted: a
 # material item recorded, or a gift card issued to the member).
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 sim.advance(2)
 print("clock:", client.control.clock()["now"])
 ledger = sim.transactions()
@@ -151,8 +151,7 @@ spent = ledger.loc[ledger["type"] == "POINTS_SPENT_ON_REWARD",
                    ["member_id", "card_id", "reward_id", "status", "points", "created_at", "updated_at"]]
 readable(spent, counts=["points"])
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 granted = pd.DataFrame([
     {"member": m, "reward": r["reward_id"], "kind": r["kind"],
      "item": r["sku_id"] or r["product_id"] or r["voucher_code"], "granted_at": r["created_at"]}
@@ -163,8 +162,7 @@ granted
 # %% [markdown]
 # Dave's gift card is a real voucher of the gift card campaign, with its \$25 balance:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 code = granted.loc[granted["member"] == "lmbr_dave", "item"].iloc[0]
 voucher = next(v for v in sim.state.vouchers.values() if v.code == code)
 print(code, voucher.campaign_id, "holder:", voucher.holder_id, "balance:", format_money(voucher.gift.balance))
@@ -175,8 +173,7 @@ print(code, voucher.campaign_id, "holder:", voucher.holder_id, "balance:", forma
 # Beans per member this morning, before anything happened, and after the morning's events (Bob's
 # review and order, Frank's order) and the purchases that settled (Alice's beans, Bob's mug).
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 after = cards()
 compare = before[["card", "balance"]].merge(after[["card", "balance"]], on="card", suffixes=("_before", "_after"))
 compare["change"] = compare["balance_after"] - compare["balance_before"]

@@ -1,6 +1,10 @@
-# Source of notebooks/06-what-if.ipynb (built by scripts/build_notebooks.py).
-# Also served as a dashboard by Voila (`promolab dashboard`, tests/browser/test_whatif_dashboard.py);
-# the wheel carries it as package data (promolab.samples.whatif_notebook()).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
 
 # %% [markdown]
 # # 6. What if? Tune a tier, see the effect at once
@@ -24,12 +28,11 @@
 # run (a static render of the notebook), the dashboard's cell shows a snapshot of it.*
 
 # %%
-import matplotlib
 import pandas as pd
 from IPython.display import Image, display
 
 from promolab import samples
-from promolab.analysis import sweep
+from promolab.analysis import notebook_style, sweep
 from promolab.scenario_file import open_scenario
 from promolab.widgets import (
     WhatIfController,
@@ -42,7 +45,7 @@ from promolab.widgets import (
     whatif_figure,
 )
 
-matplotlib.rcParams.update({"svg.hashsalt": "promolab-notebooks", "figure.figsize": (8, 4), "figure.dpi": 80})
+notebook_style()  # figure size, and twice the pixels: crisp on a slide
 pd.set_option("display.width", 120)
 pd.set_option("display.max_columns", 20)
 pd.set_option("display.html.use_mathjax", False)  # "$10 ... $50" in a table is money, not maths
@@ -75,20 +78,18 @@ dashboard
 # unit-tested that way). A second controller, so the dashboard above keeps its own state:
 # Bob's cart, and the welcome offer at \$15 off orders of at least \$80.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 scripted = WhatIfController(sim, orders, currency=currency)
 scripted.set_order("bob", prod_kettle=1, prod_mug=2)
 result = scripted.update(value=1500, min_amount=8000)
 print(result.whatif.discount, result.whatif.rules)
 tier_display(result)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 order_display(result).head(6)
 
 # %%
-display(Image(figure_png(whatif_figure(result))))
+display(Image(figure_png(whatif_figure(result)), retina=True))  # twice the pixels, shown at half
 
 # %% [markdown]
 # Bob's cart (\$78) still gets the original \$10 but not the what-if \$15: it is under the new
@@ -97,16 +98,14 @@ display(Image(figure_png(whatif_figure(result))))
 # Switching effect: \$15 off **every matching item** instead of the order (no `applicable_to`:
 # every line matches) is a very different campaign:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 tier_display(scripted.set_effect("APPLY_TO_ITEMS"))
 
 # %% [markdown]
 # The figures are exactly those of the analysis layer: `sweep` of the what-if `TierSpec` (one
 # tier, over in a moment: no progress bar).
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 direct = sweep(sim, orders, [scripted.result.whatif], progress=False).summary()
 print(direct.loc[0, "cost"] == scripted.result.tier_table.at["after", "cost"],
       direct.loc[0, "valid_orders"] == scripted.result.tier_table.at["after", "orders_reached"])
@@ -119,8 +118,7 @@ print(direct.loc[0, "cost"] == scripted.result.tier_table.at["after", "cost"],
 # and compares them all with the current scenario ("Compare variants"). In code: the same
 # controller methods. Two ideas for the welcome offer, each swept over the same orders:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 scripted.reset_tier()
 scripted.update(value=1500)
 scripted.save_variant("$15 off")
@@ -128,13 +126,12 @@ scripted.update(min_amount=8000)
 scripted.save_variant("$15 off over $80")
 scripted.variants()
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 variants = scripted.compare_variants()
 comparison_display(variants)[["variant", "changes", "share_affected", "cost", "cost_change", "avg_discount"]]
 
 # %%
-display(Image(figure_png(variants_figure(variants))))
+display(Image(figure_png(variants_figure(variants)), retina=True))
 
 # %% [markdown]
 # The richer offer alone costs half as much again; with the \$80 minimum it reaches 11 points

@@ -1,4 +1,10 @@
-# Source of notebooks/07-real-service.ipynb (built by scripts/build_notebooks.py).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
 
 # %% [markdown]
 # # 7. One notebook, three targets
@@ -58,8 +64,7 @@ MONEY = ["amount", "total_discount_amount", "total_amount"]  # shown with the cu
 # `sim.client()` wires the client to the simulator through an httpx transport: no sockets, the
 # same requests and responses as over the network.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 sim = Simulator.from_scenario(DEMO)
 in_process = promotions_for_cart(sim.client())
 readable(in_process, money=MONEY)
@@ -102,8 +107,7 @@ print("served simulator is up")
 # The served simulator checks the interface's credentials: the demo scenario's app and
 # management keys (a real deployment gives you yours).
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 credentials = sim.state.project.credentials
 served = Client(
     base_url,
@@ -122,8 +126,7 @@ readable(over_http, money=MONEY)
 # read and move its clock, dump, snapshot, restore or reset its state, read the webhook
 # deliveries. The same client methods work in-process.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print("served clock:    ", served.control.clock()["now"])
 print("after +1 day:    ", served.control.advance(86400)["now"])
 print("in-process clock:", sim.client().control.clock()["now"])
@@ -131,8 +134,7 @@ print("in-process clock:", sim.client().control.clock()["now"])
 # %% [markdown]
 # A wrong key is refused the way the real service refuses it:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 intruder = Client(base_url, app_id=credentials.app_id, app_token="not-the-token")
 try:
     intruder.validate_promotions(**CART)
@@ -179,8 +181,7 @@ else:
 # %% [markdown]
 # ## Stop the served simulator
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 served.close()
 server.terminate()
 try:

@@ -1,4 +1,10 @@
-# Source of notebooks/08-shadow-run.ipynb (built by scripts/build_notebooks.py).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
 
 # %% [markdown]
 # # 8. Shadow run: where does the simulator drift from the real service?
@@ -41,8 +47,7 @@ DAY = DATA / "events" / "demo_day.jsonl"
 # The stand-in's scenario is the demo's with: the VIP tier `promo_vip_10pct` at 12% off
 # instead of 10%; the mug reward at 450 points instead of 500; and customer Frank missing.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 document = yaml.safe_load(SCENARIO.read_text(encoding="utf-8"))
 changed = copy.deepcopy(document)
 for campaign in changed["campaigns"]:
@@ -70,8 +75,7 @@ target
 # `allow_writes=True`: against a real project, point it at a sandbox. The pace is the sandbox's
 # 100 calls an hour unless given; the stand-in needs none. Every exchange goes to the cassette.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 workdir = Path(tempfile.mkdtemp())
 cassette = workdir / "run.jsonl"
 run = shadow(DAY, target=target, scenario=SCENARIO, cassette=cassette, allow_writes=True,
@@ -85,8 +89,7 @@ print(run.report.text())
 # the simulator's; `shown` reads the difference for a person, money with its currency and
 # the amount between the two sides (the data stays in cents: `difference`).
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 run.report.differences[["line", "op", "path", "kind", "expected", "got", "difference", "shown"]]
 
 # %% [markdown]
@@ -102,8 +105,7 @@ run.report.differences[["line", "op", "path", "kind", "expected", "got", "differ
 # %% [markdown]
 # ## By operation and field
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 run.report.summary()
 
 # %% [markdown]
@@ -111,8 +113,7 @@ run.report.summary()
 #
 # Both statuses of every line, the simulated clock it ran at, and how many fields differ.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 run.report.lines
 
 # %% [markdown]
@@ -122,8 +123,7 @@ run.report.lines
 # Each pair was recorded where both answers created it, so answers naming them compare
 # equal and later lines could use them on both sides.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 pd.DataFrame(run.ids.pairs(), columns=["simulator", "real"])
 
 # %% [markdown]
@@ -133,16 +133,14 @@ pd.DataFrame(run.ids.pairs(), columns=["simulator", "real"])
 # answers: no network. After a change of the simulator or the scenario, this is how a team
 # checks it against yesterday's real answers. Unchanged, it gives the same report.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 again = rediff(cassette, scenario=SCENARIO)
 again.report.differences.equals(run.report.differences), len(cassette.read_text(encoding="utf-8").splitlines())
 
 # %% [markdown]
 # The same report as a standalone HTML page (`promolab shadow --report report.html`):
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 report_page = workdir / "report.html"
 run.report.write_html(report_page)
 page = report_page.read_text(encoding="utf-8")

@@ -1,4 +1,10 @@
-# Source of notebooks/09-stacking-and-qualifications.ipynb (built by scripts/build_notebooks.py).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
 
 # %% [markdown]
 # # 9. Stacking: several codes on one cart, redeemed, rolled back, budgets, why not
@@ -17,16 +23,15 @@
 # %%
 from pathlib import Path
 
-import matplotlib
 import pandas as pd
 import yaml
 
 from promolab import Simulator
-from promolab.analysis import compare_stacking_policies, why_not_frame, why_not_qualified_frame
+from promolab.analysis import compare_stacking_policies, notebook_style, why_not_frame, why_not_qualified_frame
 from promolab.display import format_money
 from promolab.widgets import readable
 
-matplotlib.rcParams.update({"svg.hashsalt": "promolab-notebooks", "figure.figsize": (8, 4), "figure.dpi": 80})
+notebook_style()  # figure size, and twice the pixels: crisp on a slide
 pd.set_option("display.width", 140)
 pd.set_option("display.max_columns", 20)
 pd.set_option("display.max_colwidth", 90)
@@ -46,8 +51,7 @@ PROJECT = sim.state.project.id
 # sent, 5 applied, 1 per category, all-or-nothing (`ALL`), in the requested order, each
 # percentage taken of the order **as discounted so far**.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 rules = client.validate_stacked(redeemables=[{"object": "voucher", "id": "WELCOME-OPEN-1"}]).stacking_rules
 pd.Series(rules.model_dump(mode="json")).to_frame("setting")
 
@@ -59,8 +63,7 @@ pd.Series(rules.model_dump(mode="json")).to_frame("setting")
 # as it stands **after** that redeemable: `applied` is its own part, `discount` everything so
 # far.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 MUGS = {"items": [{"product_id": "prod_mug", "quantity": 6}]}
 STACK = [
     {"object": "voucher", "id": "WELCOME-ALICE"},
@@ -85,8 +88,7 @@ readable(running, money=["applied", "discount", "total"])
 # all-or-nothing rule the request fails. `why_not_frame` says what stopped each redeemable
 # and what it saw; that explanation never goes into the service's answer.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 first_gift = [
     {"object": "voucher", "id": "GIFT-ALICE-50", "gift": {"credits": 2500}},
     {"object": "voucher", "id": "WELCOME-ALICE"},
@@ -99,8 +101,7 @@ readable(why[["tried", "id", "status", "applied", "key", "why"]], money=["applie
 # %% [markdown]
 # Under the `PARTIAL` rule the same request applies what it can and lists the rest.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 stored = client.create_stacking_rules(PROJECT, redeemables_application_mode="PARTIAL")
 partial = client.validate_stacked(redeemables=first_gift, customer={"source_id": "alice"}, order=MUGS)
 print("valid:", partial.valid, "| applied:", [r.id for r in partial.redeemables],
@@ -116,8 +117,7 @@ client.delete_stacking_rules(PROJECT, stored.id)  # back to the defaults
 # redeemable, and stores the order. A rollback of the parent gives everything back and, by
 # default, cancels the order.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 def gift_balance(code: str) -> str:
     voucher = sim.state.vouchers[sim.indexes.voucher_by_code[code]]
     return format_money(voucher.gift.balance)
@@ -134,8 +134,7 @@ children = pd.DataFrame([
 print("order", done.order.id, done.order.status, "| Bob's gift card after:", gift_balance("GIFT-BOB-25"))
 readable(children, money=["gift_credits", "total_after"])
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 back = client.rollback_redemption(done.parent_redemption.id, reason="returned the mugs")
 print("rolled back:", [r.id for r in back.rollbacks], "| gift credits back:",
       format_money(-sum(r.amount or 0 for r in back.rollbacks)))
@@ -148,8 +147,7 @@ print("order", back.order.id, back.order.status, "| Bob's gift card:", gift_bala
 # budget of three redemptions a day (`campaign.redemptions.count.daily`, in the project's time
 # zone) and let six customers try it, then try again the next morning.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 document = yaml.safe_load(DEMO.read_text(encoding="utf-8"))
 for campaign in document["campaigns"]:
     for tier in campaign.get("tiers") or []:
@@ -182,8 +180,7 @@ readable(pd.DataFrame(attempts), money=["discount"])
 # limits, the "total before discounts" minimum): a qualifying redeemable can still be refused
 # at redemption.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 GRINDER_AND_BEANS = {"items": [{"product_id": "prod_grinder", "quantity": 1},
                                {"product_id": "prod_beans_ethiopia", "quantity": 3}]}
 best = client.qualifications(customer={"source_id": "alice"}, order=GRINDER_AND_BEANS, scenario="ALL",
@@ -200,8 +197,7 @@ readable(offers, money=["takes_off", "total"])
 # Her wallet alone (`CUSTOMER_WALLET`), and what the `ALL` scenario left out, with why
 # (`why_not_qualified_frame`, never part of the service's answer).
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 wallet = client.qualifications(customer={"source_id": "alice"}, order=GRINDER_AND_BEANS, scenario="CUSTOMER_WALLET")
 print("wallet:", [r.id for r in wallet.redeemables.data])
 left_out = why_not_qualified_frame(sim, {"customer": {"source_id": "alice"}, "order": GRINDER_AND_BEANS,
@@ -217,8 +213,7 @@ left_out.groupby("key", observed=True).size().rename("left out").to_frame()
 # `compare_stacking_policies` is vectorized across orders and equal, order for order, to the
 # engine's stacked validation.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 orders = pd.read_parquet(DATA / "orders" / "sample_orders.parquet")
 stack = [{"object": "promotion_tier", "id": "promo_beans_15"}, {"object": "voucher", "id": "WELCOME-OPEN-1"},
          {"object": "promotion_tier", "id": "promo_welcome_10"}, {"object": "promotion_tier", "id": "promo_vip_10pct"},
@@ -234,13 +229,11 @@ summary = compared.summary()
 readable(summary[["policy", "orders", "valid_orders", "total_discount", "mean_discount"]],
          money=["total_discount", "mean_discount"], counts=["orders", "valid_orders"])
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 reasons = compared.reason_counts()
 reasons[reasons["policy"] == "partial"]
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 difference = compared.difference("partial", "partial, initial amount")
 changed = difference[difference["difference"] != 0]
 print(f"{len(changed):,} of {len(difference):,} orders change; in all {format_money(int(changed['difference'].sum()))}")

@@ -1,4 +1,10 @@
-# Source of notebooks/10-campaign-forecast.ipynb (built by scripts/build_notebooks.py).
+# ---
+# jupyter:
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
 
 # %% [markdown]
 # # 10. Campaign forecast: a month of orders against budgets and limits
@@ -17,7 +23,6 @@
 import tempfile
 from pathlib import Path
 
-import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
@@ -29,7 +34,7 @@ from promolab.analysis import (
     breakdown,
     compare_scenarios,
     forecast,
-    plot_burn_down,
+    notebook_style,
     plot_discount_by_cohort,
     plot_weekday_hour_heatmap,
     send_one_by_one,
@@ -37,7 +42,7 @@ from promolab.analysis import (
 from promolab.display import format_count, format_money
 from promolab.widgets import readable
 
-matplotlib.rcParams.update({"svg.hashsalt": "promolab-notebooks", "figure.figsize": (8, 4), "figure.dpi": 80})
+notebook_style()  # figure size, and twice the pixels: crisp on a slide
 pd.set_option("display.width", 140)
 pd.set_option("display.max_columns", 20)
 pd.set_option("display.max_colwidth", 90)
@@ -51,16 +56,14 @@ pd.set_option("display.html.use_mathjax", False)  # "$5.00 ... $10.00" in a tabl
 # needs `placed_at`; `channel` and `segment` ride along into the results, for the breakdowns
 # further down.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 orders = pd.read_parquet(samples.month_orders())
 per_order = orders.drop_duplicates("order_id")
 print(f"{format_count(len(per_order))} orders, {format_count(len(orders))} lines, "
       f"from {per_order['placed_at'].min()} to {per_order['placed_at'].max()}")
 orders.head(4)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 per_order.groupby("channel", observed=True).size().rename("orders").to_frame().T
 
 # %% [markdown]
@@ -77,8 +80,7 @@ per_order.groupby("channel", observed=True).size().rename("orders").to_frame().T
 #
 # Days and weeks are the project's calendar, in Europe/Berlin.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 sim = Simulator.from_scenario(samples.forecast_scenario())
 print("time zone:", sim.state.project.timezone, "| clock:", sim.now.isoformat())
 BUDGET_RULES = ("campaign.orders.amount_discounted", "redemption.count.per_customer.daily",
@@ -104,8 +106,7 @@ pd.DataFrame(rows)
 #
 # `summary()` gives, per campaign, the redemptions and the discount given away over the month.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 costs = CostModel(redemption_rate=0.8, seed=1)
 result = forecast(sim, orders, costs=costs, progress=False)
 o = result.orders
@@ -122,8 +123,7 @@ readable(summary[["campaign_id", "redemptions", "discount"]], money=["discount"]
 # still redeems the next best tier it qualifies for, if any. Each held-back order is counted
 # here against the budget that held it back.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 budgets = result.budgets
 shown = budgets[["tier_id", "rule", "period", "per_customer", "ran_out_at", "orders_held_back"]].copy()
 is_money = budgets["rule"].str.contains("amount").to_numpy()
@@ -148,8 +148,7 @@ readable(shown, counts=["orders_held_back"])
 # Free-item (UNIT) tiers are left out of the forecast, because the redemption operation does not
 # apply them in a stack:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 pd.Series(result.excluded, name="why left out").to_frame()
 
 # %% [markdown]
@@ -161,8 +160,7 @@ pd.Series(result.excluded, name="why left out").to_frame()
 # check on the first 1,000 orders of the month (the beans cap binds at the 587th): a fresh
 # simulator, each order sent one by one with `send_one_by_one`, with the same cost model.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 fresh = Simulator.from_scenario(samples.forecast_scenario())
 first_ids = o["order_id"].iloc[:1000]
 first_orders = orders[orders["order_id"].isin(first_ids)]
@@ -179,12 +177,12 @@ print("same orders:", same_orders, "| same tiers:", same_tiers, "| same discount
 # ## When does the VIP budget run out?
 #
 # `periods("day")` has a row per campaign and day: redemptions and discount that day and the
-# running totals. The burn-down draws the VIP campaign's running total of discount against its
-# \$5,000.00 budget (the dashed line). Its `discount` column holds each day's figure, so the
-# chart is told to add them up (`cumulative=False`).
+# running totals. `result.plot_burn_down("camp_vip")` draws the VIP campaign's running total of
+# discount against its budget, read from the scenario's rule (\$5,000.00, the dashed line), and
+# marks the day the line reaches it, with why it goes on past it: the budget refuses the 10%
+# tier, while the campaign's other tiers have no budget of their own and keep redeeming.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 daily = result.periods("day")
 vip_daily = daily[daily["campaign_id"] == "camp_vip"]
 crossing = vip_daily[vip_daily["discount_to_date"] >= 500_000].iloc[0]
@@ -195,9 +193,8 @@ readable(vip_daily[["period_start", "redemptions", "discount", "discount_to_date
          money=["discount", "discount_to_date"])
 
 # %%
-fig, ax = plt.subplots(figsize=(9, 4))
-plot_burn_down(vip_daily, budget=500_000, cumulative=False, ax=ax)
-ax.set_title("VIP perks: discount given in March, against its budget")
+fig, ax = plt.subplots(figsize=(9, 4.4))
+result.plot_burn_down("camp_vip", ax=ax)  # the budget is the scenario's rule; the crossing is explained
 fig.autofmt_xdate()
 plt.show()
 
@@ -209,8 +206,7 @@ plt.show()
 # campaign redeems far more than 300 times, through its uncapped tiers; the 15% tier only
 # gets the share of the first 300, and from then on the cap refuses it until Monday.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 weekly = result.periods("week")
 beans_weeks = weekly.loc[weekly["campaign_id"] == "camp_beans", ["period_start", "redemptions", "discount"]]
 week_start = o["placed_at"].dt.tz_localize(None).dt.normalize() - pd.to_timedelta(o["placed_at"].dt.day_of_week, unit="D")
@@ -232,8 +228,7 @@ readable(beans_weeks, money=["discount"], counts=["redemptions", "promo_beans_15
 # added (the cap stops only its own tier), `used_before` what the simulator had spent before.
 # (`measure` says what the numbers are: redemptions, or cents of discount.)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 left = result.budget_left("week")
 figures = ["limit", "used", "used_by_tier", "used_by_other_tiers", "used_before", "left"]
 shown = left[["rule", "period", "period_start", *figures]].astype(object)
@@ -251,8 +246,7 @@ shown
 # row per cohort: orders, how many redeemed, the share, the discount and the discount per
 # order. A customer is **new** on their first order of the month.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 COLUMNS = ["orders", "redeemed", "redemption_share", "discount", "discount_per_order"]
 
 
@@ -264,20 +258,17 @@ def cohort_table(by: str) -> pd.DataFrame:
 
 cohort_table("channel")
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 cohort_table("segment")  # NaN: orders without a segment
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 cohort_table("new_customer")
 
 # %% [markdown]
 # By basket size: small baskets rarely reach a tier's minimum, and baskets over \$50.00 get
 # most of the money.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 cohort_table("basket_band")
 
 # %%
@@ -305,8 +296,7 @@ plt.show()
 # `cost_of_goods` and `margin` (amount − cost of goods − discount). The redemption draws are
 # the same, so the redemptions are the same orders as above.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 costed_model = CostModel(cost_of_goods=0.55, redemption_rate=0.8, seed=1)
 costed = forecast(sim, orders, costs=costed_model, progress=False)
 c = costed.orders
@@ -323,8 +313,7 @@ readable(by_campaign, money=["amount", "cost_of_goods", "discount", "margin"], s
 # Redemption rates can also differ per cohort: `cohort_rates` multiplies the rate per value of
 # an order column. If only half as many store customers remember to ask for a promotion:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 in_store = forecast(sim, orders, costs=CostModel(redemption_rate=0.8, seed=1, cohort_rates={"channel": {"store": 0.5}}),
                     progress=False)
 by_channel = pd.DataFrame({"now": breakdown(o, "channel").set_index("channel")["discount"],
@@ -339,8 +328,7 @@ readable(by_channel.reset_index(), money=["now", "store at half rate"])
 # forecasts the same orders under both with the same cost model (the same orders redeem, so
 # every difference is the proposal's).
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 proposal_doc = yaml.safe_load(samples.forecast_scenario().read_text(encoding="utf-8"))
 for campaign in proposal_doc["campaigns"]:
     for tier in campaign.get("tiers") or []:
@@ -355,16 +343,14 @@ wide.columns = [f"{measure} ({scenario})" for measure, scenario in wide.columns]
 readable(wide.reset_index(), counts=["redemptions (now)", "redemptions (proposal)"],
          money=["discount (now)", "discount (proposal)"])
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 readable(cmp.totals(), counts=["orders", "redeemed", "held_back"], money=["discount", "margin"])
 
 # %% [markdown]
 # What the proposal changes, per campaign (proposal − now): the beans campaign gains, and some
 # orders that got the welcome \$10.00 now take 15% off their beans instead.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 change = cmp.difference("now", "proposal")[["campaign_id", "redemptions", "discount"]]
 totals = cmp.totals().set_index("scenario")
 print("discount:", format_money(totals.loc["proposal", "discount"] - totals.loc["now", "discount"], signed=True),
@@ -373,8 +359,15 @@ change["redemptions"] = [format_count(v, signed=True) for v in change["redemptio
 change["discount"] = [format_money(v, signed=True) for v in change["discount"]]
 change
 
+# %% [markdown]
+# The chart writes each change next to the proposal's bar (a few percent of a bar is hard to see),
+# and `plot(difference=True)` draws the changes themselves:
+
 # %%
-ax = cmp.plot()
+fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.2))
+cmp.plot(ax=left)
+cmp.plot(ax=right, difference=True)
+fig.tight_layout()
 plt.show()
 
 # %% [markdown]
@@ -387,8 +380,7 @@ plt.show()
 # says when the pool runs dry and how many orders found it empty (`code pool` in its budgets).
 # A pool of 2,000 codes lasts longer, and the customers who got one keep using it:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 bigger_doc = yaml.safe_load(samples.forecast_scenario().read_text(encoding="utf-8"))
 next(c for c in bigger_doc["campaigns"] if c["id"] == "camp_newsletter")["code_pool"]["count"] = 2_000
 pools = {}
@@ -410,17 +402,16 @@ readable(pd.DataFrame(pools).T.reset_index(names="pool"),
 # warehouse (in cents, as they are), and charts to PNG. Here into a temporary directory,
 # read back to show what was written.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 with tempfile.TemporaryDirectory() as folder:
     out = Path(folder)
     summary.to_csv(out / "campaigns.csv", index=False)
     budgets.to_csv(out / "budgets.csv", index=False)
     daily.to_parquet(out / "daily.parquet", index=False)
     c.to_parquet(out / "orders.parquet", index=False)
-    fig, ax = plt.subplots(figsize=(9, 4))
-    plot_burn_down(vip_daily, budget=500_000, cumulative=False, ax=ax)
-    fig.savefig(out / "vip-burn-down.png", dpi=100, metadata={"Software": None})
+    fig, ax = plt.subplots(figsize=(9, 4.4))
+    result.plot_burn_down("camp_vip", ax=ax)
+    fig.savefig(out / "vip-burn-down.png", dpi=200, metadata={"Software": None})  # 200 dpi: for a slide
     plt.close(fig)
     for path in sorted(out.iterdir()):
         if path.suffix == ".png":

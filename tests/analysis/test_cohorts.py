@@ -114,8 +114,8 @@ def test_new_vs_returning(rows: list[dict[str, Any]], expected: list[bool]) -> N
 @pytest.mark.parametrize(
     ("amount", "band"),
     [
-        (0, "under $25.00"), (2499, "under $25.00"), (2500, "$25.00–$50.00"), (4999, "$25.00–$50.00"),
-        (5000, "$50.00–$100.00"), (9999, "$50.00–$100.00"), (10000, "$100.00 and over"),
+        (0, "under $25.00"), (2499, "under $25.00"), (2500, "$25.00–49.99"), (4999, "$25.00–49.99"),
+        (5000, "$50.00–99.99"), (9999, "$50.00–99.99"), (10000, "$100.00 and over"),
         (123456, "$100.00 and over"),
     ],
 )
@@ -264,11 +264,19 @@ def test_burn_down_draws_a_line_per_campaign_and_the_budget() -> None:
         "period_start": list(starts) * 2,
         "discount": [100, 300, 600, 1000, 50, 60, 70, 80],
     })
-    ax = plot_burn_down(periods, budget=900)
-    assert len(ax.lines) == 3  # two campaigns and the budget
+    ax = plot_burn_down(periods, budget=900, note="why it goes on", names={"c1": "Campaign $1"})
+    assert len(ax.lines) == 4  # two campaigns, the budget and c1's crossing (c2 stays under it)
     assert list(ax.lines[0].get_ydata()) == [100, 300, 600, 1000]
     assert list(ax.lines[2].get_ydata()) == [900, 900]
-    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["c1", "c2", r"budget \$9.00"]  # escaped: not mathtext
+    crossing = [line for line in ax.lines if line.get_gid() == "crossing"]
+    assert len(crossing) == 1 and list(crossing[0].get_ydata()) == [1000.0]
+    assert pd.Timestamp(crossing[0].get_xdata()[0]) == starts[3].tz_convert(None)  # the first week at or past 900
+    (caption,) = [t for t in ax.texts if t.get_gid() == "crossing-note"]
+    assert caption.get_text() == "reaches the budget in the period starting 23 Mar 2026\nwhy it goes on"
+    # by name where given, `$` escaped (not mathtext)
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [r"Campaign \$1", "c2", r"budget \$9.00"]
+    under = plot_burn_down(periods, budget=5000)
+    assert not [line for line in under.lines if line.get_gid() == "crossing"] and not under.texts
     per_period = plot_burn_down(periods.rename(columns={"discount": "redemptions"}), cumulative=False)
     assert len(per_period.lines) == 2 and list(per_period.lines[1].get_ydata()) == [50, 110, 180, 260]
 
@@ -279,9 +287,13 @@ def test_discount_by_cohort_draws_a_bar_per_row() -> None:
     assert len(ax.patches) == 7
     assert [p.get_height() for p in ax.patches] == [2000, 0, 0, 0, 0, 0, 0]
     assert [t.get_text() for t in ax.get_xticklabels()] == list(WEEKDAYS)
+    # the six weekdays without a bar say why: no orders that day, or none of them redeemed
+    notes = [(round(t.xy[0]), t.get_text()) for t in ax.texts if t.get_gid() == "empty-bar"]
+    expected = [(i, "no orders" if n == 0 else "none redeemed") for i, n in enumerate(table["orders"]) if i > 0]
+    assert notes == expected and (table["redeemed"].iloc[1:] == 0).all()
     two = plot_discount_by_cohort(breakdown(orders(SAMPLE), ["new_customer", "basket_band"]),
                                   ["new_customer", "basket_band"], value="orders")
-    assert len(two.patches) == 8 and two.get_xticklabels()[1].get_text() == r"returning · \$25.00–\$50.00"
+    assert len(two.patches) == 8 and two.get_xticklabels()[1].get_text() == r"returning · \$25.00–49.99"
 
 
 @pytest.mark.parametrize(("value", "total"), [("discount", 2000), ("orders", 4), ("redeemed", 3)])

@@ -20,7 +20,7 @@ from promolab import Simulator
 from promolab.analysis import compare_tiers, plot_discount_by_tier, plot_discount_distribution
 from promolab.analysis.plots import count_axis, money_axis
 from promolab.widgets import WhatIfController, readable, what_if, whatif_figure
-from promolab.widgets.charts import FONT_SIZE
+from promolab.widgets.charts import DPI, FIGSIZE, FONT_SIZE, SCALE, figure_png
 from promolab.widgets.present import NO_MATHS
 
 ORDERS = Path(__file__).resolve().parents[2] / "data" / "orders" / "sample_orders.parquet"
@@ -91,7 +91,16 @@ def test_plot_discount_by_tier_reads_money_and_counts_orders(sim: Simulator, ord
         assert all(MONEY_TICK.match(x) for x in _labels(ax.get_xticklabels()))
         notes = {t.get_text() for t in ax.texts}
         valid = frame[frame["valid"]].groupby("tier_id", observed=True).size()
-        assert f"{valid['promo_beans_15']} orders" in notes and "1 order" in notes and "no orders" in notes
+        assert f"{valid['promo_beans_15']} orders" in notes and "1 order" in notes
+        # a bar-less row says why: no orders and the refusal they met, or no money off
+        by_label = dict(zip(_labels(ax.get_yticklabels()), (t.get_text() for t in ax.texts), strict=True))
+        assert by_label[r"\$5 off anything"] == "no orders: the tier is inactive"
+        assert by_label["20% off everything"] == "no orders: not active at this time"
+        assert by_label["VIP mugs at \\$5"] == "no orders: no customer qualifies"
+        assert by_label[r"Free shipping over \$30"] == f"{valid['promo_free_shipping']} orders, no money off"
+        # tiers read by name (the frame's tier_name), `$` kept out of mathtext
+        names = frame.drop_duplicates("tier_id")["tier_name"].str.replace("$", r"\$").tolist()
+        assert _labels(ax.get_yticklabels()) == names
         widths = [p.get_width() for p in ax.patches]
         assert max(widths) == pytest.approx(2260.0)  # the VIP tier's one order, in cents
     finally:
@@ -129,8 +138,21 @@ def test_whatif_chart_is_legible_and_in_money(sim: Simulator, orders: pd.DataFra
     assert notes == ["reach 87.5%\n10,495 orders", "reach 76.4%\n9,171 orders"]
     assert "$10.00" in [t.get_text() for t in left.texts]  # the original tier on Bob's cart
     colours = {t.get_text(): t.get_color() for t in tier_labels}
-    assert colours["promo_welcome_10"] == "black"
-    assert colours["promo_welcome_10 (what-if)"] != colours["promo_welcome_10"]  # does not apply: pale
+    welcome = r"\$10 off orders over \$50"  # tiers by name (as the scenario has them), `$` not mathtext
+    assert colours[welcome] == "black"
+    assert colours[welcome + " (what-if)"] != colours[welcome]  # does not apply: pale
+    assert r"15% off beans (max \$15 a line, \$30…" in colours  # a long name cut to the label column
+    assert right.get_title() == "\\$10 off orders over \\$50\nover 12,000 orders"
+
+
+def test_whatif_png_holds_twice_the_pixels_it_is_shown_at(sim: Simulator, orders: pd.DataFrame) -> None:
+    controller = WhatIfController(sim, orders, sample=300, seed=0)
+    png = figure_png(whatif_figure(controller.set_order("bob", prod_grinder=1)))
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")  # the IHDR chunk
+    assert SCALE == 2 and (width, height) == (round(FIGSIZE[0] * DPI * SCALE), round(FIGSIZE[1] * DPI * SCALE))
+    assert DPI * SCALE >= 144  # crisp on a slide
+    dashboard = what_if(sim, orders, sample=300)
+    assert dashboard.chart.layout.width == f"{round(FIGSIZE[0] * DPI)}px"  # shown at its on-screen size
 
 
 # -- the dashboard's static snapshot -----------------------------------------------------------

@@ -85,9 +85,9 @@ def test_every_notebook_is_checked() -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_source_markdown_has_no_currency_maths(name: str) -> None:
-    cells = builder().parse_source(NOTEBOOKS / "sources" / f"{name}.py")
-    problems = [f"cell {i}: {p}" for i, (kind, text) in enumerate(cells)
-                if kind == "markdown" and (p := _maths_problem(text))]
+    cells = builder().build_notebook(NOTEBOOKS / "sources" / f"{name}.py").cells
+    problems = [f"cell {c.id}: {p}" for c in cells
+                if c.cell_type == "markdown" and (p := _maths_problem(c.source))]
     assert not problems, "\n".join(problems)
 
 
@@ -101,9 +101,9 @@ def test_built_markdown_has_no_currency_maths(name: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_code_does_not_turn_cents_into_dollars_by_hand(name: str) -> None:
-    cells = builder().parse_source(NOTEBOOKS / "sources" / f"{name}.py")
-    by_hand = [line for kind, text in cells if kind == "code"
-               for line in text.splitlines() if _BY_HAND.search(line)]
+    cells = builder().build_notebook(NOTEBOOKS / "sources" / f"{name}.py").cells
+    by_hand = [line for c in cells if c.cell_type == "code"
+               for line in c.source.splitlines() if _BY_HAND.search(line)]
     assert not by_hand, "show money with promolab.display / readable instead:\n" + "\n".join(by_hand)
 
 

@@ -21,7 +21,10 @@
   a per-order frame), `breakdown` (tidy counts and discounts per cohort),
   `weekday_hour_table`, `basket_band_labels`.
 - Plots: `plot_discount_by_tier`, `plot_discount_distribution`;
-  `plot_burn_down`, `plot_discount_by_cohort`, `plot_weekday_hour_heatmap`.
+  `plot_burn_down` (and `ForecastResult.plot_burn_down`, the budget read from
+  the scenario), `plot_discount_by_cohort`, `plot_weekday_hour_heatmap`,
+  `plot_delivery_attempts` (attempts counted per time slot); labels by name
+  (`scenario_names`); `notebook_style` (the notebooks' figure settings).
 """
 
 from .cohort_charts import plot_burn_down, plot_discount_by_cohort, plot_weekday_hour_heatmap
@@ -36,6 +39,7 @@ from .cohorts import (
     with_cohorts,
 )
 from .compare import COMPARE_COLUMNS, best_tier, compare_tiers, discount_matrix, pivot_tiers
+from .delivery_chart import delivery_slots, plot_delivery_attempts
 from .forecast import (
     CostModel,
     ForecastResult,
@@ -55,8 +59,9 @@ from .frames import (
     transactions_frame,
     validation_frame,
 )
+from .names import scenario_names
 from .orders import as_requests, order_request, orders_from_frame, orders_from_records
-from .plots import plot_discount_by_tier, plot_discount_distribution
+from .plots import notebook_style, plot_discount_by_tier, plot_discount_distribution
 from .stacking_policies import StackingComparison, compare_stacking_policies
 from .sweep import SWEEP_COLUMNS, OrderBatch, SweepResult, prepare_orders, sweep
 from .why_not import NOT_QUALIFIED_COLUMNS, WHY_NOT_COLUMNS, why_not_frame, why_not_qualified_frame
@@ -88,19 +93,23 @@ __all__ = [
     "compare_stacking_policies",
     "compare_tiers",
     "deliveries_frame",
+    "delivery_slots",
     "discount_matrix",
     "forecast",
+    "notebook_style",
     "order_request",
     "orders_from_frame",
     "orders_from_records",
     "pivot_tiers",
     "plot_burn_down",
+    "plot_delivery_attempts",
     "plot_discount_by_cohort",
     "plot_discount_by_tier",
     "plot_discount_distribution",
     "plot_weekday_hour_heatmap",
     "prepare_orders",
     "publications_frame",
+    "scenario_names",
     "send_one_by_one",
     "sweep",
     "sweep_costs",

@@ -7,27 +7,21 @@ calls `plt.show()`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..display import format_money
+from ..display import format_count, format_money
 from .cohorts import WEEKDAYS, weekday_hour_table
-from .plots import count_axis, money_axis
+from .plots import count_axis, label_text, money_axis
 
 __all__ = ["plot_burn_down", "plot_discount_by_cohort", "plot_weekday_hour_heatmap"]
 
 _COLOR = "#3b6ea5"
 _BUDGET_COLOR = "#b03a2e"
 _MONEY = {"discount", "cost", "margin", "discount_per_order"}
-
-
-def _text(label: str) -> str:
-    """A label for matplotlib: `$` escaped, else two amounts ("$25.00–$50.00") would
-    read as mathtext between their dollar signs."""
-    return label.replace("$", r"\$")
 
 
 def _axes(ax: Any, figsize: tuple[float, float] = (8, 4)) -> Any:
@@ -41,7 +35,8 @@ def _axes(ax: Any, figsize: tuple[float, float] = (8, 4)) -> Any:
 
 def plot_burn_down(
     periods: pd.DataFrame, budget: int | None = None, *, value: str | None = None,
-    cumulative: bool = True, ax: Any = None, currency: str = "USD",
+    cumulative: bool = True, ax: Any = None, currency: str = "USD", note: str | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> Any:
     """One line per campaign of its spend over time, against a budget.
 
@@ -52,7 +47,11 @@ def plot_burn_down(
     `periods()`), else the column is taken to hold them already; `False`:
     per-period figures, summed up here (per campaign, in period order). `budget` (cents for a discount, a
     count for redemptions): a horizontal line, so the point where a campaign
-    would run out shows at a glance. Campaigns in order of first appearance.
+    would run out shows at a glance; the first period where a campaign's line
+    reaches it is marked (a red dot, `gid="crossing"`) and says when, then
+    `note` (why it goes past: `ForecastResult.plot_burn_down` writes it from the
+    forecast). Campaigns in order of first appearance, labelled by `names`
+    (`scenario_names(sim)`) where given.
     """
     if value is None:
         value = "discount" if "discount" in periods.columns else "redemptions"
@@ -60,29 +59,48 @@ def plot_burn_down(
         raise ValueError("value must be 'discount' or 'redemptions'")
     ax = _axes(ax)
     ordered = periods.sort_values("period_start", kind="stable")
+    labels = dict(names or {})
+    crossings = []
     for campaign in dict.fromkeys(periods["campaign_id"].astype(str)):
         rows = ordered[ordered["campaign_id"].astype(str).to_numpy() == campaign]
         column = f"{value}_to_date" if cumulative and f"{value}_to_date" in rows.columns else value
         values = rows[column].astype("float64").to_numpy()
         if not cumulative:
             values = np.cumsum(values)
-        ax.plot(rows["period_start"].to_numpy(), values, marker="o", markersize=3, drawstyle="steps-post",
-                label=campaign)
+        starts = rows["period_start"].to_numpy()
+        ax.plot(starts, values, marker="o", markersize=3, drawstyle="steps-post",
+                label=label_text(labels.get(campaign, campaign)))
+        over = np.flatnonzero(values >= budget) if budget is not None else np.array([], dtype=np.int64)
+        if over.size:
+            crossings.append((rows["period_start"].iloc[over[0]], float(values[over[0]])))
     if budget is not None:
-        label = f"budget {format_money(budget, currency)}" if value == "discount" else f"budget {budget:,}"
-        ax.axhline(budget, color=_BUDGET_COLOR, linestyle="--", linewidth=1.2, label=_text(label))
+        amount = format_money(budget, currency) if value == "discount" else format_count(budget)
+        ax.axhline(budget, color=_BUDGET_COLOR, linestyle="--", linewidth=1.2, label=label_text(f"budget {amount}"))
+        for when, reached in crossings:
+            _mark_crossing(ax, when, reached, note)
     if value == "discount":
         money_axis(ax.yaxis, currency)
         ax.set_ylabel("discount given, running total")
     else:
         count_axis(ax.yaxis)
         ax.set_ylabel("redemptions, running total")
-    ax.set_ylim(bottom=0)
+    ax.set_ylim(bottom=0, top=max(ax.get_ylim()[1], (budget or 0) * 1.45))  # room for the note
     ax.set_xlabel("period start")
     ax.set_title("Budget burn-down by campaign")
-    ax.legend(fontsize="small")
+    ax.legend(fontsize="small", loc="lower right")
     ax.grid(alpha=0.3)
     return ax
+
+
+def _mark_crossing(ax: Any, when: pd.Timestamp, reached: float, note: str | None) -> None:
+    """A dot where a line first reaches the budget, and a caption: when, and why past it."""
+    ax.plot([when.to_datetime64()], [reached], marker="o", markersize=9, color=_BUDGET_COLOR,
+            markerfacecolor="none", markeredgewidth=2, linestyle="none", gid="crossing")
+    text = f"reaches the budget in the period starting {when.strftime('%d %b %Y')}"
+    ax.annotate(label_text(text + (f"\n{note}" if note else "")), (when.to_datetime64(), reached),
+                xytext=(0.02, 0.97), textcoords="axes fraction", va="top", ha="left", fontsize="small",
+                color=_BUDGET_COLOR, gid="crossing-note",
+                arrowprops={"arrowstyle": "->", "color": _BUDGET_COLOR, "linewidth": 1})
 
 
 def _label(row: pd.Series, by: Sequence[str]) -> str:
@@ -97,7 +115,7 @@ def _label(row: pd.Series, by: Sequence[str]) -> str:
             parts.append("new" if item else "returning")
         else:
             parts.append(str(item))
-    return _text(" · ".join(parts))
+    return label_text(" · ".join(parts))
 
 
 def plot_discount_by_cohort(
@@ -107,13 +125,17 @@ def plot_discount_by_cohort(
     """A bar per row of a `breakdown` frame, in its (category) order: `value` =
     "discount" (default, money axis), "discount_per_order", "cost", "margin"
     (money) or "orders", "redeemed" (counts). Several `by` columns read as one
-    label per bar ("Sunday · new")."""
+    label per bar ("Sunday · new"). A cohort without a bar says why ("no
+    orders", "none redeemed")."""
     names = [by] if isinstance(by, str) else list(by)
     ax = _axes(ax, figsize=(max(6.0, 0.35 * len(breakdown_frame) + 2), 4))
     labels = [_label(row, names) for _, row in breakdown_frame.iterrows()]
     heights = breakdown_frame[value].astype("float64").fillna(0.0).to_numpy()
     positions = np.arange(len(labels))
     ax.bar(positions, heights, color=_COLOR)
+    for position, note in _empty_bar_notes(breakdown_frame, value, heights):
+        ax.annotate(note, (position, 0), xytext=(0, 3), textcoords="offset points", ha="center",
+                    va="bottom", fontsize="small", color="#888888", rotation=90, gid="empty-bar")
     crowded = sum(len(label) for label in labels) > 60  # slanted, rather than overlapping
     ax.set_xticks(positions, labels=labels, rotation=40 if crowded else 0, ha="right" if crowded else "center")
     if value in _MONEY:
@@ -126,6 +148,22 @@ def plot_discount_by_cohort(
     ax.set_title(f"{value.replace('_', ' ').capitalize()} by {grouping}")
     ax.grid(axis="y", alpha=0.3)
     return ax
+
+
+def _empty_bar_notes(frame: pd.DataFrame, value: str, heights: np.ndarray) -> list[tuple[int, str]]:
+    """Where a cohort has no bar, why: no orders at all, none redeemed, or (redeemed
+    but) nothing of `value`."""
+    notes = []
+    orders = frame["orders"].to_numpy() if "orders" in frame.columns else None
+    redeemed = frame["redeemed"].to_numpy() if "redeemed" in frame.columns else None
+    for position in np.flatnonzero(heights == 0):
+        if orders is not None and orders[position] == 0:
+            notes.append((int(position), "no orders"))
+        elif redeemed is not None and redeemed[position] == 0 and value != "orders":
+            notes.append((int(position), "none redeemed"))
+        else:
+            notes.append((int(position), f"no {value.replace('_', ' ')}"))
+    return notes
 
 
 def plot_weekday_hour_heatmap(

@@ -46,7 +46,7 @@ __all__ = [
     "with_cohorts",
 ]
 
-#: Edges of the basket bands in cents: under $25, $25-$50, $50-$100, $100 and over.
+#: Edges of the basket bands in cents: under $25, $25-49.99, $50-99.99, $100 and over.
 DEFAULT_BASKET_BANDS: tuple[int, ...] = (2500, 5000, 10000)
 WEEKDAYS: tuple[str, ...] = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 #: The columns `with_cohorts` adds.
@@ -57,15 +57,26 @@ _OPTIONAL_SUMS = ("cost", "margin")
 
 
 def basket_band_labels(bands: Sequence[int] = DEFAULT_BASKET_BANDS, currency: str = "USD") -> list[str]:
-    """The labels of the bands cut at `bands` (cents, increasing), in money a person
-    reads: `under $25.00`, `$25.00–$50.00`, ..., `$100.00 and over`. A band holds
-    its lower edge and not its upper one."""
+    """The labels of the bands cut at `bands` (minor units, increasing), in money a
+    person reads: `under $25.00`, `$25.00–49.99`, ..., `$100.00 and over`. A band
+    holds its lower edge and not its upper one, so it is written up to the last
+    amount it holds (one minor unit below the next edge): "$25.00–$50.00" would
+    leave a basket of exactly $50.00 in two bands. The upper amount drops the
+    currency the lower one starts with (`format_money` writes both)."""
     edges = [int(b) for b in bands]
     if not edges or any(lo >= hi for lo, hi in pairwise(edges)):
         raise ValueError("basket bands must be one or more increasing amounts in cents")
     money = [format_money(edge, currency) for edge in edges]
-    return [f"under {money[0]}", *(f"{lo}–{hi}" for lo, hi in pairwise(money)),
-            f"{money[-1]} and over"]
+    middle = [f"{low}–{_without_prefix(format_money(high - 1, currency), low)}"
+              for low, high in zip(money, edges[1:], strict=False)]
+    return [f"under {money[0]}", *middle, f"{money[-1]} and over"]
+
+
+def _without_prefix(amount: str, like: str) -> str:
+    """`amount` without the currency prefix (symbol or code, up to the first digit)
+    that `like` starts with too: "$49.99" after "$25.00" reads "49.99"."""
+    prefix = next((like[:i] for i, ch in enumerate(like) if ch.isdigit()), "")
+    return amount[len(prefix):] if prefix and amount.startswith(prefix) else amount
 
 
 def _local_times(frame: pd.DataFrame) -> pd.Series:

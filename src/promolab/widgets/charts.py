@@ -22,16 +22,20 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..analysis.plots import money_axis
+from ..analysis.plots import label_text, money_axis
 from ..display import format_count, format_money, format_share
 from .controller import WhatIfResult
+from .state import WHATIF_SUFFIX
 from .variants import CURRENT, comparison_currency
 
-__all__ = ["DPI", "FIGSIZE", "FONT_SIZE", "figure_png", "variants_figure", "whatif_figure"]
+__all__ = ["DPI", "FIGSIZE", "FONT_SIZE", "SCALE", "figure_png", "variants_figure", "whatif_figure"]
 
-#: inches; at DPI 96 the PNG is 960 x 442 px, shown at that size (1 pt = 1.33 px)
+#: inches; at DPI 96 the chart is shown 960 x 442 px (1 pt = 1.33 px)
 FIGSIZE = (10.0, 4.6)
 DPI = 96
+#: the PNG holds SCALE x the pixels it is shown at (1920 x 884): sharp on a
+#: high-density screen or a slide, where a 96 dpi image turns soft
+SCALE = 2
 #: points for tick labels and annotations (12 px on screen); titles get one more
 FONT_SIZE = 9.0
 _BLUE = "#3b6ea5"
@@ -48,10 +52,11 @@ def whatif_figure(result: WhatIfResult) -> Figure:
     FigureCanvasAgg(fig)
     # a fixed layout (no constrained/tight layout: they cost more than the analysis)
     left, right = fig.subplots(1, 2, width_ratios=[1.35, 1])
-    fig.subplots_adjust(left=0.215, right=0.985, top=0.92, bottom=0.12, wspace=0.32)
+    fig.subplots_adjust(left=0.25, right=0.985, top=0.88, bottom=0.12, wspace=0.32)
 
     table = result.order_table
-    labels = table["tier_id"].astype(str).tolist()
+    labels = [label_text(_short(f"{name}{WHATIF_SUFFIX}" if w else str(name)))
+              for name, w in zip(table["tier_name"].fillna(table["tier_id"]), table["whatif"], strict=True)]
     amounts = table["discount_amount"].astype("Float64").fillna(0).astype("float64").tolist()
     valid = [bool(v) for v in table["valid"]]
     whatif = [bool(w) for w in table["whatif"]]
@@ -82,7 +87,7 @@ def whatif_figure(result: WhatIfResult) -> Figure:
     money_axis(right.yaxis, currency)
     right.tick_params(axis="y", labelsize=FONT_SIZE)
     right.set_ylabel("campaign cost", fontsize=FONT_SIZE)
-    right.set_title(f"{result.edit.tier_id} over {format_count(result.n_orders)} orders",
+    right.set_title(label_text(f"{_short(_tier_name(result), 34)}\nover {format_count(result.n_orders)} orders"),
                     fontsize=FONT_SIZE + 2)
     for bar, column in zip(bars, ("before", "after"), strict=True):
         share, reached = tiers.at[column, "share_reached"], tiers.at[column, "orders_reached"]
@@ -96,10 +101,16 @@ def whatif_figure(result: WhatIfResult) -> Figure:
     return fig
 
 
-def _plain(text: str) -> str:
-    """Text matplotlib draws as written: two "$" (a name like "$15 off over $80",
-    an amount and its difference) would otherwise be read as maths between them."""
-    return text.replace("$", r"\$")
+def _short(name: str, width: int = 36) -> str:
+    """A tier's name cut to fit the label column (a name is a sentence: "15% off
+    beans (max $15 a line, $30 an order)"), with an ellipsis where cut."""
+    return name if len(name) <= width else name[: width - 1].rstrip() + "…"
+
+
+def _tier_name(result: WhatIfResult) -> str:
+    """The tuned tier's name in the scenario (its id when the order table does not list it)."""
+    rows = result.order_table[result.order_table["tier_id"] == result.edit.tier_id]
+    return str(rows["tier_name"].iloc[0]) if len(rows) and not pd.isna(rows["tier_name"].iloc[0]) else result.edit.tier_id
 
 
 def variants_figure(comparison: pd.DataFrame) -> Figure:
@@ -117,7 +128,7 @@ def variants_figure(comparison: pd.DataFrame) -> Figure:
     current = (comparison["variant"] == CURRENT).tolist()
     tiers = comparison["tier_id"].astype(object).tolist()
     several = len({t for t in tiers if isinstance(t, str)}) > 1
-    labels = [_plain(f"{v} ({t})" if several and isinstance(t, str) else str(v))
+    labels = [label_text(f"{v} ({t})" if several and isinstance(t, str) else str(v))
               for v, t in zip(comparison["variant"], tiers, strict=True)]
     amounts = [float(v) for v in comparison[money]]
     positions = list(range(len(labels)))
@@ -127,7 +138,7 @@ def variants_figure(comparison: pd.DataFrame) -> Figure:
     ax.set_xlim(0, max(amounts + [100.0]) * 1.35)  # room for the amounts after the bars
     for position, amount, delta, is_current in zip(positions, amounts, comparison[change], current, strict=True):
         text = format_money(amount, currency) + ("" if is_current else f" ({format_money(delta, currency, signed=True)})")
-        ax.annotate(_plain(text), (amount, position), xytext=(3, 0), textcoords="offset points", va="center",
+        ax.annotate(label_text(text), (amount, position), xytext=(3, 0), textcoords="offset points", va="center",
                     fontsize=FONT_SIZE - 1)
     money_axis(ax.xaxis, currency)
     ax.tick_params(axis="x", labelsize=FONT_SIZE)
@@ -140,7 +151,8 @@ def variants_figure(comparison: pd.DataFrame) -> Figure:
 
 
 def figure_png(fig: Figure) -> bytes:
-    """PNG bytes of a figure, without metadata (same figure -> same bytes)."""
+    """PNG bytes of a figure at `SCALE` x its on-screen size (the views set the
+    display width), without metadata (same figure -> same bytes)."""
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=DPI, metadata={"Software": None})
+    fig.savefig(buffer, format="png", dpi=DPI * SCALE, metadata={"Software": None})
     return buffer.getvalue()

@@ -17,6 +17,7 @@ apply them in a stack (docs/decisions.md); `ForecastResult.excluded` says so.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -24,6 +25,7 @@ import pandas as pd
 
 from ...engine import CompiledTier
 from ...sim import pricing_view, usage_of
+from ..names import scenario_names
 from ..orders import line_columns
 from ..sweep.batch import build_batch
 from ..sweep.customers import customer_table
@@ -151,4 +153,5 @@ def forecast(
         del batch, cols  # the walk reads neither
         spent = walk(plan)
     del plan
-    return ForecastResult.build(chosen, watched, excluded, facts, spent, order, fixed, published)
+    result = ForecastResult.build(chosen, watched, excluded, facts, spent, order, fixed, published)
+    return replace(result, names=scenario_names(sim))  # the charts' labels, from the scenario

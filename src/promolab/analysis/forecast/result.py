@@ -19,7 +19,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -80,6 +81,8 @@ class ForecastResult:
     budget_tracks: tuple[BudgetTrack, ...] = ()
     #: what every amount of the frames is in (the simulator's: its scenario's `project.currency`)
     currency: str = DEFAULT_CURRENCY
+    #: the scenario's tier and campaign names by id (`names.scenario_names`), for charts
+    names: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def build(cls, tiers: Sequence[CompiledTier], watched: Sequence[WatchedTier], excluded: dict[str, str],
@@ -243,6 +246,15 @@ class ForecastResult:
         from .result_summary import forecast_summary
 
         return forecast_summary(self).html()
+
+    def plot_burn_down(self, campaign: str, *, freq: Freq = "day", ax: Any = None, currency: str | None = None) -> Any:
+        """The campaign's running total against the budget the scenario gives it
+        (its `budgets` row of the campaign's whole total), the crossing marked and
+        explained (`burn_down.plot_campaign_burn_down`), in the forecast's currency unless
+        `currency` names another. Returns the Axes."""
+        from .burn_down import plot_campaign_burn_down
+
+        return plot_campaign_burn_down(self, campaign, freq=freq, ax=ax, currency=currency or self.currency)
 
     def summary(self) -> pd.DataFrame:
         """Per campaign: redemptions, discount given, orders held back by a budget."""

@@ -88,11 +88,13 @@ class ScenarioComparison:
         out = pd.DataFrame({m: wide[(m, b)] - wide[(m, a)] for m in _MEASURES})
         return figures(out.reset_index(), self.currency)
 
-    def plot(self, *, ax: Any = None, currency: str = "USD") -> Any:
-        """Discount per campaign under each scenario (grouped bars). Returns the Axes."""
+    def plot(self, *, ax: Any = None, currency: str = "USD", difference: bool = False) -> Any:
+        """Discount per campaign under each scenario (grouped bars, each later one
+        with its change from the first); `difference=True`: the changes as bars.
+        Returns the Axes."""
         from .scenario_chart import plot_scenario_discounts
 
-        return plot_scenario_discounts(self, ax=ax, currency=currency)
+        return plot_scenario_discounts(self, ax=ax, currency=currency, difference=difference)
 
     def __repr__(self) -> str:
         from .result_summary import comparison_line
