@@ -8,13 +8,20 @@ contract (`models.endpoints`); the few that exist only for the simulator
 `Operation` is generic in the function's parameters and result, so
 `sim.apply(GET_INCENTIVE, incentive_id="linc_1")` is checked by the type
 checker like a call of the function itself, and returns what it returns.
+
+`bind` puts the endpoint's request model in front of the function: the body
+is checked before the function runs (`request_parsing.checked_body`), so no
+operation looks anything up in, or because of, a body its model refuses.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import wraps
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar
+
+from .request_parsing import checked_body
 
 if TYPE_CHECKING:
     from ..models.endpoints import Endpoint
@@ -38,5 +45,23 @@ class Operation(Generic[P, R]):
 
 
 def bind(endpoint: Endpoint[Any], run: Callable[Concatenate[Simulator, P], R], *, write: bool) -> Operation[P, R]:
-    """The operation implementing `endpoint`, known by the endpoint's name."""
-    return Operation(endpoint.name, run, write, endpoint)
+    """The operation implementing `endpoint`, known by the endpoint's name.
+
+    With a request model, the operation's body (its `request` argument; `{}`
+    when left out of an optional body) is checked against the model before
+    `run` is called: a bad body is 400 `invalid_payload` whatever the path,
+    the state or the rest of the body would have led to."""
+    model = endpoint.request
+    if model is None:
+        return Operation(endpoint.name, run, write, endpoint)
+    optional = endpoint.optional_body
+
+    @wraps(run)
+    def checked(sim: Simulator, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        if "request" not in kwargs and not optional:  # the call itself is wrong: `run` says how
+            return run(sim, *args, **kwargs)
+        body = kwargs.get("request")
+        with checked_body(model, {} if body is None and optional else body):
+            return run(sim, *args, **kwargs)
+
+    return Operation(endpoint.name, checked, write, endpoint)
