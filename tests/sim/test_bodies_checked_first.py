@@ -1,7 +1,7 @@
 """A body is checked before its operation runs, and validated once.
 
 `operation.bind` puts the endpoint's request model in front of every
-operation that takes a body (`request_parsing.checked_body`): a body the
+operation that takes a body (`request_parsing.enter_body`): a body the
 model refuses never reaches the operation's code (issue 34, item 2: the
 stored order was looked up by `order.source_id` before the body was
 checked, a 500 for `{}`), and the operation's own `parse(Model, request)`

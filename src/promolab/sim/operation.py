@@ -10,7 +10,7 @@ contract (`models.endpoints`); the few that exist only for the simulator
 checker like a call of the function itself, and returns what it returns.
 
 `bind` puts the endpoint's request model in front of the function: the body
-is checked before the function runs (`request_parsing.checked_body`), so no
+is checked before the function runs (`request_parsing.enter_body`), so no
 operation looks anything up in, or because of, a body its model refuses.
 """
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import wraps
 from typing import TYPE_CHECKING, Any, Concatenate, Generic, ParamSpec, TypeVar
 
-from .request_parsing import checked_body
+from .request_parsing import enter_body, leave_body
 
 if TYPE_CHECKING:
     from ..models.endpoints import Endpoint
@@ -61,7 +61,10 @@ def bind(endpoint: Endpoint[Any], run: Callable[Concatenate[Simulator, P], R], *
         if "request" not in kwargs and not optional:  # the call itself is wrong: `run` says how
             return run(sim, *args, **kwargs)
         body = kwargs.get("request")
-        with checked_body(model, {} if body is None and optional else body):
+        saved = enter_body(model, {} if body is None and optional else body)
+        try:
             return run(sim, *args, **kwargs)
+        finally:
+            leave_body(saved)
 
     return Operation(endpoint.name, checked, write, endpoint)

@@ -10,7 +10,7 @@ directly (`fast_validate.validated`), which is the validation
 `model_validate` runs, without its Python wrapper.
 
 **A body is checked before its operation runs.** An operation bound to an
-endpoint with a request model is entered through `checked_body` (see
+endpoint with a request model is entered through `enter_body` (see
 `operation.bind`): its body is parsed first, so nothing of the operation
 (a lookup by an id in the body, a 404 for a path id, a counter) can see a
 body its model refuses; a bad body is always 400 `invalid_payload`, on
@@ -22,8 +22,6 @@ check just made (same model, same object), so a body is validated once.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any, TypeVar, cast
 
 from pydantic import BaseModel, ValidationError
@@ -31,7 +29,7 @@ from pydantic import BaseModel, ValidationError
 from .fast_validate import validated
 from .refusals import BadRequest, InvalidPayload
 
-__all__ = ["checked_body", "describe_validation_error", "parse"]
+__all__ = ["describe_validation_error", "enter_body", "leave_body", "parse"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -55,6 +53,10 @@ def describe_validation_error(exc: ValidationError, root: str = "") -> str:
     return f"Property {root}{path or '.'}: {first['msg']}"
 
 
+#: A body checked for the running operation: (model, the data object, the parsed model).
+_Entry = tuple[type[BaseModel], object, BaseModel]
+
+
 class _Checked(threading.local):
     """The body checked for the operation running on this thread: (model,
     the data object, the parsed model). Per thread, because operations of
@@ -62,7 +64,7 @@ class _Checked(threading.local):
     and put back around each operation, because an operation may run
     another one (a webhook receiver writing from inside a write)."""
 
-    entry: tuple[type[BaseModel], object, BaseModel] | None = None
+    entry: _Entry | None = None
 
 
 _checked = _Checked()
@@ -83,14 +85,18 @@ def parse(model: type[M], data: Any, *, root: str = "") -> M:
         raise InvalidPayload(describe_validation_error(exc, root)) from None
 
 
-@contextmanager
-def checked_body(model: type[BaseModel], data: Any) -> Iterator[None]:
+def enter_body(model: type[BaseModel], data: Any) -> _Entry | None:
     """Check `data` against `model` now (400 `invalid_payload` if it fails),
-    and let the operation's own `parse(model, data)` reuse the result."""
+    and let the operation's own `parse(model, data)` reuse the result until
+    `leave_body(<what this returned>)`. A pair of calls, not a context
+    manager: it runs around every operation with a body, and `contextlib`'s
+    generator costs a few microseconds of a 20 µs validation."""
     body = parse(model, data)
     saved = _checked.entry
     _checked.entry = (model, data, body)
-    try:
-        yield
-    finally:
-        _checked.entry = saved
+    return saved
+
+
+def leave_body(saved: _Entry | None) -> None:
+    """End the check `enter_body` began (put back the one it replaced)."""
+    _checked.entry = saved
