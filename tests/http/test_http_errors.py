@@ -116,7 +116,7 @@ def test_malformed_json_is_400_invalid_payload(http: httpx.Client, sim: Simulato
         ({"seconds": 1, "minutes": 2}, "Property .minutes is not allowed"),
         ({"seconds": -1}, "Property .seconds: Input should be greater than or equal to 0"),
         ({"seconds": "soon"}, "Property .seconds: Input should be a valid number, unable to parse string as a number"),
-        ([1], "Property .: Input should be a valid dictionary or instance of AdvanceRequest"),
+        ([1], "Payload should be an object"),
     ],
 )
 def test_body_breaking_the_request_model_names_the_field(

@@ -102,6 +102,8 @@ class Bad:
     headers: dict[str, str] = field(default_factory=dict)
     #: Sent after `all_headers()`, as they are: a name here may repeat one there.
     header_pairs: list[tuple[str, str]] = field(default_factory=list)
+    #: The error's `details` must start with this (the property it names).
+    details: str | None = None
 
     def raw_body(self) -> bytes:
         if self.body is None:
@@ -522,6 +524,107 @@ def _balance_family() -> list[Bad]:
             for label, path, body, status, key in bad]
 
 
+#: A body each route with a request model would take (the stacked routes: a code of the demo and an order).
+_GOOD_BODIES: dict[str, dict[str, Any]] = {
+    "purchase_reward": {"reward_id": "lrew_mug"},
+    "publish": {"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}},
+    "validate": {"customer": {"source_id": "alice"}, "order": {"items": [{"product_id": "prod_mug", "quantity": 1}]}},
+    "track_event": {"event": "review_written", "customer": {"source_id": "alice"}},
+    "add_gift_balance": {"amount": 1000},
+    "create_stacking_rules": {},
+    "update_stacking_rules": {},
+    "validate_stacked": {"redeemables": [{"object": "voucher", "id": "WELCOME-OPEN-1"}], "order": {"amount": 5000}},
+    "qualifications": {"order": {"amount": 5000}},
+    "redeem_stacked": {"redeemables": [{"object": "voucher", "id": "WELCOME-OPEN-1"}], "order": {"amount": 5000}},
+    "rollback_redemption": {},
+}
+#: Values of each JSON type, tried in this order: the first a property does not accept is sent.
+_WRONG_TYPES: list[tuple[str, Any]] = [("object", {}), ("array", [1]), ("string", "x"), ("integer", 7),
+                                        ("boolean", True)]
+
+
+def _json_types(schema: dict[str, Any], components: dict[str, Any]) -> set[str] | None:
+    """The JSON types a property's schema accepts (None: any)."""
+    if "$ref" in schema:
+        return _json_types(components[schema["$ref"].rsplit("/", 1)[-1]], components)
+    alternatives = schema.get("anyOf") or schema.get("oneOf")
+    if alternatives:
+        found: set[str] = set()
+        for alternative in alternatives:
+            types = _json_types(alternative, components)
+            if types is None:
+                return None
+            found |= types
+        return found
+    if "const" in schema or "enum" in schema:
+        values = [schema["const"]] if "const" in schema else schema["enum"]
+        return {"string" if isinstance(v, str) else "boolean" if isinstance(v, bool) else "integer"
+                for v in values if v is not None} | ({"null"} if None in values else set())
+    kind = schema.get("type")
+    if kind is None:
+        return {"object"} if "properties" in schema else None
+    found = set(kind) if isinstance(kind, list) else {kind}
+    return found | ({"integer"} if "number" in found else set())
+
+
+def _properties(schema: dict[str, Any], components: dict[str, Any]) -> dict[str, Any]:
+    """The properties of an object schema (through a $ref or a nullable anyOf)."""
+    if "$ref" in schema:
+        return _properties(components[schema["$ref"].rsplit("/", 1)[-1]], components)
+    for alternative in schema.get("anyOf") or ():
+        found = _properties(alternative, components)
+        if found:
+            return found
+    return dict(schema.get("properties") or {})
+
+
+def _checked_first_family() -> list[Bad]:
+    """Every property of every request model, one and two levels down, sent
+    with a value of a type it does not take (`order.source_id: {}` on
+    `POST /v1/redemptions` was a 500: the order was looked up before the body
+    was checked), on a path naming nothing that exists: 400 invalid_payload
+    naming that property, never a 404 or a 500. Derived from the route table
+    and the document, so a new route or field joins by itself."""
+    from promolab.http.openapi import build_openapi
+    from promolab.http.table import ROUTES
+
+    document = build_openapi([r.endpoint for r in ROUTES])
+    components = document["components"]["schemas"]
+    cases = []
+    for route in ROUTES:
+        endpoint = route.endpoint
+        if endpoint.request is None or endpoint.control:
+            continue
+        path = endpoint.url_path(**{p.arg: f"nowhere_{p.arg}" for p in endpoint.path_params})
+        body_schema = document["paths"][endpoint.path][endpoint.method.lower()]["requestBody"]
+        root = body_schema["content"]["application/json"]["schema"]
+        good = _GOOD_BODIES[endpoint.name]
+        targets: list[tuple[tuple[str, ...], dict[str, Any]]] = []
+        for name, schema in _properties(root, components).items():
+            targets.append(((name,), schema))
+            targets.extend(((name, inner), s) for inner, s in _properties(schema, components).items())
+        for where, schema in targets:
+            accepted = _json_types(schema, components)
+            if accepted is None:
+                continue
+            label, value = next(((t, v) for t, v in _WRONG_TYPES if t not in accepted), (None, None))
+            if label is None:
+                continue
+            body = copy.deepcopy(good)
+            # an object the good body lacks is sent with this one property: the
+            # error may then name a property it requires instead (but under it)
+            named = where if len(where) == 1 or where[0] in good else where[:1]
+            if len(where) > 1:
+                body[where[0]] = {**body.get(where[0], {}), where[1]: value}
+            else:
+                body[where[0]] = value
+            dotted = ".".join(where)
+            cases.append(Bad(f"{endpoint.name}:checked-first:{dotted}={label}", endpoint.method, path, 400,
+                             "invalid_payload", body, auth=route.auth.value, details="Property ." + ".".join(named),
+                             served=dotted == "order.source_id"))
+    return cases
+
+
 def _control_family() -> list[Bad]:
     m = "management"
     cases = [
@@ -594,6 +697,7 @@ CASES: list[Bad] = [
     *_balance_family(),
     *_control_family(),
     *_routing_and_auth_family(),
+    *_checked_first_family(),
 ]
 SERVED = [c for c in CASES if c.served]
 assert len({c.id for c in CASES}) == len(CASES), "case ids must be unique"
@@ -608,6 +712,8 @@ def check_error(status: int, content_type: str | None, body: bytes, case: Bad) -
     assert set(data) <= ERROR_FIELDS, f"{case.id}: fields outside ErrorBody: {set(data) - ERROR_FIELDS}"
     models.ErrorBody.model_validate(data)
     assert data["code"] == case.status and data["key"] == case.key, f"{case.id}: {data}"
+    if case.details is not None:
+        assert data["details"].startswith(case.details), f"{case.id}: {data['details']}"
     assert isinstance(data["message"], str) and data["message"], case.id
     assert REQUEST_ID.match(data.get("request_id", "")), f"{case.id}: {data}"
     assert b"Traceback" not in body and b"File \"" not in body, case.id

@@ -79,10 +79,19 @@ KNOWN_PATH: dict[str, list[str]] = {
     "webhookId": ["wh_notebook", "wh_crm"],
     "code": ["GIFT-ALICE-50", "GIFT-BOB-25", "WELCOME-OPEN-1", "REF-ALICE"],
 }
+#: Redeemables of the demo scenario (a code, a gift card, a tier, two together).
+_KNOWN_REDEEMABLES: list[Any] = [
+    [{"object": "voucher", "id": "WELCOME-OPEN-1"}],
+    [{"object": "voucher", "id": "GIFT-ALICE-50"}],
+    [{"object": "promotion_tier", "id": "promo_welcome_10"}],
+    [{"object": "voucher", "id": "WELCOME-OPEN-2"}, {"object": "promotion_tier", "id": "promo_welcome_10"}],
+]
 KNOWN_BODY: dict[str, dict[str, list[Any]]] = {
     "purchaseReward": {"reward_id": ["lrew_mug", "lrew_coupon", "lrew_gift_25", "lrew_sticker", "lrew_beans_1kg"]},
     "publishVoucher": {"voucher": ["WELCOME-OPEN-1", "WELCOME-OPEN-2", "WELCOME-ALICE", "GIFT-ALICE-50"]},
     "trackCustomEvent": {"event": ["order_placed", "review_written", "first_order_placed", "newsletter_signup"]},
+    "validateStackedDiscounts": {"redeemables": _KNOWN_REDEEMABLES},
+    "redeemStackedDiscounts": {"redeemables": _KNOWN_REDEEMABLES},
 }
 
 #: (operation, details pattern) of `invalid_payload` answers to schema-valid

@@ -455,3 +455,55 @@ def test_rate_limiter_table_is_bounded() -> None:
     # requests without an identity share one window
     assert limiter.check(sim, request)[0] is None
     assert limiter.check(sim, request)[0] is not None
+
+
+def _route_cases() -> list[Any]:
+    """Every route that takes credentials (control routes included), with a
+    request that would change the state if it ran (a body of the demo where
+    it takes one): the rate limit is the HTTP face's, applied before the
+    route's handler, so a route added later is limited like the first."""
+    from promolab.http.auth import AuthKind
+    from promolab.http.table import ROUTES
+
+    bodies: dict[str, Any] = {
+        "publish": {"voucher": "WELCOME-OPEN-1", "customer": {"source_id": "erin"}},
+        "track_event": {"event": "review_written", "customer": {"source_id": "alice"}},
+        "add_gift_balance": {"amount": 1000},
+        "purchase_reward": {"reward_id": "lrew_sticker"},
+        "redeem_stacked": {"redeemables": [{"object": "voucher", "id": "WELCOME-OPEN-1"}], "order": {"amount": 5000}},
+        "validate_stacked": {"redeemables": [{"object": "voucher", "id": "WELCOME-OPEN-1"}], "order": {"amount": 5000}},
+        "advance": {"seconds": 60},
+    }
+    cases = []
+    for route in ROUTES:
+        if route.auth is AuthKind.NONE:
+            continue
+        endpoint = route.endpoint
+        path = endpoint.url_path(**{p.arg: _KNOWN_PATH.get(p.name, "x") for p in endpoint.path_params})
+        cases.append(pytest.param(route.auth.value, endpoint.method, path, bodies.get(endpoint.name, {}),
+                                  id=endpoint.name))
+    return cases
+
+
+_KNOWN_PATH = {"programId": "lprg_coffee_club", "memberId": "lmbr_alice", "code": "GIFT-ALICE-50",
+               "projectId": "proj_kestrel", "id": "linc_0a11ce01"}
+_HEADERS = {"app": APP_HEADERS, "loyalty": LOYALTY_HEADERS, "management": MANAGEMENT_HEADERS}
+
+
+@pytest.mark.parametrize(("auth", "method", "path", "body"), _route_cases())
+def test_every_route_is_rate_limited_and_a_refused_call_changes_nothing(auth: str, method: str, path: str,
+                                                                       body: Any) -> None:
+    clock = FakeClock()
+    app = _limited_app(clock, limit=1, window=10.0)
+    headers = {k.lower(): v for k, v in _HEADERS[auth].items()} | {"content-type": "application/json"}
+    raw = json.dumps(body).encode() if method in ("POST", "PUT") else b""
+    first = app.handle(HttpRequest(method, path, "", headers, raw))
+    assert first.status != 429 and dict(first.header_list())["x-rate-limit-remaining"] == "0"
+    before = app.sim.dump_json()
+    second = app.handle(HttpRequest(method, path, "", headers, raw))
+    assert second.status == 429, second.body[:200]
+    assert json.loads(second.body)["key"] == "too_many_requests"
+    assert dict(second.header_list())["retry-after"] == "10"
+    assert app.sim.dump_json() == before, "a refused (429) call changed the state"
+    clock.now += 10.0  # the next window lets the caller in again
+    assert app.handle(HttpRequest(method, path, "", headers, raw)).status != 429

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["PLACED_AT_COLUMN", "iso_instant", "line_instants", "metadata_codes", "plain", "row_of", "utc_datetime"]
+__all__ = ["EARLIEST", "LATEST", "PLACED_AT_COLUMN", "iso_instant", "line_instants", "metadata_codes", "plain", "row_of", "utc_datetime"]
 
 PLACED_AT_COLUMN = "placed_at"
 
@@ -50,13 +50,41 @@ def iso_instant(ns: int) -> str:
     return str(pd.Timestamp(int(ns), tz="UTC").isoformat())
 
 
-def _to_ns(naive_utc: pd.Series) -> np.ndarray:
-    """A naive (UTC) datetime64 series of any unit as int64 nanoseconds."""
-    out: np.ndarray = naive_utc.to_numpy().astype("datetime64[ns]").view(np.int64)
-    return out
+#: The instants an order may be placed at: whole years inside what pandas'
+#: nanosecond timestamps hold (1677-09-21 to 2262-04-11), which every reader
+#: of dated orders computes in (periods, windows, budgets per day). Whole
+#: years, so that the end of an order's day, week or month is inside too.
+#: Outside it, a reader refuses the row: `9999-12-31T00:00:00Z` (a common
+#: "no date") was cast to nanoseconds and came back as 1816-03-29.
+EARLIEST = datetime(1678, 1, 1, tzinfo=UTC)
+LATEST = datetime(2262, 1, 1, tzinfo=UTC)  # excluded
+_LOW_NS = (EARLIEST - _EPOCH) // timedelta(microseconds=1) * 1000
+_HIGH_NS = (LATEST - _EPOCH) // timedelta(microseconds=1) * 1000
+_NS_PER = {"s": 10**9, "ms": 10**6, "us": 10**3, "ns": 1}
 
 
-_MISSING, _UNPARSEABLE, _NAIVE = 1, 2, 3
+def _to_ns(naive_utc: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """A naive (UTC) datetime64 series of any unit as int64 nanoseconds, and
+    where the value is inside `EARLIEST`..`LATEST` (outside it, the value is 0).
+    The range is checked in the series' own unit, before any conversion: a
+    cast to nanoseconds of a value it cannot hold wraps or raises."""
+    values = naive_utc.to_numpy()
+    unit = np.datetime_data(values.dtype)[0]
+    per = _NS_PER.get(unit)
+    if per is None:  # a unit coarser than seconds: convert to seconds first (never out of range for them)
+        values, per = values.astype("datetime64[s]"), _NS_PER["s"]
+    ticks = values.view(np.int64)
+    inside = (ticks >= -(-_LOW_NS // per)) & (ticks < -(-_HIGH_NS // per))
+    out: np.ndarray = np.where(inside, ticks, 0) * per
+    return out, inside
+
+
+_MISSING, _UNPARSEABLE, _NAIVE, _OUT_OF_RANGE = 1, 2, 3, 4
+
+
+def _out_of_range(row: Any, column: str, value: Any) -> ValueError:
+    return ValueError(f"row {row!r}, column {column!r}: {str(value)!r} is outside the instants an order may be "
+                      f"placed at ({EARLIEST:%Y-%m-%d} to {LATEST - timedelta(microseconds=1):%Y-%m-%d}, UTC)")
 
 
 def line_instants(series: pd.Series) -> np.ndarray:
@@ -73,7 +101,11 @@ def line_instants(series: pd.Series) -> np.ndarray:
         if missing.any():
             row, _ = row_of(series, missing)
             raise ValueError(f"row {row!r}, column {column!r}: missing timestamp")
-        return _to_ns(series.dt.tz_convert(None))
+        ns, inside = _to_ns(series.dt.tz_convert(None))
+        if not inside.all():
+            row, value = row_of(series, ~inside)
+            raise _out_of_range(row, column, value)
+        return ns
     if dtype.kind == "M":
         present = series.notna().to_numpy(dtype=bool)
         row, value = row_of(series, present if present.any() else np.ones(len(series), dtype=bool))
@@ -90,8 +122,10 @@ def line_instants(series: pd.Series) -> np.ndarray:
         if isinstance(value, datetime):  # pd.Timestamp included
             if value.tzinfo is None:
                 problem[k] = _NAIVE
-            else:
+            elif EARLIEST <= value < LATEST:
                 values[k] = pd.Timestamp(value).tz_convert("UTC").as_unit("ns").value
+            else:
+                problem[k] = _OUT_OF_RANGE
         else:
             problem[k] = _UNPARSEABLE
     if texts.any():
@@ -103,7 +137,9 @@ def line_instants(series: pd.Series) -> np.ndarray:
         problem[where[unparsed]] = _UNPARSEABLE
         problem[where[~unparsed & ~aware]] = _NAIVE
         ok = ~unparsed & aware
-        values[where[ok]] = _to_ns(parsed[ok].dt.tz_convert(None))
+        ns, inside = _to_ns(parsed[ok].dt.tz_convert(None))
+        values[where[ok]] = ns
+        problem[where[ok][~inside]] = _OUT_OF_RANGE
     per_line = problem[codes]  # codes -1 read the last entry
     if per_line.any():
         bad = per_line != 0
@@ -114,6 +150,8 @@ def line_instants(series: pd.Series) -> np.ndarray:
         if kind == _NAIVE:
             raise ValueError(f"row {row!r}, column {column!r}: {str(value)!r} has no timezone "
                              "(give an offset such as +01:00 or Z)")
+        if kind == _OUT_OF_RANGE:
+            raise _out_of_range(row, column, value)
         raise ValueError(f"row {row!r}, column {column!r}: not a timestamp: {value!r}")
     out: np.ndarray = values[codes]
     return out

@@ -72,6 +72,10 @@ _RESPONSE_RULES: dict[str, dict[str, Any]] = {
         "then": {"required": ["transaction"]},
         "else": {"not": {"required": ["transaction"]}},
     },
+    # models.orders: a line's product or SKU is named by its id, or by the
+    # source_id alone when the catalogue does not know it
+    "OrderItemProduct": {"anyOf": [_present("id"), _present("source_id")]},
+    "OrderItemSku": {"anyOf": [_present("id"), _present("source_id")]},
 }
 
 

@@ -129,6 +129,20 @@ def fail(loc: Loc, message: str, value: Any = None, *, kind: str = "value_error"
     )
 
 
+def refuse(key: str, message: str, details: str, loc: Loc = ()) -> NoReturn:
+    """Raise a ValidationError the service answers with a key of its own
+    rather than ``invalid_payload`` (a publish body naming neither a voucher
+    nor a campaign is ``missing_vouchers``). The key is the error's type and
+    the service's ``message`` rides in its context (``refusal``), where the
+    simulator's request parsing reads them: the rule stays in the model, which
+    is the one check of a body."""
+    raise ValidationError.from_exception_data(
+        "WireModel",
+        [InitErrorDetails(type=PydanticCustomError(key, details, {"refusal": message}),
+                          loc=loc if isinstance(loc, tuple) else (loc,), input=None)],
+    )
+
+
 _M = TypeVar("_M", bound=BaseModel)
 
 

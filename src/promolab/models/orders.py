@@ -19,7 +19,7 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import BeforeValidator, Field, StrictBool, model_validator
 from pydantic_core import PydanticCustomError
 
-from ._base import RequestModel, WireModel, fail
+from ._base import RequestModel, WireModel, checked_after, fail, require_one_of
 from .common import INT64_MAX, Metadata, Money, NonNegativeInt64
 
 __all__ = [
@@ -55,22 +55,38 @@ def _quantity(value: Any) -> Any:
 Quantity = Annotated[int, BeforeValidator(_quantity), Field(strict=True, ge=1, le=INT64_MAX)]
 
 
-class OrderItemProduct(WireModel):
-    __omit_if_none__ = frozenset({"source_id", "name", "price"})
+def _identified(reference: OrderItemProduct | OrderItemSku) -> None:
+    require_one_of(reference, "id", "source_id")
 
-    id: str
+
+class OrderItemProduct(WireModel):
+    """The product of a computed line. `id` is absent when the line named a
+    product by `source_id` only and the catalogue does not know it: the
+    answer then echoes `{"source_id": ...}` (the service's own schema
+    requires neither; one of the two always names it)."""
+
+    __omit_if_none__ = frozenset({"id", "source_id", "name", "price"})
+
+    id: str | None = None
     source_id: str | None = None
     name: str | None = None
     price: Money | None = None
 
+    _identified = checked_after(_identified)
+
 
 class OrderItemSku(WireModel):
-    __omit_if_none__ = frozenset({"source_id", "sku", "price"})
+    """The SKU of a computed line; like `OrderItemProduct`, without `id` for
+    a SKU named by an unknown `source_id` (`related_object: "sku"`)."""
 
-    id: str
+    __omit_if_none__ = frozenset({"id", "source_id", "sku", "price"})
+
+    id: str | None = None
     source_id: str | None = None
     sku: str | None = None
     price: Money | None = None
+
+    _identified = checked_after(_identified)
 
 
 _ITEM_OPTIONAL = frozenset(

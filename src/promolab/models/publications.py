@@ -7,11 +7,11 @@ a body with neither; so the rule here is *voucher or campaign, at least one*.
 
 from __future__ import annotations
 
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 from pydantic import Field, model_validator
 
-from ._base import RequestModel, WireModel, require_one_of
+from ._base import RequestModel, WireModel, refuse, require_one_of
 from .common import Metadata, Timestamp
 from .customers import Customer, IdentifiedCustomerInput
 from .vouchers import Voucher
@@ -74,6 +74,14 @@ class PublishRequest(RequestModel):
     source_id: str | None = Field(default=None, min_length=1)
     metadata: Metadata | None = None
     channel: str | None = Field(default=None, min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _names_something(cls, data: Any) -> Any:
+        # before the fields: neither is missing_vouchers, whatever else is wrong
+        if isinstance(data, dict) and data.get("voucher") is None and data.get("campaign") is None:
+            refuse("missing_vouchers", "Missing vouchers", "Either Campaign or Voucher is required", "voucher")
+        return data
 
     @model_validator(mode="after")
     def _says_what_to_publish(self) -> Self:

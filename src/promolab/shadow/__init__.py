@@ -12,7 +12,7 @@ a report of where they drift, field by field (docs/shadow.md).
 """
 
 from .calls import Call, auth_needed, call_for, line_kind, read_script, write_lines
-from .cassette import FORMAT, Exchange, SideRecord, read_cassette
+from .cassette import FORMAT, MAX_DEPTH, Exchange, SideRecord, read_cassette
 from .diff import KINDS, Difference
 from .errors import CassetteError, RateLimited, ShadowInputError, ShadowInterrupted, WritesRefused
 from .ids import IdMap
@@ -28,6 +28,7 @@ __all__ = [
     "ENVIRONMENT",
     "FORMAT",
     "KINDS",
+    "MAX_DEPTH",
     "SANDBOX",
     "Call",
     "CassetteError",

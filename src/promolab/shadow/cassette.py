@@ -19,6 +19,19 @@ instead. No headers are kept: they carry the credentials.
 A cassette is written line by line as the run goes (flushed after each), so
 an interrupted run keeps what it did and resumes from it, and it is enough to
 compute the report again without any network (`promolab shadow --cassette`).
+
+**A cassette is input, read as strictly as a script.** `read_cassette`
+checks every line before anything runs, and refuses the first that fails
+with `CassetteError` (exit 2, "cassette line N: why"): JSON nested deeper
+than `MAX_DEPTH` levels; a script part (`op`, `args`, `at`, `note`) a
+script line would be refused for (the replay reader's own checks: a known
+operation, its arguments and their types, an instant with a timezone); the
+simulator's own control operations (`reset`, `restore`: a real service has
+nothing to compare them with, and a re-diff would skip them); script line
+numbers that do not increase; and a line whose recorded sides do not fit
+its kind (a call whose real answer is `skipped` would be compared with
+nothing, an `advance` carrying an answer was edited). Nothing is skipped
+that the cassette did not record as skipped.
 """
 
 from __future__ import annotations
@@ -29,13 +42,21 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..replay import Event
-from ..replay.reader import instant
+from ..replay.reader import BadLine, entry_fields, instant
+from .calls import line_kind
 from .errors import CassetteError
 
-__all__ = ["FORMAT", "CassetteWriter", "Exchange", "SideRecord", "read_cassette"]
+__all__ = ["FORMAT", "MAX_DEPTH", "CassetteWriter", "Exchange", "SideRecord", "read_cassette"]
 
 #: The header's `cassette` value: this format, version 1.
 FORMAT = "promolab.shadow/1"
+
+#: The deepest nesting a cassette line may hold. A line is a few levels of
+#: its own around two requests and two answers; the simulator refuses
+#: request JSON deeper than 64 levels and its answers echo request metadata
+#: a few levels down, so 128 leaves room for what a real service answers.
+#: Deeper is refused before the diff walks it (deep enough, a RecursionError).
+MAX_DEPTH = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,12 +173,64 @@ def read_cassette(path: str | Path) -> tuple[dict[str, Any], list[Exchange]]:
         raise CassetteError(1, "not JSON: a cassette starts with its header") from None
     if not isinstance(head, dict) or head.get("cassette") != FORMAT:
         raise CassetteError(1, f"not a shadow cassette (its header has no \"cassette\": \"{FORMAT}\")")
-    exchanges = []
+    exchanges: list[Exchange] = []
     for number, raw in enumerate(lines[1:], start=2):
         try:
-            exchanges.append(Exchange.from_json(json.loads(raw)))
+            exchange = _checked(Exchange.from_json(_loads(raw)), number)
+        except CassetteError:
+            raise
         except json.JSONDecodeError as exc:
             raise CassetteError(number, f"not valid JSON ({exc.msg} at column {exc.colno})") from None
         except (TypeError, ValueError) as exc:
             raise CassetteError(number, str(exc)) from None
+        if exchanges and exchange.line <= exchanges[-1].line:
+            raise CassetteError(number, f"script line {exchange.line} comes after script line "
+                                        f"{exchanges[-1].line}: lines are recorded once each, in order")
+        exchanges.append(exchange)
     return head, exchanges
+
+
+def _loads(raw: str) -> Any:
+    """A line's JSON, at most `MAX_DEPTH` levels deep."""
+    if raw.count("[") + raw.count("{") > MAX_DEPTH:  # only then can it be too deep: walk it
+        try:
+            value = json.loads(raw)
+        except RecursionError:
+            raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
+        stack: list[tuple[Any, int]] = [(value, 1)]
+        while stack:
+            item, depth = stack.pop()
+            if isinstance(item, dict | list):
+                if depth > MAX_DEPTH:
+                    raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+                stack.extend((v, depth + 1) for v in (item.values() if isinstance(item, dict) else item))
+        return value
+    return json.loads(raw)
+
+
+def _checked(exchange: Exchange, number: int) -> Exchange:
+    """The exchange with its script part checked as a script line is (and its
+    arguments in canonical form, as a run records them), or `CassetteError`."""
+    entry: dict[str, Any] = {"op": exchange.op, "args": exchange.args}
+    if exchange.at is not None:
+        entry["at"] = exchange.at
+    if exchange.note is not None:
+        entry["note"] = exchange.note
+    fields = entry_fields(entry, exchange.line)
+    if isinstance(fields, BadLine):
+        raise CassetteError(number, f"script line {exchange.line}: {fields.message}")
+    _, op, args, _, _ = fields
+    kind = line_kind(op)
+    if kind == "simulator_only":
+        raise CassetteError(number, f"script line {exchange.line} ({op}) is one of the simulator's own control operations, "
+                         "which a real service has nothing to compare with (a run never records one)")
+    recorded = exchange.real.skipped is None
+    if kind == "call" and not recorded:
+        raise CassetteError(number, f"script line {exchange.line} ({op}) is a call without the real side's answer "
+                         f"(recorded as skipped: {exchange.real.skipped}): there is nothing to compare")
+    if kind != "call" and recorded:
+        raise CassetteError(number, f"script line {exchange.line} ({op}) is not a call of the service, yet it holds an answer "
+                         "of the real side: the line was edited")
+    if op == exchange.op and args is exchange.args:
+        return exchange
+    return Exchange(exchange.line, op, args, exchange.real, exchange.sim, exchange.at, exchange.note, exchange.clock)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -134,7 +134,9 @@ def rediff(
     if seed is None and isinstance(head.get("seed"), int):
         seed = head["seed"]
     sim_side, currency, _ = _simulator_side(scenario, seed, simulator)
-    run = _Run(None, sim_side, _masking(masks), {e.line: e for e in done}, None)
+    # a line that cannot run is named by its line in the cassette (header: line 1)
+    where = {e.line: f"cassette line {number}" for number, e in enumerate(done, start=2)}
+    run = _Run(None, sim_side, _masking(masks), {e.line: e for e in done}, None, where)
     try:
         run.run([e.event() for e in done], progress)
     finally:
@@ -169,12 +171,14 @@ class _Run:
     """The loop shared by a run, a resumed run and an offline re-diff."""
 
     def __init__(self, real: Side | None, sim: Side, masking: Masking, recorded: dict[int, Exchange],
-                 writer: CassetteWriter | None) -> None:
+                 writer: CassetteWriter | None, where: dict[int, str] | None = None) -> None:
         self.real = real
         self.sim = sim
         self.masking = masking
         self.recorded = recorded
         self.writer = writer
+        #: How an error names a line (default: "script line N").
+        self.where = where or {}
         self.ids = IdMap()
         self.exchanges: list[Exchange] = []
         self.compared: list[tuple[Exchange, list[Difference]]] = []
@@ -189,6 +193,9 @@ class _Run:
                 except (RateLimited, httpx.TransportError, KeyboardInterrupt) as exc:
                     reason = str(exc) or type(exc).__name__
                     raise ShadowInterrupted(event.line, len(self.exchanges), reason) from exc
+                except ShadowInputError as exc:  # a line that cannot run: named, nothing after it runs
+                    where = self.where.get(event.line, f"script line {event.line}")
+                    raise ShadowInputError(f"{where}: {exc}") from None
                 if event.line not in self.recorded and self.writer is not None:
                     self.writer.write(exchange)
                 self.exchanges.append(exchange)
@@ -225,7 +232,7 @@ class _Run:
         if recorded is not None:
             real = recorded.real
         elif live_real is None:
-            raise ShadowInputError(f"line {event.line}: no recorded real answer and no target")
+            raise ShadowInputError("no recorded real answer and no target")
         else:
             real = _send(live_real, event.op, self.ids.for_real(event.args))
         return self._exchange(event, real, _send(self.sim, event.op, self.ids.for_sim(event.args)))
@@ -248,13 +255,24 @@ def _advance(side: Side, event: Event) -> None:
     `seconds` that ends at `at`."""
     seconds = event.args.get("seconds")
     if event.at is not None and seconds is not None:
-        side.move_to(event.at - timedelta(seconds=float(seconds)))
+        side.move_to(_shifted(event.at, -float(seconds)))
     elif event.at is not None:
         side.move_to(event.at)
         return
-    if side.now is None:
-        side.read_clock()
+    now = side.now if side.now is not None else side.read_clock()
+    _shifted(now, float(seconds or 0))
     side.advance(float(seconds or 0))
+
+
+def _shifted(moment: datetime, seconds: float) -> datetime:
+    """`moment` moved by `seconds`, or `ShadowInputError` when that leaves
+    the calendar (`seconds: 1e308`, an advance of a million years): the
+    arithmetic is checked here, before either side is asked to do it."""
+    try:
+        return moment + timedelta(seconds=seconds)
+    except (OverflowError, ValueError):
+        raise ShadowInputError(f"an advance of {seconds:g} s from {moment.isoformat()} leaves the calendar "
+                               "(years 1 to 9999)") from None
 
 
 def _progress(total: int) -> Any:

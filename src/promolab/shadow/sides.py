@@ -208,6 +208,7 @@ def _body(response: httpx.Response) -> Any:
 def _now_of(answer: Answer, side: str) -> datetime:
     body = answer.body
     if answer.status != 200 or not isinstance(body, dict) or not isinstance(body.get("now"), str):
+        why = body.get("details") if isinstance(body, dict) and isinstance(body.get("details"), str) else None
         raise ShadowInputError(f"the {side} side's clock cannot be driven (the control API answered "
-                               f"{answer.status}): is it a promolab simulator?")
+                               f"{answer.status}{f': {why}' if why else ''}): is it a promolab simulator?")
     return parse_instant(body["now"])

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from ...engine import Catalogue, CompiledTier, PricingContext, TierSpec, compile_tier
+from ...engine import CompiledTier, PricingContext, TierSpec, compile_tier
 from ...sim import PricingView, parse_instant, pricing_view
 from ..figures import with_currency
 from ..orders import line_columns

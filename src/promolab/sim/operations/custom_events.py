@@ -44,8 +44,6 @@ __all__ = ["check_event_metadata", "track_event"]
 
 
 def track_event(sim: Simulator, *, request: Any) -> models.CustomEventResult:
-    if type(request) is not dict and not isinstance(request, Mapping):
-        raise InvalidPayload("Payload should be an object")
     body = parse(models.CustomEventRequest, request)
     event = body.event
     # The model's own copy of the body's metadata (the event record keeps another).
