@@ -105,7 +105,6 @@ STILL_OVER = {
     "src/promolab/engine/outcome.py::TierOutcome.__init__": "issue 33 item 3 reshapes it",
     # public keyword-only entry points, called by name in docs and notebooks:
     # a settings object there changes what every caller writes
-    "src/promolab/client/_clients.py::_Base.__init__": "public: Client(base_url, app_id=..., ...)",
     "src/promolab/analysis/sweep/api.py::sweep": "public: sweep(sim, orders, tiers, engine=..., ...)",
     "src/promolab/shadow/runner.py::shadow": "public: shadow(script, target=..., ...)",
 }

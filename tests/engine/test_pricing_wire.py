@@ -269,16 +269,19 @@ def test_campaign_wire_and_category_expansion() -> None:
     assert expanded.campaign["categories"] == [cat]
 
 
-@pytest.mark.parametrize("moment", [
-    datetime(2026, 1, 1, tzinfo=UTC),
-    datetime(2026, 3, 29, 1, 30, 5, 123999, tzinfo=timezone(timedelta(hours=-5, minutes=-30))),
-    datetime(5, 1, 1, tzinfo=UTC),  # a year below 1000: written as the simulator writes it
-    datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC),
+@pytest.mark.parametrize(("moment", "text"), [
+    (datetime(2026, 1, 1, tzinfo=UTC), "2026-01-01T00:00:00.000Z"),
+    (datetime(2026, 3, 29, 1, 30, 5, 123999, tzinfo=timezone(timedelta(hours=-5, minutes=-30))),
+     "2026-03-29T07:00:05.123Z"),  # to UTC, milliseconds cut (not rounded)
+    (datetime(5, 1, 1, tzinfo=UTC), "0005-01-01T00:00:00.000Z"),  # a year below 1000: four digits all the same
+    (datetime(9999, 12, 31, 23, 59, 59, 999999, tzinfo=UTC), "9999-12-31T23:59:59.999Z"),
 ])
-def test_campaign_dates_are_written_as_the_simulator_writes_instants(moment: datetime) -> None:
-    """The engine formats campaign dates itself (it imports nothing of the
-    simulator): the text must be the simulator's own `format_instant`."""
-    assert wire_instant(moment) == format_instant(moment)
+def test_instants_are_written_one_way(moment: datetime, text: str) -> None:
+    """The engine writes campaign dates itself (it imports nothing of the
+    simulator), and the simulator writes every other timestamp with the same
+    function: one text for an instant wherever it is written."""
+    assert wire_instant(moment) == text
+    assert format_instant(moment) == text
 
 
 def test_unit_discount_wire_expansion_for_product_and_unknown() -> None:

@@ -83,7 +83,7 @@ def test_the_frame_is_the_control_answer_with_dtypes_and_reading_changes_nothing
         served = client.control.why_not(request)["data"]
     assert sim.dump() == before
     assert list(frame.columns) == list(WHY_NOT_COLUMNS)
-    assert frame["applied"].dtype == "int64" and frame["status"].dtype == "string"
+    assert frame["applied"].dtype == "Int64" and frame["status"].dtype == "string"  # counts: Int64 (docs/analysis.md)
     expected = pd.DataFrame(served, columns=list(WHY_NOT_COLUMNS)).astype(frame.dtypes.to_dict())
     pd.testing.assert_frame_equal(frame, expected)
 

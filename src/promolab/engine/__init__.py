@@ -90,7 +90,7 @@ from .stacking import (
     why_rules_failed,
 )
 from .tier_spec import CampaignInfo, TierSpec
-from .tier_wire import promotion_tier_wire
+from .tier_wire import promotion_tier_wire, wire_instant
 from .usage_ledger import UsageLedger, period_key_arrays, period_keys, period_slot
 
 __all__ = [
@@ -158,4 +158,5 @@ __all__ = [
     "split_proportionally",
     "tier_entries",
     "why_rules_failed",
+    "wire_instant",
 ]

@@ -31,13 +31,14 @@ __all__ = ["StaticWire", "campaign_wire", "copier", "discount_wire", "promotion_
 
 
 def wire_instant(moment: datetime) -> str:
-    """A campaign date as the interface writes every timestamp: UTC,
-    milliseconds, `Z` (`2026-01-01T00:00:00.000Z`). The engine's own, so that
-    it needs nothing of the simulator; the same text as the simulator's
-    `sim.clock.format_instant` (tests/engine/test_pricing_wire.py holds the
-    two equal)."""
-    moment = moment.astimezone(UTC)
-    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+    """An instant as the interface writes every timestamp: UTC, milliseconds,
+    `Z` (`2026-01-01T00:00:00.000Z`), and always four digits of year
+    (`strftime("%Y")` writes year 5 as `5`, which no reader takes for a date).
+    The one writer of instants: the engine's, since the engine imports nothing
+    of the simulator, and the simulator's `sim.clock.format_instant` is this."""
+    m = moment.astimezone(UTC)
+    return (f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}."
+            f"{m.microsecond // 1000:03d}Z")
 
 
 def _unit_refs(out: dict[str, Any], unit_type: str, catalogue: Catalogue) -> None:

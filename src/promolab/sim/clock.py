@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime, timedelta
 
+from ..engine import wire_instant
+
 __all__ = ["LATEST", "Clock", "TimeOutOfRange", "format_instant", "later", "later_or_end", "parse_instant",
            "seconds_delta"]
 
@@ -82,12 +84,9 @@ def parse_instant(value: str | datetime) -> datetime:
 
 
 def format_instant(moment: datetime) -> str:
-    """The wire format of every timestamp: UTC, milliseconds, `Z`, and
-    always four digits of year (`strftime("%Y")` writes year 1 as `1`, which
-    no reader takes for a date)."""
-    m = moment.astimezone(UTC)
-    return (f"{m.year:04d}-{m.month:02d}-{m.day:02d}T{m.hour:02d}:{m.minute:02d}:{m.second:02d}."
-            f"{m.microsecond // 1000:03d}Z")
+    """The wire format of every timestamp (UTC, milliseconds, `Z`, four digits
+    of year): the engine's `wire_instant`, the one writer of instants."""
+    return wire_instant(moment)
 
 
 class Clock:
