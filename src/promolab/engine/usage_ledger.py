@@ -21,7 +21,6 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 import numpy as np
-import pandas as pd
 
 from .budget_rules import WEEKDAY, Period, UsageQuery, WeekStart
 
@@ -54,7 +53,13 @@ def period_keys(now: datetime, timezone: str = "UTC", week_start: WeekStart = "M
 def period_key_arrays(
     utc_ns: np.ndarray, timezone: str = "UTC", week_start: WeekStart = "MONDAY"
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """`period_keys` of many instants given as int64 UTC nanoseconds, vectorized."""
+    """`period_keys` of many instants given as int64 UTC nanoseconds, vectorized.
+
+    pandas (for its time zone conversion of arrays) is imported here, by the
+    analysis that calls this: the simulator and its server read budgets one
+    redemption at a time and start without it."""
+    import pandas as pd
+
     local = pd.DatetimeIndex(np.asarray(utc_ns, dtype="datetime64[ns]"), tz="UTC").tz_convert(timezone)
     wall = local.tz_localize(None)
     days = wall.asi8 // _DAY_NS  # floor: local days since 1970-01-01 (a Thursday)
