@@ -226,8 +226,8 @@ class StackingComparison:
 
         return comparison_summary(self).html()
 
-    def plot(self, stat: str = "sum", ax: object = None, currency: str = "USD") -> object:
-        """Discount per policy (`chart.plot_policy_discounts`)."""
+    def plot(self, stat: str = "sum", ax: object = None, currency: str | None = None) -> object:
+        """Discount per policy (`chart.plot_policy_discounts`), in the comparison's currency unless given."""
         from .chart import plot_policy_discounts
 
         return plot_policy_discounts(self, stat=stat, ax=ax, currency=currency)
