@@ -20,14 +20,12 @@
 # the stand-in draws its ids from another seed, and three things were changed on purpose.
 
 # %%
-import copy
 import tempfile
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
-from promolab import Simulator
+from promolab import Simulator, with_changes
 from promolab.http.transport import SimulatorTransport
 from promolab.shadow import Pace, Target, rediff, shadow
 from promolab.shadow.sides import keys_of
@@ -46,14 +44,15 @@ DAY = DATA / "events" / "demo_day.jsonl"
 #
 # The stand-in's scenario is the demo's with: the VIP tier `promo_vip_10pct` at 12% off
 # instead of 10%; the mug reward at 450 points instead of 500; and customer Frank missing.
+#
+# The tier's change is a changed copy (`with_changes`, docs/scenarios.md "Changed copies"),
+# which names tiers, campaigns and stacking rules by id and checks the result by loading it.
+# It does not reach loyalty rewards nor remove a customer, so those two are made by hand on
+# the copy it returns (a new document: the demo's file is left as it was).
 
 # %% tags=["nbval-check-output"]
-document = yaml.safe_load(SCENARIO.read_text(encoding="utf-8"))
-changed = copy.deepcopy(document)
-for campaign in changed["campaigns"]:
-    for tier in campaign.get("tiers") or []:
-        if tier["id"] == "promo_vip_10pct":
-            tier["discount"]["percent_off"] = 12
+changed = with_changes(SCENARIO, {"tiers.promo_vip_10pct.discount.percent_off": 12})
+# by hand: with_changes names no loyalty rewards, and sets values rather than removing a customer
 for program in changed["loyalty"]["programs"]:
     for reward in program.get("rewards", []):
         if reward["id"] == "lrewa_mug":

@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from promolab import Simulator, samples, with_changes
-from promolab.analysis import compare_scenarios, forecast, sweep
+from promolab.analysis import compare_scenarios, compare_stacking_policies, forecast, sweep
 from promolab.analysis.forecast.result_summary import budget_rows
-from promolab.display import format_count, format_money
+from promolab.display import format_count, format_money, format_share
 from promolab.replay import replay
 from promolab.rich_summary import MAX_ROWS, Summary, Table
 
@@ -158,6 +158,54 @@ def test_scenario_comparison(month: pd.DataFrame) -> None:
     welcome = [r for r in found["per campaign"][1:] if r[0] == "camp_welcome"]
     assert welcome[0][1:3] == [format_money(wide.loc["camp_welcome", ("discount", n)]) for n in ("now", "$15")]
     assert welcome[0][1] != welcome[0][2]  # the change shows
+
+
+STACK = [{"object": "promotion_tier", "id": "promo_beans_15"}, {"object": "voucher", "id": "WELCOME-OPEN-1"},
+         {"object": "promotion_tier", "id": "promo_welcome_10"}]
+#: A policy name a person typed: the HTML escapes it (parsed strictly as XML below).
+POLICIES = {"all <default> & co": {}, "partial": {"redeemables_application_mode": "PARTIAL"}}
+
+
+def test_stacking_comparison(sim: Simulator) -> None:
+    orders = pd.read_parquet(samples.sample_orders()).head(600)
+    result = compare_stacking_policies(sim, orders, STACK, POLICIES)
+    one_line(repr(result))
+    summary = result.summary()
+    assert repr(result) == (f"<StackingComparison {format_count(len(result.order_ids))} orders x 2 policies, discount: "
+                            f"all <default> & co {format_money(summary['total_discount'][0])}, "
+                            f"partial {format_money(summary['total_discount'][1])}>")
+    html = result._repr_html_()
+    shown = facts(html, "StackingComparison")
+    assert shown["orders"] == format_count(orders["order_id"].nunique())
+    assert shown["policies"] == "all <default> & co, partial"
+    assert shown["redeemables"] == "promo_beans_15, WELCOME-OPEN-1, promo_welcome_10"
+    assert shown["priced"] == f"vectorized: {shown['orders']} orders"
+    found = tables(html)
+    per_policy = found["per policy"]
+    assert per_policy[0][:4] == ["policy", "valid orders", "share valid", "total discount"]
+    assert [r[0] for r in per_policy[1:]] == list(POLICIES)
+    for row, r in zip(per_policy[1:], summary.itertuples(), strict=True):
+        assert row[1:] == [format_count(r.valid_orders), format_share(r.share_valid), format_money(r.total_discount),
+                           format_money(r.mean_discount), format_money(r.avg_discount_valid),
+                           format_count(r.applicable), format_count(r.skipped), format_count(r.inapplicable)]
+    assert per_policy[1][3] != per_policy[2][3]  # PARTIAL gives more away: the difference shows
+    reasons = found["not applied, by reason"][1:]
+    counts = result.reason_counts()
+    assert len(counts) > 0
+    assert reasons == [[str(r.policy), str(r.status), str(r.reason_key), format_count(r.redeemables)]
+                       for r in counts.itertuples()][:MAX_ROWS]
+
+
+def test_stacking_comparison_in_the_results_currency_and_per_order_lists(sim: Simulator) -> None:
+    orders = pd.read_parquet(samples.sample_orders()).head(200)
+    ids = orders["order_id"].unique()
+    lists = {o: STACK[: 1 + i % 2] for i, o in enumerate(ids)}
+    result = compare_stacking_policies(sim, orders, lists, POLICIES)
+    result.currency = "EUR"  # what a simulator of a EUR scenario gives its comparisons
+    html = result._repr_html_()
+    shown = facts(html, "StackingComparison")
+    assert shown["currency"] == "EUR" and shown["redeemables"] == "2 lists (per order)"
+    assert "€" in html and "$" not in html and "€" in repr(result)
 
 
 @pytest.mark.parametrize("text", ["<script>alert(1)</script>", "a & b", 'say "hi"'])

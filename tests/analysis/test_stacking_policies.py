@@ -285,6 +285,9 @@ def test_summary_difference_reason_counts_and_plot(sim: Simulator) -> None:
     ax = result.plot()
     assert [t.get_text() for t in ax.get_yticklabels()] == list(DEFAULT_POLICIES)
     assert any("$" in t.get_text() for t in ax.texts)
+    result.currency = "EUR"  # what a simulator of a EUR scenario gives its comparisons: the chart follows it
+    texts = [t.get_text() for t in result.plot().texts]
+    assert texts and all("€" in t and "$" not in t for t in texts)
     with pytest.raises(ValueError, match="unknown policy"):
         result.difference("project", "nope")
 

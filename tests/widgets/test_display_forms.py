@@ -18,7 +18,7 @@ import pytest
 
 from promolab import Simulator
 from promolab.analysis import compare_tiers, plot_discount_by_tier, plot_discount_distribution
-from promolab.analysis.plots import count_axis, money_axis
+from promolab.analysis.plots import bar_note, count_axis, money_axis
 from promolab.widgets import WhatIfController, readable, what_if, whatif_figure
 from promolab.widgets.charts import DPI, FIGSIZE, FONT_SIZE, SCALE, figure_png
 from promolab.widgets.present import NO_MATHS
@@ -143,6 +143,26 @@ def test_whatif_chart_is_legible_and_in_money(sim: Simulator, orders: pd.DataFra
     assert colours[welcome + " (what-if)"] != colours[welcome]  # does not apply: pale
     assert r"15% off beans (max \$15 a line, \$30…" in colours  # a long name cut to the label column
     assert right.get_title() == "\\$10 off orders over \\$50\nover 12,000 orders"
+
+
+def test_whatif_chart_says_why_a_tier_row_has_no_bar(sim: Simulator, orders: pd.DataFrame) -> None:
+    controller = WhatIfController(sim, orders, sample=300, seed=0)
+    result = controller.set_order("bob", prod_kettle=1, prod_mug=2)
+    fig = whatif_figure(result)
+    fig.canvas.draw()
+    left, right = fig.axes
+    labels = _labels(left.get_yticklabels())
+    notes = {labels[round(t.xy[1])]: t.get_text() for t in left.texts}  # a note sits on its tier's row
+    table = result.order_table
+    applies = table[table["valid"]]
+    assert len(notes) == len(applies)  # every tier that applies writes something after its row
+    free = table[table["tier_id"] == "promo_free_shipping"].iloc[0]
+    assert free["valid"] and pd.isna(free["discount_amount"])  # applies, no money off
+    assert notes[r"Free shipping over \$30"] == bar_note(1, 0.0) == "1 order, no money off"
+    assert notes[r"\$10 off orders over \$50"] == "$10.00"
+    # the campaign-cost bars count their orders with the same words
+    reached = result.tier_table.at["before", "orders_reached"]
+    assert right.texts[0].get_text().endswith(f"\n{bar_note(int(reached), 1.0)}")
 
 
 def test_whatif_png_holds_twice_the_pixels_it_is_shown_at(sim: Simulator, orders: pd.DataFrame) -> None:

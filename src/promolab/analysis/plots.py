@@ -24,7 +24,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 from ..display import format_count, money_tick_formatter
 
 __all__ = [
-    "NOTEBOOK_DPI", "REASON_PHRASES", "count_axis", "label_text", "money_axis", "notebook_style",
+    "NOTEBOOK_DPI", "REASON_PHRASES", "bar_note", "count_axis", "label_text", "money_axis", "notebook_style",
     "plot_discount_by_tier", "plot_discount_distribution",
 ]
 
@@ -157,7 +157,7 @@ def plot_discount_by_tier(
         ax.set_xlim(0, max(widest, 100.0) * 1.45)  # room for the counts
         why = _why_no_orders(frame, tiers)
         for tier, position, value, n in zip(tiers, positions, values.to_numpy(), orders.to_numpy(), strict=True):
-            label = _bar_note(int(n), float(value), why.get(tier))
+            label = bar_note(int(n), float(value), why.get(tier))
             ax.annotate(label_text(label), (value, position), xytext=(3, 0), textcoords="offset points",
                         va="center", fontsize="small", color="#444444" if value else "#888888")
     ax.set_xlabel("total discount" if stat == "sum" else "average discount where the tier applies")
@@ -166,8 +166,11 @@ def plot_discount_by_tier(
     return ax
 
 
-def _bar_note(n: int, value: float, why: str | None) -> str:
-    """What is written after a tier's bar: its orders, or why there is no bar."""
+def bar_note(n: int, value: float, why: str | None = None) -> str:
+    """What is written after a tier's bar of `value` over `n` orders: its orders,
+    or why there is no bar ("no orders: <why>", "11,329 orders, no money off").
+    Every chart with a bar per tier writes it so (the what-if chart too): a
+    missing bar reads the same everywhere."""
     if n == 0:
         return "no orders" + (f": {why}" if why else "")
     orders = f"{format_count(n)} order{'s' if n != 1 else ''}"

@@ -1,7 +1,8 @@
 """The what-if chart: deterministic matplotlib, no pyplot state.
 
 Left: the discount every tier gives the built order (the what-if copy in
-orange, tiers that do not apply in pale labels). Right: the tuned tier's campaign cost
+orange, tiers that do not apply in pale labels; one that applies with no
+money off, free shipping, says so as the analysis charts do: `plots.bar_note`). Right: the tuned tier's campaign cost
 over the sample orders, before and after the edit, with the share and number
 of orders reached on each bar. Money axes and amounts in the currency the
 result carries (`WhatIfResult.currency`; a comparison frame's, for the
@@ -22,7 +23,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ..analysis.plots import label_text, money_axis
+from ..analysis.plots import bar_note, label_text, money_axis
 from ..display import format_count, format_money, format_share
 from .controller import WhatIfResult
 from .state import WHATIF_SUFFIX
@@ -70,9 +71,10 @@ def whatif_figure(result: WhatIfResult) -> Figure:
     widest = max(amounts + [100.0])  # at least 100 minor units of axis on an empty order
     left.set_xlim(0, widest * 1.22)  # room for the amounts written after the bars
     for position, amount, ok in zip(positions, amounts, valid, strict=True):
-        if ok and amount > 0:
-            left.annotate(format_money(amount, currency), (amount, position), xytext=(3, 0),
-                          textcoords="offset points", va="center", fontsize=FONT_SIZE - 1)
+        if ok:  # a tier that applies with no bar (free shipping) says why, as the analysis charts do
+            note = format_money(amount, currency) if amount > 0 else bar_note(1, amount)
+            left.annotate(note, (amount, position), xytext=(3, 0), textcoords="offset points", va="center",
+                          fontsize=FONT_SIZE - 1, color="black" if amount > 0 else "#666666")
     money_axis(left.xaxis, currency)
     left.tick_params(axis="x", labelsize=FONT_SIZE)
     left.set_xlabel("discount on this order (pale: the tier does not apply)", fontsize=FONT_SIZE)
@@ -92,7 +94,7 @@ def whatif_figure(result: WhatIfResult) -> Figure:
     for bar, column in zip(bars, ("before", "after"), strict=True):
         share, reached = tiers.at[column, "share_reached"], tiers.at[column, "orders_reached"]
         text = ("not evaluated" if pd.isna(share)
-                else f"reach {format_share(share)}\n{format_count(reached)} orders")
+                else f"reach {format_share(share)}\n{bar_note(int(reached), bar.get_height())}")
         right.annotate(text, (bar.get_x() + bar.get_width() / 2, bar.get_height()), ha="center",
                        va="bottom", fontsize=FONT_SIZE - 1, xytext=(0, 2), textcoords="offset points")
     top = max(heights + [100.0])

@@ -9,7 +9,8 @@ where that is exact and by the engine where not. Modules: `policy_rules`
 kernels; per policy: the engine's application order), `running_arrays` (one
 policy over a chunk in numpy), `stack_runner` (chunks, the engine path),
 `reason_table` (reasons as codes), `stack_outputs` (arrays),
-`comparison` (frames), `chart`.
+`comparison` (frames), `comparison_summary` (its repr and
+notebook summary), `chart`.
 """
 
 from .api import compare_stacking_policies

@@ -23,13 +23,15 @@ _COLOR = "#3b6ea5"
 
 
 def plot_policy_discounts(
-    comparison: StackingComparison, *, stat: str = "sum", ax: Any = None, currency: str = "USD"
+    comparison: StackingComparison, *, stat: str = "sum", ax: Any = None, currency: str | None = None
 ) -> Any:
     """Bar per policy of the discount given away: `stat` = "sum" (the total,
     default) or "mean" (per order); each bar labelled with its amount and the
-    share of orders valid under the policy. Returns the Axes."""
+    share of orders valid under the policy, in `currency` (default the
+    comparison's: the simulator's, as its summary reads). Returns the Axes."""
     if stat not in ("sum", "mean"):
         raise ValueError("stat must be 'sum' or 'mean'")
+    currency = currency or comparison.currency
     if ax is None:
         import matplotlib.pyplot as plt
 

@@ -64,7 +64,8 @@ class StackGroup:
 
 @dataclass
 class StackingComparison:
-    """Per order and policy, per redeemable, per policy; `difference(a, b)`; `plot()`."""
+    """Per order and policy, per redeemable, per policy; `difference(a, b)`; `plot()`;
+    a one-line repr and a notebook summary (`comparison_summary`)."""
 
     order_ids: pd.Index
     policies: tuple[str, ...]
@@ -214,8 +215,19 @@ class StackingComparison:
             "reason": pd.array([g.reason for g in self.groups], dtype="string"),
         }))
 
-    def plot(self, stat: str = "sum", ax: object = None, currency: str = "USD") -> object:
-        """Discount per policy (`chart.plot_policy_discounts`)."""
+    def __repr__(self) -> str:
+        from .comparison_summary import comparison_line
+
+        return comparison_line(self)
+
+    def _repr_html_(self) -> str:
+        """Per policy and the redeemables not applied, for a notebook (`comparison_summary`)."""
+        from .comparison_summary import comparison_summary
+
+        return comparison_summary(self).html()
+
+    def plot(self, stat: str = "sum", ax: object = None, currency: str | None = None) -> object:
+        """Discount per policy (`chart.plot_policy_discounts`), in the comparison's currency unless given."""
         from .chart import plot_policy_discounts
 
         return plot_policy_discounts(self, stat=stat, ax=ax, currency=currency)
