@@ -103,11 +103,6 @@ STILL_OVER = {
     # (issue 33, item 3, on another branch): they get a context object there
     "src/promolab/engine/pricing.py::tier_entries": "issue 33 item 3 reshapes it",
     "src/promolab/engine/outcome.py::TierOutcome.__init__": "issue 33 item 3 reshapes it",
-    # public keyword-only entry points, called by name in docs and notebooks:
-    # a settings object there changes what every caller writes
-    "src/promolab/client/_clients.py::_Base.__init__": "public: Client(base_url, app_id=..., ...)",
-    "src/promolab/analysis/sweep/api.py::sweep": "public: sweep(sim, orders, tiers, engine=..., ...)",
-    "src/promolab/shadow/runner.py::shadow": "public: shadow(script, target=..., ...)",
 }
 
 
