@@ -201,5 +201,6 @@ def test_replay_holds_any_calendar_instant_and_names_the_line_of_others(
         times = pd.read_csv(out)["time"].tolist()
         assert format_instant(datetime.fromisoformat(times[-1])) == expected
     else:
-        assert status == 1  # docs/replay.md: a line that stops the replay
+        assert status == 2  # docs/replay.md: a time that cannot be read is refused before anything runs
         assert err.count("\n") == 1 and f"{events}:2: " in err and expected in err, err
+        assert err.rstrip().endswith("(nothing run, nothing written)") and not out.exists(), err

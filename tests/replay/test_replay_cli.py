@@ -183,3 +183,55 @@ def test_a_gift_card_issued_is_not_a_negative_move(currency: str | None, issued:
     moves = next(x for x in printed.splitlines() if x.startswith("largest balance moves:"))
     assert topped_up in moves and "GIFT-DUHBZU77" not in moves and " -" not in moves  # no negative move
     assert "lcrd_alice_beans +101 points" in moves
+
+
+#: (the bad line's `at` as JSON text, what the one line on stderr says after `file:N: `)
+BAD_TIMES: list[tuple[str, str]] = [
+    ('"yesterday"', "invalid_time: at 'yesterday': not an ISO 8601 instant"),
+    ('"2026-02-30T00:00:00Z"', "invalid_time: at '2026-02-30T00:00:00Z': not an ISO 8601 instant"),
+    ('"2026-03-06T12:00:00"', "invalid_time: at '2026-03-06T12:00:00': instant '2026-03-06T12:00:00' has no timezone"),
+    ('"9999-12-31T23:59:59-05:00"', "invalid_time: at '9999-12-31T23:59:59-05:00': out of range"),
+    ('"0001-01-01T00:00:00+01:00"', "invalid_time: at '0001-01-01T00:00:00+01:00': out of range"),
+    ('"10000-01-01T00:00:00Z"', "invalid_time: at '10000-01-01T00:00:00Z': not an ISO 8601 instant"),
+    ("1741255200", "invalid_time: at must be an ISO 8601 string (got a number)"),
+    ("{}", "invalid_time: at must be an ISO 8601 string (got an object)"),
+]
+
+
+@pytest.mark.parametrize("on_error", ["stop", "skip"])
+@pytest.mark.parametrize(("at", "said"), BAD_TIMES, ids=[case[0] for case in BAD_TIMES])
+def test_a_time_that_cannot_be_held_is_refused_before_anything_runs(
+    at: str, said: str, on_error: str, demo_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Exit 2 and one line naming the line and the field, whatever --on-error
+    says, and before line 1 runs: line 1 is one the replay itself would stop at
+    (exit 1) and line 2 is blank, so the number is the file's, not the events'."""
+    bad = '{"at": ' + at + ', "op": "delete_reward", "args": {"reward_id": "lrew_retired"}}'
+    events = _write(tmp_path, ['{"op": "delete_reward", "args": {"reward": "x"}}', "", EVENTS[0], bad, EVENTS[3]])
+    out = tmp_path / "t.csv"
+    assert _run(demo_path, events, out, "--no-progress", "--on-error", on_error) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""  # no summary: nothing ran
+    assert captured.err.count("\n") == 1, captured.err
+    assert captured.err.startswith(f"promolab replay: {events}:4: {said}"), captured.err
+    assert captured.err.rstrip().endswith("(nothing run, nothing written)")
+    assert list(tmp_path.iterdir()) == [events]
+
+
+#: Lines whose `at` reads but that the replay refuses on its turn (docs/replay.md: exit 1, stopped at the line)
+TURN_REFUSALS: list[tuple[str, str]] = [
+    (line("delete_reward", {"reward_id": "lrew_retired"}, at="2020-01-01T00:00:00Z"), "time_in_past"),
+    ('{"at": "2026-03-06T10:00:00Z", "op": "delete_reward", "args": {"reward": "x"}}', "unknown_argument"),
+    ('{"at": "not a time", "op": ', "invalid_json"),
+]
+
+
+@pytest.mark.parametrize(("bad", "key"), TURN_REFUSALS, ids=[case[1] for case in TURN_REFUSALS])
+def test_a_line_refused_on_its_turn_still_stops_with_1(
+    bad: str, key: str, demo_path: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    events = _write(tmp_path, [EVENTS[0], bad])
+    assert _run(demo_path, events, tmp_path / "t.csv", "--no-progress") == 1
+    err = capsys.readouterr().err
+    assert f"{events}:2: {key}" in err and "nothing written" in err, err
+    assert list(tmp_path.iterdir()) == [events]

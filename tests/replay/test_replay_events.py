@@ -9,6 +9,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 from replay_support import line
 
 from promolab.replay import (
@@ -22,7 +24,7 @@ from promolab.replay import (
     known_operations,
     read_events,
 )
-from promolab.replay.reader import ADVANCE, canonical_op
+from promolab.replay.reader import ADVANCE, canonical_op, first_bad_time
 
 GOOD = [
     line("delete_reward", {"reward_id": "lrew_retired"}, at="2026-03-06T10:00:00Z"),
@@ -200,3 +202,23 @@ def test_an_unknown_operation_suggests_the_closest_names_only(typo: str, suggest
         assert "did you mean" not in message and "docs/replay.md" in message
     named = {op for op in known_operations() if repr(op) in message}
     assert named == set(suggested)  # the suggestions only, not all of them
+
+
+_ISO_ISH = st.from_regex(r"-?\d{1,5}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,7})?)?(Z|[+-]\d\d:\d\d)?", fullmatch=True)
+
+
+@given(at=st.one_of(_ISO_ISH, st.text(max_size=30), st.integers(), st.floats(), st.booleans(),
+                    st.lists(st.integers(), max_size=2)))
+@example(at="9999-12-31T23:59:59-05:00")
+@example(at="0001-01-01T00:00:00+00:01")
+@example(at="9999-12-31T23:59:59.999999Z")
+def test_the_look_before_the_run_and_the_line_check_agree_on_every_at(at: object) -> None:
+    """`first_bad_time` (the command's look at every `at` before line 1 runs)
+    and the line-by-line check are one rule: the same `at` is refused by both,
+    with the same message, or by neither."""
+    events = [GOOD[0], json.dumps({"at": at, "op": "delete_reward", "args": {"reward_id": "x"}})]
+    by_line = [bad for bad in check_events(events) if bad.key == "invalid_time"]
+    before = first_bad_time(events)
+    looked = None if before is None else (before.line, before.key, before.message)
+    checked = None if not by_line else (by_line[0].line, by_line[0].key, by_line[0].message)
+    assert looked == checked

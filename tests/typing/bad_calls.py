@@ -6,7 +6,9 @@ from typing import Any
 import httpx
 
 from promolab import AsyncClient, Client, Simulator, models
+from promolab.analysis.sweep import sweep
 from promolab.models import endpoints
+from promolab.shadow import Target, shadow
 from promolab.sim.operation import bind
 from promolab.sim.operations.incentives import GET_INCENTIVE
 
@@ -36,3 +38,10 @@ def wrong_options() -> None:
     Client("https://api.example.test", app_id="a")  # E: call-arg
     Client("https://api.example.test", app_id="a", app_token="t", http_client=httpx.AsyncClient())  # E: arg-type
     AsyncClient("https://api.example.test", app_id="a", app_token="t", http_client=httpx.Client())  # E: arg-type
+
+
+def wrong_sweep_and_shadow(sim: Simulator, orders: Any, target: Target) -> None:
+    sweep(sim, orders, progres=False)  # E: call-arg
+    sweep(sim, orders, chunk_size="7")  # E: arg-type
+    shadow("script.jsonl", scenario="demo.yaml")  # E: call-arg
+    shadow("script.jsonl", target=target, allow_write=True)  # E: call-arg

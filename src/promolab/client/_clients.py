@@ -17,7 +17,6 @@ the operation is idempotent, since the service may already have done it.
 from __future__ import annotations
 
 import asyncio
-import difflib
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -25,6 +24,7 @@ from typing import Any, Required, Self, TypedDict, TypeVar, Unpack
 
 import httpx
 
+from ..keywords import check_keywords
 from ._methods import AsyncSender, ControlOperations, Operations, SyncSender
 from ._requests import ApiKeys, Prepared, decode
 
@@ -139,12 +139,7 @@ def _hooks(hooks: EventHooks | None) -> dict[str, list[Callable[..., Any]]] | No
 def _check_keywords(options: Mapping[str, Any]) -> None:
     """What mypy checks, checked at run time too: a misspelt keyword would
     otherwise be dropped without a word (a `timeot=` leaving the default)."""
-    known = ClientOptions.__optional_keys__ | ClientOptions.__required_keys__
-    unknown = sorted(set(options) - known)
-    if unknown:
-        near = difflib.get_close_matches(unknown[0], sorted(known), n=1)
-        hint = f"; did you mean {near[0]!r}?" if near else f"; it takes {', '.join(sorted(known))}"
-        raise TypeError(f"unexpected keyword argument {unknown[0]!r}{hint}")
+    check_keywords(options, ClientOptions.__optional_keys__ | ClientOptions.__required_keys__)
     missing = [name for name in _REQUIRED if name not in options]
     if missing:
         raise TypeError(f"missing the project's keys: {', '.join(missing)}")

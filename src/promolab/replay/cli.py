@@ -8,8 +8,9 @@ balances (`<stem>.balances.<ext>`, wide: one column per card / gift voucher,
 one row per line, 0 = opening) and the webhook delivery log
 (`<stem>.deliveries.<ext>`). Prints a summary at the end (gift card money in
 the scenario's currency). Exit status: 0 when the replay ran to the end
-(refusals are outcomes, not failures), 1 when it stopped at a line, 2 when an input cannot be read or an option is
-wrong: on either, nothing is written (the files are written all or none, by
+(refusals are outcomes, not failures), 1 when it stopped at a line, 2 when an input cannot be read (a
+line's `at` that is not an instant the simulator holds included, whatever `--on-error` says: refused
+before any line runs) or an option is wrong: on either, nothing is written (the files are written all or none, by
 `promolab.output_files`). 141: stdout a pipe closed early, handled in
 `promolab.cli`.
 
@@ -108,6 +109,7 @@ def register_receivers(sim: Simulator, specs: Sequence[str]) -> list[dict[str, A
 
 def run_replay(args: argparse.Namespace) -> int:
     from ..scenario_file import open_scenario
+    from .reader import first_bad_time
     from .results import ReplayError, ReplayResult, unrouted_receivers
     from .runner import replay
 
@@ -118,6 +120,15 @@ def run_replay(args: argparse.Namespace) -> int:
     events = Path(args.events)
     if not events.is_file():
         print(f"promolab replay: events file not found: {events}", file=sys.stderr)
+        return 2
+    try:
+        bad_time = first_bad_time(events)
+    except UnicodeDecodeError as exc:  # read whole here, so the replay below reads it whole too
+        print(f"promolab replay: {events} is not UTF-8 text ({exc.reason})", file=sys.stderr)
+        return 2
+    if bad_time is not None:  # input that cannot be read: refused before any line runs
+        print(f"promolab replay: {events}:{bad_time.line}: {bad_time.key}: {bad_time.message} "
+              f"(nothing run, nothing written)", file=sys.stderr)
         return 2
     sim, currency = open_scenario(args.scenario)
     specs = list(getattr(args, "receiver", None) or [])
@@ -134,9 +145,6 @@ def run_replay(args: argparse.Namespace) -> int:
         print(f"promolab replay: stopped at {events}:{exc.line}: {exc.key}: {exc.message} (nothing written; "
               f"--on-error skip records the line and goes on)", file=sys.stderr)
         return 1
-    except UnicodeDecodeError as exc:
-        print(f"promolab replay: {events} is not UTF-8 text ({exc.reason})", file=sys.stderr)
-        return 2
     balances_out = companion_path(out, "balances")
     deliveries_out = companion_path(out, "deliveries")
     webhooks_out = out.with_name(f"{out.stem}.webhooks.jsonl")

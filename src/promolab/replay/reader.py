@@ -52,11 +52,13 @@ __all__ = [
     "check_events",
     "check_item",
     "entry_fields",
+    "first_bad_time",
     "instant",
     "item_fields",
     "iter_events",
     "known_operations",
     "loads",
+    "read_at",
     "read_events",
     "read_lines",
 ]
@@ -169,16 +171,10 @@ def entry_fields(entry: Any, line: int) -> Fields | BadLine:
     at: datetime | None = None
     raw_at = entry.get("at")
     if raw_at is not None:
-        if not isinstance(raw_at, str):
-            return BadLine(line, "invalid_time", f"at must be an ISO 8601 string (got {json_type(raw_at)})",
-                           op=op, note=note)
-        try:
-            at = instant(raw_at)
-        except ValueError as exc:
-            reason = str(exc) if "timezone" in str(exc) else "not an ISO 8601 instant"
-            return BadLine(line, "invalid_time", f"at {raw_at!r}: {reason}", op=op, note=note)
-        except OverflowError:  # e.g. 9999-12-31T23:59:59-05:00 is past datetime.max in UTC
-            return BadLine(line, "invalid_time", f"at {raw_at!r}: out of range", op=op, note=note)
+        read = read_at(raw_at)
+        if isinstance(read, str):
+            return BadLine(line, "invalid_time", read, op=op, note=note)
+        at = read
     if op is None:
         if not isinstance(raw_op, str) or not raw_op:
             return BadLine(line, "invalid_line", "missing op (the operation's name)", at=at, note=note)
@@ -201,6 +197,52 @@ def entry_fields(entry: Any, line: int) -> Fields | BadLine:
                            "advance: give args.seconds (or minutes/hours/days), or an `at` to move the clock to",
                            op=op, note=note)
     return line, op, args, at, note
+
+
+def read_at(raw_at: Any) -> datetime | str:
+    """A line's `at` as an aware UTC instant, or why it is not one (the
+    message of the line's `invalid_time`, naming the field).
+
+    One rule for every reader of a line's time: the runner's check of each
+    line and `first_bad_time`, the command's look at every line before the
+    first runs, give the same answer for the same value."""
+    if not isinstance(raw_at, str):
+        return f"at must be an ISO 8601 string (got {json_type(raw_at)})"
+    try:
+        return instant(raw_at)
+    except ValueError as exc:
+        reason = str(exc) if "timezone" in str(exc) else "not an ISO 8601 instant"
+        return f"at {raw_at!r}: {reason}"
+    except OverflowError:  # e.g. 9999-12-31T23:59:59-05:00 is past datetime.max in UTC
+        return f"at {raw_at!r}: out of range"
+
+
+def first_bad_time(source: EventSource) -> BadLine | None:
+    """The first line whose `at` is not an instant the simulator can hold
+    (unparsable, naive, or outside years 1..9999 once in UTC), as its
+    `invalid_time` `BadLine`; None when every `at` reads.
+
+    Why apart from the line-by-line check: a time that cannot be read is
+    input the command refuses before anything runs (exit 2), whereas a line
+    refused on its turn stops a replay that has applied the lines before it.
+    Only `at` is looked at: a line that is not JSON, or whose other fields are
+    wrong, is the runner's to report on its turn, as before."""
+    for number, item in _numbered(source):
+        if isinstance(item, Event):
+            continue  # its `at` is a datetime already
+        entry = item
+        if isinstance(item, str):
+            if not item or item.isspace():
+                continue
+            try:
+                entry = loads(item)
+            except (ValueError, RecursionError):
+                continue
+        if isinstance(entry, dict) and entry.get("at") is not None:
+            read = read_at(entry["at"])
+            if isinstance(read, str):
+                return BadLine(number, "invalid_time", read)
+    return None
 
 
 #: The form the journal writes `at` in (UTC, `Z`, to the millisecond), and

@@ -19,7 +19,7 @@ from .ids import IdMap
 from .masking import DEFAULT_MASKS, Mask, Masking, parse_mask
 from .pacing import SANDBOX, Pace, Pacer
 from .report import DIFFERENCE_COLUMNS, ShadowReport
-from .runner import ShadowRun, compare_exchange, rediff, shadow
+from .runner import ShadowOptions, ShadowRun, compare_exchange, rediff, shadow
 from .sides import ENVIRONMENT, Side, Target, served_side, simulator_side
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "RateLimited",
     "ShadowInputError",
     "ShadowInterrupted",
+    "ShadowOptions",
     "ShadowReport",
     "ShadowRun",
     "Side",

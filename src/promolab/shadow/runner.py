@@ -17,11 +17,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Required, TypedDict, Unpack
 
 import httpx
 
 from ..display import scenario_currency
+from ..keywords import check_keywords
 from ..replay import Event
 from ..replay.reader import EventSource
 from ..sim import BY_NAME, Simulator, format_instant, read_scenario
@@ -36,7 +37,7 @@ from .pacing import SANDBOX, Pace, Pacer
 from .report import ShadowReport
 from .sides import Side, Target, simulator_side
 
-__all__ = ["ShadowRun", "compare_exchange", "rediff", "shadow"]
+__all__ = ["DEFAULT_SCENARIO", "ShadowOptions", "ShadowRun", "compare_exchange", "rediff", "shadow"]
 
 _NOT_SENT_ADVANCE = "a real service keeps its own clock"
 _NOT_A_CALL = "not a call of the service"
@@ -70,25 +71,65 @@ def compare_exchange(exchange: Exchange, ids: IdMap, masking: Masking) -> list[D
     return found
 
 
-def shadow(
-    script: EventSource,
-    *,
-    target: Target,
-    scenario: str | Path = "data/scenarios/demo.yaml",
-    seed: int | None = None,
-    cassette: str | Path | None = None,
-    resume: bool = False,
-    allow_writes: bool = False,
-    masks: Masking | Iterable[Mask] = DEFAULT_MASKS,
-    pace: Pace = SANDBOX,
-    pacer: Pacer | None = None,
-    simulator: Side | None = None,
-    progress: bool = True,
-) -> ShadowRun:
+#: The scenario `shadow` and `rediff` run the simulator of when none is named.
+DEFAULT_SCENARIO = "data/scenarios/demo.yaml"
+
+
+class ShadowOptions(TypedDict, total=False):
+    """The keywords of `shadow(script, **options)`: `target` required, the rest optional.
+
+    A TypedDict rather than eleven parameters: callers write the same keywords
+    as before, mypy checks each at every call, and `shadow` keeps to two
+    parameters. A keyword not here is a TypeError naming the nearest one.
+    """
+
+    #: The real service (`Target`: base URL and keys).
+    target: Required[Target]
+    #: The simulator's scenario (default `DEFAULT_SCENARIO`).
+    scenario: str | Path
+    #: The simulator's seed (default: the scenario's).
+    seed: int | None
+    #: Where every exchange is written as it goes (default: nowhere).
+    cassette: str | Path | None
+    #: Do not send again the lines already in `cassette` (default False).
+    resume: bool
+    #: Run a script that writes (default False: refused, `WritesRefused`).
+    allow_writes: bool
+    #: What is masked before comparing (default `DEFAULT_MASKS`).
+    masks: Masking | Iterable[Mask]
+    #: The target's rate (default `SANDBOX`), or a `pacer` that holds one.
+    pace: Pace
+    pacer: Pacer | None
+    #: The simulator's side (default: in-process, of `scenario`; e.g. a served one).
+    simulator: Side | None
+    #: A progress bar on stderr (default True).
+    progress: bool
+
+
+#: Written out: with postponed annotations typing cannot see `Required[...]`,
+#: so `ShadowOptions.__required_keys__` is empty.
+_REQUIRED = ("target",)
+
+
+def shadow(script: EventSource, **options: Unpack[ShadowOptions]) -> ShadowRun:
     """Run `script` (journal/replay lines) against `target` and the simulator
     of `scenario` (in-process; or `simulator`, e.g. a served one) and report
     where they differ. Refuses a script that writes unless `allow_writes`.
-    With `resume`, the lines already in `cassette` are not sent again."""
+    With `resume`, the lines already in `cassette` are not sent again.
+    The options and their defaults: `ShadowOptions`."""
+    check_keywords(options, ShadowOptions.__optional_keys__ | ShadowOptions.__required_keys__,
+                   where="shadow() ", required=_REQUIRED)
+    target = options["target"]
+    scenario = options.get("scenario", DEFAULT_SCENARIO)
+    seed = options.get("seed")
+    cassette = options.get("cassette")
+    resume = options.get("resume", False)
+    allow_writes = options.get("allow_writes", False)
+    masks = options.get("masks", DEFAULT_MASKS)
+    pace = options.get("pace", SANDBOX)
+    pacer = options.get("pacer")
+    simulator = options.get("simulator")
+    progress = options.get("progress", True)
     events = read_script(script)
     path = Path(cassette) if cassette is not None else None
     recorded: dict[int, Exchange] = {}
@@ -121,7 +162,7 @@ def shadow(
 def rediff(
     cassette: str | Path,
     *,
-    scenario: str | Path = "data/scenarios/demo.yaml",
+    scenario: str | Path = DEFAULT_SCENARIO,
     seed: int | None = None,
     masks: Masking | Iterable[Mask] = DEFAULT_MASKS,
     simulator: Side | None = None,

@@ -1,6 +1,6 @@
 """Vectorized sweeps: many orders x many tiers, equal to the engine to the cent.
 
-`sweep(sim, orders_df, tiers=None, engine="pandas"|"dask", ...)` returns a
+`sweep(sim, orders_df, tiers=None, engine="pandas"|"dask", ...)` (the keywords: `SweepOptions`) returns a
 `SweepResult` (`.frame`, `.paths`, `.summary()`). Modules: `batch` (orders as
 columns, chunks), `lineset` (distinct lines: per-line arithmetic once per
 distinct line), `padded` (line codes on a grid: per-order sums), `rulemasks`
@@ -11,9 +11,9 @@ path), `bound` (a batch bound to its tiers: what is evaluated), `runner`
 `result`.
 """
 
-from .api import prepare_orders, select_tiers, sweep
+from .api import SweepOptions, prepare_orders, select_tiers, sweep
 from .batch import OrderBatch
 from .result import SWEEP_COLUMNS, SweepResult
 from .rulemasks import REASONS
 
-__all__ = ["REASONS", "SWEEP_COLUMNS", "OrderBatch", "SweepResult", "prepare_orders", "select_tiers", "sweep"]
+__all__ = ["REASONS", "SWEEP_COLUMNS", "OrderBatch", "SweepOptions", "SweepResult", "prepare_orders", "select_tiers", "sweep"]

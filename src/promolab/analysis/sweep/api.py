@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 import pandas as pd
 
 from ...engine import CompiledTier, PricingContext, TierSpec, compile_tier
+from ...keywords import check_keywords
 from ...sim import PricingView, parse_instant, pricing_view
 from ..figures import with_currency
 from ..orders import line_columns
@@ -23,7 +24,7 @@ from .runner import DEFAULT_CHUNK, Outputs
 if TYPE_CHECKING:
     from ...sim import Simulator
 
-__all__ = ["BoundSweep", "bind_batch", "prepare_orders", "select_tiers", "sweep"]
+__all__ = ["BoundSweep", "SweepOptions", "bind_batch", "prepare_orders", "select_tiers", "sweep"]
 
 
 def select_tiers(view: PricingView, tiers: Any = None) -> list[CompiledTier]:
@@ -83,38 +84,61 @@ def _paths_frame(plans: Sequence[TierPlan], paths: Sequence[str]) -> pd.DataFram
     })
 
 
-def sweep(
-    sim: Simulator,
-    orders: Any,
-    tiers: Any = None,
-    *,
-    engine: str = "pandas",
-    customers: Any = None,
-    progress: bool = True,
-    client: Any = None,
-    npartitions: int | None = None,
-    at: str | datetime | None = None,
-    metadata: Mapping[str, Any] | None = None,
-    chunk_size: int = DEFAULT_CHUNK,
-) -> SweepResult:
+class SweepOptions(TypedDict, total=False):
+    """The keywords of `sweep(sim, orders, tiers, **options)` (every one optional).
+
+    A TypedDict rather than eight more parameters: callers write the same
+    keywords as before, mypy checks each at every call, and `sweep` keeps to
+    three parameters. A keyword not here is a TypeError naming the nearest one.
+    """
+
+    #: "pandas" (default: one thread) or "dask".
+    engine: str
+    #: See `sweep.customers` (default: the simulator's customers).
+    customers: Any
+    #: A progress bar on stderr (default True).
+    progress: bool
+    #: A `distributed.Client` for engine="dask" (default: the local threaded scheduler).
+    client: Any
+    #: Partitions of an in-memory batch on dask (default: by the batch's size).
+    npartitions: int | None
+    #: The pricing instant of every order (default: each order's `placed_at`, else the clock).
+    at: str | datetime | None
+    #: The request's top-level metadata (default: none).
+    metadata: Mapping[str, Any] | None
+    #: Orders evaluated at a time (default `DEFAULT_CHUNK`).
+    chunk_size: int
+
+
+def sweep(sim: Simulator, orders: Any, tiers: Any = None, **options: Unpack[SweepOptions]) -> SweepResult:
     """Evaluate every order against every tier, to the cent.
 
     `orders`: a line-items DataFrame (see `promolab.analysis.orders`), an
     `OrderBatch` from `prepare_orders`, or (engine="dask") a dask DataFrame
     whose partitions each hold whole orders. `tiers`: ids / TierSpec /
     CompiledTier (default: every active tier, in response order).
-    `customers`: see `sweep.customers`. `at`: the pricing instant of every
+    The options (`SweepOptions`): `customers`: see `sweep.customers`. `at`: the pricing instant of every
     order. Without it, orders with a `placed_at` column are each priced at
     their own instant (a *dated* sweep: `SweepResult.dated`), others at the
     simulator's clock. `metadata`: the request's top-level metadata (seen by
     `redemption.metadata` rules), under each order's own (`channel`,
     `metadata.<key>` columns: the order's keys win). `engine`: "pandas" (one thread) or "dask"
     (partitions by order on the local threaded scheduler, or on `client`, a
-    `distributed.Client`).
+    `distributed.Client`, in `npartitions` for an in-memory batch). `progress`: a bar on stderr.
+    `chunk_size`: orders evaluated at a time.
 
     Returns a `SweepResult`; `.frame` has one row per (order, tier) and is
     identical whatever the engine.
     """
+    check_keywords(options, SweepOptions.__optional_keys__, where="sweep() ")
+    engine = options.get("engine", "pandas")
+    customers = options.get("customers")
+    progress = options.get("progress", True)
+    client = options.get("client")
+    npartitions = options.get("npartitions")
+    at = options.get("at")
+    metadata = options.get("metadata")
+    chunk_size = options.get("chunk_size", DEFAULT_CHUNK)
     if engine not in ("pandas", "dask"):
         raise ValueError("engine must be 'pandas' or 'dask'")
     view = pricing_view(sim)
