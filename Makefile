@@ -12,7 +12,7 @@ PYVER  := $(shell $(PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2]
 # The stamp names the version, so switching PYTHON rebuilds the venv.
 STAMP  := $(VENV)/.installed-$(PYVER)
 
-.PHONY: lab test test-unit test-notebooks test-browser typecheck lock notebooks notebooks-check fuzz-long bench venv clean
+.PHONY: lab test test-unit test-compat test-notebooks test-browser typecheck lock notebooks notebooks-check fuzz-long bench venv clean
 
 # Every package version is pinned by constraints.txt (compiled from pyproject.toml by
 # `make lock`), so every machine and CI install the same versions and mypy sees the
@@ -73,6 +73,13 @@ test: $(STAMP)
 
 test-unit: $(STAMP)
 	$(PYTEST) tests README.md docs -m "not browser" $(XDIST) $(JUNIT)
+
+## The unit tests but those marked slow (long differential runs, the wheel, mypy's own
+## tests) or served (real servers and processes: crashes, locks, signals): what .ci/run
+## runs on the other supported Pythons, whose differences are the language's and the
+## pinned packages', not the machine's. The newest Python runs everything (`make test`).
+test-compat: $(STAMP)
+	$(PYTEST) tests README.md docs -m "not browser and not slow and not served" $(XDIST) $(JUNIT)
 
 test-notebooks: $(STAMP)
 	$(PYTEST) --nbval-lax notebooks --nbval-sanitize-with notebooks/sanitize.cfg $(XDIST) $(JUNIT)

@@ -117,9 +117,9 @@ def test_the_check_catches_what_it_should(
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 def test_a_clone_with_nothing_beside_it_passes(tmp_path: Path) -> None:
-    """Clone HEAD into an empty directory: every test module collects there, and the
-    tests that read the repository's files (the models against the stored examples,
-    the sample data, the scenario files) pass there.
+    """Clone HEAD into an empty directory: the tests that read the repository's files
+    (the models against the stored examples, the sample data, the scenario files)
+    pass there.
 
     The clone's own ``src`` comes first on the import path, so the package under test
     is the clone's, not this checkout's editable install (checked below). Uncommitted
@@ -149,9 +149,6 @@ def test_a_clone_with_nothing_beside_it_passes(tmp_path: Path) -> None:
             command, cwd=clone, env=env, capture_output=True, text=True, check=False
         )
 
-    collected = run_pytest("--collect-only", "tests")
-    assert collected.returncode == 0, collected.stdout[-3000:] + collected.stderr[-3000:]
-    assert " error" not in collected.stdout.splitlines()[-1], collected.stdout[-3000:]
     ran = run_pytest("-m", "not slow", "tests/models", "tests/test_samples.py",
                      "tests/sim/test_scenario_loading.py", "tests/sim/test_scenario_errors.py")
     assert ran.returncode == 0, ran.stdout[-5000:] + ran.stderr[-3000:]

@@ -34,6 +34,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+#: Slow (builds the wheel and installs it in a venv of its own): run once, on the newest Python (`make test-compat` leaves it out).
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -22,6 +22,9 @@ from promolab.analysis.forecast.one_by_one import send_one_by_one
 
 from .forecast_support import budgeted_demo, dated_orders
 
+#: Slow (forecasts checked against codes sent one by one): run once, on the newest Python (`make test-compat` leaves it out).
+pytestmark = pytest.mark.slow
+
 COMPARED = ["order_id", "qualified_tier_id", "redeemed", "tier_id", "redeemables", "discount"]
 START = "2026-03-02T00:00:00Z"
 

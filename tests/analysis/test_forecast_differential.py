@@ -23,6 +23,9 @@ from promolab.analysis.forecast.one_by_one import send_one_by_one
 
 from .forecast_support import budgeted_demo, dated_orders
 
+#: Slow (each test sends thousands of orders one by one through the client): run once, on the newest Python (`make test-compat` leaves it out).
+pytestmark = pytest.mark.slow
+
 COMPARED = ["order_id", "qualified_tier_id", "redeemed", "tier_id", "discount"]
 
 

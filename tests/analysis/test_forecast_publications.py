@@ -21,6 +21,9 @@ from promolab import Simulator, samples
 from promolab.analysis.forecast import CostModel, compare_scenarios, forecast
 from promolab.analysis.forecast.one_by_one import send_one_by_one
 
+#: Slow (forecasts checked against codes published and sent one by one): run once, on the newest Python (`make test-compat` leaves it out).
+pytestmark = pytest.mark.slow
+
 COMPARED = ["order_id", "qualified_tier_id", "redeemed", "tier_id", "redeemables", "discount"]
 _DOC = yaml.safe_load(samples.forecast_scenario().read_text())
 _MONTH = pd.read_parquet(samples.month_orders())

@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+#: Slow (runs mypy over the typing fixtures; mypy checks for 3.11 whatever runs it): run once, on the newest Python (`make test-compat` leaves it out).
+pytestmark = pytest.mark.slow
+
 HERE = Path(__file__).parent
 
 pytest.importorskip("mypy")
