@@ -50,9 +50,18 @@ def free_port() -> int:
 
 def stamp_is_current() -> bool:
     """`make lab` would reinstall the venv if its stamp were missing or older than
-    pyproject.toml; that is `make`'s job, not this test's, so skip rather than wait."""
+    pyproject.toml or constraints.txt; that is `make`'s job, not this test's, so skip
+    rather than wait."""
     stamp = VENV / f".installed-{sys.version_info[0]}.{sys.version_info[1]}"
-    return stamp.exists() and stamp.stat().st_mtime >= (ROOT / "pyproject.toml").stat().st_mtime
+    newest = max((ROOT / name).stat().st_mtime for name in ("pyproject.toml", "constraints.txt"))
+    return stamp.exists() and stamp.stat().st_mtime >= newest
+
+
+def for_make(path: str | Path) -> str:
+    """`path` as make can take it: relative to the checkout (make runs there), since
+    make splits a variable that names a target at every space, and a clone may lie in
+    a folder whose name holds one (.ci/run clones into such a folder)."""
+    return os.path.relpath(path, ROOT)
 
 
 def as_user(uid: int) -> list[str]:
@@ -96,8 +105,8 @@ def test_make_lab_starts_headless_and_answers(uid: int, tmp_path: Path) -> None:
     env.update(
         HOME=str(home),
         LAB_PORT=str(port),
-        VENV=str(VENV),
-        PYTHON=sys.executable,
+        VENV=for_make(VENV),
+        PYTHON=for_make(sys.executable),
         JUPYTER_RUNTIME_DIR=str(home / "runtime"),
         JUPYTER_CONFIG_DIR=str(home / "config"),
         JUPYTER_DATA_DIR=str(home / "data"),
