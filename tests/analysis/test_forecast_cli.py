@@ -224,11 +224,11 @@ def test_a_failure_while_writing_leaves_no_file(files: dict[str, Path], tmp_path
     real = forecast_cli._write
     calls: list[Path] = []
 
-    def fail_on_the_budgets(frame: pd.DataFrame, path: Path, suffix: str) -> None:
+    def fail_on_the_budgets(frame: pd.DataFrame, path: Path) -> None:
         calls.append(path)
         if len(calls) == 3:
             raise OSError("disk full")
-        real(frame, path, suffix)
+        real(frame, path)
 
     monkeypatch.setattr(forecast_cli, "_write", fail_on_the_budgets)
     assert main(_argv(files["parquet"], "--out", str(tmp_path / "r.parquet"))) == 2

@@ -82,7 +82,7 @@ def budget_left(result: ForecastResult, freq: Freq) -> pd.DataFrame:
     for track in result.budget_tracks:
         added, own = _added(result, track)
         cumulative = np.concatenate(([0], np.cumsum(added)))
-        own_cumulative = np.concatenate(([0], np.cumsum(own)))
+        own_cumulative = cumulative if own is added else np.concatenate(([0], np.cumsum(own)))
         slot = period_slot(track.period)
         if slot is None:
             key_of_order = np.zeros(len(orders), dtype=np.int64)
@@ -121,15 +121,16 @@ def _frame(out: pd.DataFrame, timezone: str) -> pd.DataFrame:
 def _added(result: ForecastResult, track: BudgetTrack) -> tuple[np.ndarray, np.ndarray]:
     """What each order (rows in time order) added to the track's total, and
     the part of it the track's own tier redeemed (all of it for a budget of
-    the tier; of a campaign's, its other tiers' redemptions are not)."""
+    the tier, the same array; of a campaign's, its other tiers' redemptions
+    are not)."""
     r = result.redemptions
     mine = (r[track.counts].astype("string") == (track.tier_id if track.counts == "tier_id" else track.campaign_id))
     mine = mine.fillna(False).to_numpy(dtype=bool)
+    added = _per_order(result, track, mine)
     if track.counts == "tier_id":
-        own = mine
-    else:
-        own = mine & (r["tier_id"].astype("string") == track.tier_id).fillna(False).to_numpy(dtype=bool)
-    return _per_order(result, track, mine), _per_order(result, track, own)
+        return added, added
+    own = mine & (r["tier_id"].astype("string") == track.tier_id).fillna(False).to_numpy(dtype=bool)
+    return added, _per_order(result, track, own)
 
 
 def _per_order(result: ForecastResult, track: BudgetTrack, counted: np.ndarray) -> np.ndarray:

@@ -33,6 +33,8 @@ class BurnDownBudget:
     """The budget of a campaign's whole total, from a forecast's `budgets`."""
 
     rule: str
+    #: what `limit` counts: the budgets row's `measure` ("count", or an amount in minor units)
+    measure: str
     limit: int
     #: the tiers that carry the rule (the ones it refuses)
     tier_ids: tuple[str, ...]
@@ -42,7 +44,7 @@ class BurnDownBudget:
     @property
     def value(self) -> str:
         """What it counts: "discount" (minor units) or "redemptions"."""
-        return "discount" if "amount" in self.rule else "redemptions"
+        return "redemptions" if self.measure == "count" else "discount"
 
 
 def campaign_budget(result: ForecastResult, campaign: str) -> BurnDownBudget:
@@ -62,7 +64,8 @@ def campaign_budget(result: ForecastResult, campaign: str) -> BurnDownBudget:
     first = rows.iloc[0]
     same = rows[(rows["rule"] == first["rule"]) & (rows["limit"] == first["limit"])]
     times = same["ran_out_at"].dropna()
-    return BurnDownBudget(str(first["rule"]), int(first["limit"]), tuple(same["tier_id"].astype(str)),
+    return BurnDownBudget(str(first["rule"]), str(first["measure"]), int(first["limit"]),
+                          tuple(same["tier_id"].astype(str)),
                           times.min() if len(times) else None)
 
 

@@ -44,42 +44,40 @@ def sibling_paths(out: Path) -> dict[str, Path]:
             "budget_left": out.with_name(f"{out.stem}.budget_left{out.suffix}")}
 
 
-def _write(frame: pd.DataFrame, path: Path, suffix: str) -> None:
-    """JSON: one array of records, timestamps as the wire writes them (UTC, `Z`)."""
+def _write(frame: pd.DataFrame, path: Path) -> None:
+    """JSON: one array of records, timestamps as the wire writes them (UTC, `Z`).
+    `path` may be a temporary name: `output_files` keeps the target's suffix."""
     from ..cli import write_frame
 
-    if suffix == ".json":
+    if path.suffix.lower() == ".json":
         frame.to_json(path, orient="records", date_format="iso", force_ascii=False)
     else:
         write_frame(frame, path)
 
 
-def write_all(frames: dict[Path, pd.DataFrame]) -> None:
-    """Every frame or none (`promolab.output_files`): a failure part way leaves no
-    file behind, neither new nor half-written."""
-    from ...output_files import write_all as write_files
-
-    write_files({path: partial(_write, frame, suffix=path.suffix.lower()) for path, frame in frames.items()})
-
-
 def _summary(result: ForecastResult, currency: str) -> str:
-    """Per campaign and per budget, for people: money via `display.format_money`,
-    instants in the project's time zone (the rows `result_summary` writes)."""
-    from ...display import format_count, format_money, text_table
-    from .result_summary import budget_rows
+    """Per campaign and per budget, for people: the rows and headers the notebook's
+    summary shows (`result_summary`), as text tables."""
+    from ...display import text_table
+    from .result_summary import (
+        BUDGET_HEADER,
+        CAMPAIGN_HEADER,
+        budget_caption,
+        budget_rows,
+        campaign_rows,
+    )
 
     lines = ["per campaign:"]
-    rows = [[str(r.campaign_id), format_count(r.redemptions), format_money(r.discount, currency),
-             format_count(r.held_back)] for r in result.summary().itertuples()]
-    lines.append(text_table(["campaign", "redemptions", "discount", "held back"], rows) if rows else "  (none)")
-    lines += ["", f"budgets and limits (ran out at: the first order one refused, {result.timezone}):"]
+    rows = campaign_rows(result, currency)
+    lines.append(text_table(list(CAMPAIGN_HEADER), rows) if rows else "  (none)")
+    lines += ["", f"{budget_caption(result)}:"]
     budgets = budget_rows(result, currency)
-    header = ["tier", "rule", "limit", "used", "ran out at", "held back"]
-    lines.append(text_table(header, budgets, left=2) if budgets else "  (none)")
+    lines.append(text_table(list(BUDGET_HEADER), budgets, left=2) if budgets else "  (none)")
     return "\n".join(lines)
 
 
 def run_forecast(args: argparse.Namespace) -> int:
+    from ...output_files import write_all
     from ...scenario_file import open_scenario
     from ..cli import read_orders
     from .api import forecast
@@ -106,8 +104,9 @@ def run_forecast(args: argparse.Namespace) -> int:
         elapsed = time.perf_counter() - started
         paths = sibling_paths(args.out) if args.out is not None else {}
         if paths:
-            write_all({paths["orders"]: result.orders, paths["periods"]: result.periods(args.freq),
-                       paths["budgets"]: result.budgets, paths["budget_left"]: result.budget_left(args.freq)})
+            frames = {paths["orders"]: result.orders, paths["periods"]: result.periods(args.freq),
+                      paths["budgets"]: result.budgets, paths["budget_left"]: result.budget_left(args.freq)}
+            write_all({path: partial(_write, frame) for path, frame in frames.items()})
     except (ValueError, OSError) as exc:
         print(f"promolab forecast: {exc}", file=sys.stderr)
         return 2

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
 
 from ...display import DEFAULT_CURRENCY
-from ...engine import BUDGET_FAMILIES, CompiledTier, WeekStart
+from ...engine import CompiledTier, WeekStart
 from ..figures import figures
 from .budget_left import BudgetTrack, budget_left
 from .calendar_periods import FREQS, Freq, period_range, period_start
@@ -35,7 +35,7 @@ from .fixed_set import HELD_POOL, HELD_STOCK, FixedCode, FixedSet
 from .publications import Publications
 from .spending import Spending, WatchedTier
 
-__all__ = ["BUDGET_COLUMNS", "ORDER_COLUMNS", "PERIOD_COLUMNS", "ForecastResult"]
+__all__ = ["BUDGET_COLUMNS", "ORDER_COLUMNS", "PERIOD_COLUMNS", "ForecastResult", "ForecastTotals"]
 
 ORDER_COLUMNS = (
     "order_id", "placed_at", "customer", "amount", "quantity", "qualified_tier_id", "redeemed", "tier_id",
@@ -58,6 +58,16 @@ _CODE_POOL = "code pool (codes left to publish)"
 
 def _labels(names: Sequence[str], codes: np.ndarray) -> pd.Categorical:
     return pd.Categorical.from_codes(codes.astype(np.int32), categories=pd.Index(list(names), dtype="string"))
+
+
+class ForecastTotals(NamedTuple):
+    """A forecast's totals over every order: what its summaries and a
+    scenario comparison's `totals()` show first."""
+
+    orders: int
+    redeemed: int
+    discount: int
+    held_back: int
 
 
 @dataclass
@@ -112,7 +122,7 @@ class ForecastResult:
                     used = spent.ledger.total(leaf.query, spec.tier_id, spec.campaign_id, None, None)
                 rules.add(spec.position, j, _Rule(spec.tier_id, spec.campaign_id, leaf.rule_id, leaf.name, leaf.limit,
                                                   used, per_customer=leaf.query.per_customer,
-                                                  period=leaf.query.period))
+                                                  period=leaf.query.period, measure=leaf.query.measure))
                 if not leaf.query.per_customer:
                     tracks.append(BudgetTrack(
                         spec.tier_id, spec.campaign_id, leaf.name,
@@ -256,19 +266,18 @@ class ForecastResult:
 
         return plot_campaign_burn_down(self, campaign, freq=freq, ax=ax, currency=currency or self.currency)
 
+    def totals(self) -> ForecastTotals:
+        """Orders, redemptions, discount given (minor units) and orders held back by a budget."""
+        o = self.orders
+        return ForecastTotals(len(o), int(o["redeemed"].sum()), int(o["discount"].sum()),
+                              int(o["held_back_tier_id"].notna().sum()))
+
     def summary(self) -> pd.DataFrame:
         """Per campaign: redemptions, discount given, orders held back by a budget."""
         p = self.periods("month")
         out = p.groupby("campaign_id", as_index=False)[["redemptions", "discount", "held_back"]].sum()
         return figures(out.sort_values("discount", ascending=False, kind="stable").reset_index(drop=True),
                        self.currency)
-
-
-def _measure(rule: str) -> str:
-    """What a budgets row's `limit` and `used` count: the budget family's
-    measure; a code's stock and a campaign's pool count codes."""
-    family = BUDGET_FAMILIES.get(rule)
-    return family.measure if family is not None else "count"
 
 
 def _redemptions(frame: pd.DataFrame, spent: Spending, order: np.ndarray, ids: Sequence[str],
@@ -304,6 +313,9 @@ class _Rule:
     used: int | None
     per_customer: bool = False
     period: str | None = None
+    #: what `limit` and `used` count: a budget family's measure (`UsageQuery.measure`);
+    #: a code's stock and a campaign's pool count codes
+    measure: str = "count"
 
 
 class _HeldRules:
@@ -329,7 +341,7 @@ class _HeldRules:
         self.held_rule[hits] = self.names.index(name)
         self.rows.append({
             "tier_id": rule.tier_id, "campaign_id": rule.campaign_id, "rule_id": rule.rule_id, "rule": name,
-            "per_customer": rule.per_customer, "period": rule.period, "measure": _measure(name), "limit": rule.limit,
+            "per_customer": rule.per_customer, "period": rule.period, "measure": rule.measure, "limit": rule.limit,
             "used": rule.used,
             "ran_out_at": (pd.Timestamp(int(self.placed_at[hits[0]]), tz="UTC").tz_convert(self.timezone)
                            if hits.size else pd.NaT),

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from .result import ForecastResult
     from .scenarios import ScenarioComparison
 
-__all__ = ["budget_figure", "comparison_line", "comparison_summary", "forecast_line", "forecast_summary"]
+__all__ = ["BUDGET_HEADER", "CAMPAIGN_HEADER", "budget_caption", "budget_figure", "budget_rows", "campaign_rows",
+           "comparison_line", "comparison_summary", "forecast_line", "forecast_summary"]
 
 
 def budget_figure(measure: str, value: object, currency: str) -> str:
@@ -31,13 +32,23 @@ def budget_figure(measure: str, value: object, currency: str) -> str:
     return format_money(value, currency) if measure != "count" else format_count(value)
 
 
-def _totals(result: ForecastResult) -> tuple[int, int, int, int]:
-    o = result.orders
-    return len(o), int(o["redeemed"].sum()), int(o["discount"].sum()), int(o["held_back_tier_id"].notna().sum())
+#: The per-campaign and per-budget tables, as the notebook and the command line show them.
+CAMPAIGN_HEADER = ("campaign", "redemptions", "discount", "held back")
+BUDGET_HEADER = ("tier", "rule", "limit", "used", "ran out at", "held back")
+
+
+def budget_caption(result: ForecastResult) -> str:
+    return f"budgets and limits (ran out at: the first order one refused, {result.timezone})"
+
+
+def campaign_rows(result: ForecastResult, currency: str) -> list[tuple[str, ...]]:
+    """One row of text per campaign (`ForecastResult.summary`): redemptions, discount, held back."""
+    return [(str(r.campaign_id), format_count(r.redemptions), format_money(r.discount, currency),
+             format_count(r.held_back)) for r in result.summary().itertuples()]
 
 
 def forecast_line(result: ForecastResult) -> str:
-    orders, redeemed, discount, held = _totals(result)
+    orders, redeemed, discount, held = result.totals()
     return (f"<ForecastResult {format_count(orders)} orders: {format_count(redeemed)} redeemed, "
             f"{format_money(discount, currency_of(result))} discount, {format_count(held)} held back by budgets>")
 
@@ -45,7 +56,7 @@ def forecast_line(result: ForecastResult) -> str:
 def forecast_summary(result: ForecastResult) -> Summary:
     """Totals, then per campaign, then per budget (when the tiers have any)."""
     currency = currency_of(result)
-    orders, redeemed, discount, held = _totals(result)
+    orders, redeemed, discount, held = result.totals()
     placed = result.orders["placed_at"]
     facts = [("orders", format_count(orders)), ("redeemed", format_count(redeemed)),
              ("discount", format_money(discount, currency)), ("held back by budgets", format_count(held)),
@@ -54,11 +65,8 @@ def forecast_summary(result: ForecastResult) -> Summary:
         facts.append(("placed", f"{placed.min():%Y-%m-%d %H:%M} to {placed.max():%Y-%m-%d %H:%M} {result.timezone}"))
     if result.excluded:
         facts.append(("left out", ", ".join(f"{t} ({why})" for t, why in result.excluded.items())))
-    campaigns = Table("per campaign", ("campaign", "redemptions", "discount", "held back"), tuple(
-        (str(r.campaign_id), format_count(r.redemptions), format_money(r.discount, currency), format_count(r.held_back))
-        for r in result.summary().itertuples()))
-    budgets = Table(f"budgets and limits (ran out at: the first order one refused, {result.timezone})",
-                    ("tier", "rule", "limit", "used", "ran out at", "held back"), tuple(budget_rows(result, currency)))
+    campaigns = Table("per campaign", CAMPAIGN_HEADER, tuple(campaign_rows(result, currency)))
+    budgets = Table(budget_caption(result), BUDGET_HEADER, tuple(budget_rows(result, currency)))
     return Summary("ForecastResult", facts, (campaigns, budgets) if budgets.rows else (campaigns,))
 
 
@@ -76,7 +84,7 @@ def budget_rows(result: ForecastResult, currency: str) -> list[tuple[str, ...]]:
 
 def comparison_line(comparison: ScenarioComparison) -> str:
     currency = currency_of(comparison)
-    shown = ", ".join(f"{name} {format_money(_totals(r)[2], currency)}" for name, r in comparison.results.items())
+    shown = ", ".join(f"{name} {format_money(r.totals().discount, currency)}" for name, r in comparison.results.items())
     return f"<ScenarioComparison of {len(comparison.results)} scenarios, discount: {shown}>"
 
 

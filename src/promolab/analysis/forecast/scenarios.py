@@ -56,10 +56,9 @@ class ScenarioComparison:
         """One row per scenario: orders, redeemed, discount, margin (when costed)."""
         rows = []
         for name, r in self.results.items():
-            o = r.orders
-            rows.append({"scenario": name, "orders": len(o), "redeemed": int(o["redeemed"].sum()),
-                         "discount": int(o["discount"].sum()), "held_back": int(o["held_back_tier_id"].notna().sum()),
-                         "margin": o["margin"].sum() if o["margin"].notna().all() and len(o) else pd.NA})
+            margin = r.orders["margin"]
+            rows.append({"scenario": name, **r.totals()._asdict(),
+                         "margin": margin.sum() if margin.notna().all() and len(margin) else pd.NA})
         return figures(pd.DataFrame(rows).astype({"scenario": "string", "margin": "Int64"}), self.currency)
 
     def periods(self, freq: Literal["day", "week", "month"] = "day") -> pd.DataFrame:
