@@ -32,7 +32,7 @@ from itertools import pairwise
 import numpy as np
 import pandas as pd
 
-from ..display import format_money
+from ..display import format_money, money_unit
 from .figures import figures, frame_currency
 
 __all__ = [
@@ -67,16 +67,10 @@ def basket_band_labels(bands: Sequence[int] = DEFAULT_BASKET_BANDS, currency: st
     if not edges or any(lo >= hi for lo, hi in pairwise(edges)):
         raise ValueError("basket bands must be one or more increasing amounts in cents")
     money = [format_money(edge, currency) for edge in edges]
-    middle = [f"{low}–{_without_prefix(format_money(high - 1, currency), low)}"
+    unit = money_unit(currency)  # "$49.99" after "$25.00" reads "49.99"
+    middle = [f"{low}–{format_money(high - 1, currency).removeprefix(unit)}"
               for low, high in zip(money, edges[1:], strict=False)]
     return [f"under {money[0]}", *middle, f"{money[-1]} and over"]
-
-
-def _without_prefix(amount: str, like: str) -> str:
-    """`amount` without the currency prefix (symbol or code, up to the first digit)
-    that `like` starts with too: "$49.99" after "$25.00" reads "49.99"."""
-    prefix = next((like[:i] for i, ch in enumerate(like) if ch.isdigit()), "")
-    return amount[len(prefix):] if prefix and amount.startswith(prefix) else amount
 
 
 def _local_times(frame: pd.DataFrame) -> pd.Series:

@@ -99,17 +99,16 @@ class SweepResult:
         else:
             raise ValueError("by must be 'tier' or 'campaign'")
         frame = figures(frame, self.currency)
-        unpriced = np.array(self._no_value(by), dtype=bool)
+        unpriced = np.array(self._no_value(by, valid), dtype=bool)
         for column in ("cost", "avg_discount", "cost_per_order", "max_discount"):
             if column in frame.columns:
                 frame.loc[unpriced, column] = pd.NA
         return frame
 
-    def _no_value(self, by: str) -> list[bool]:
-        """Per summary row: it applies somewhere, yet none of its discounts has a
-        monetary value (every valid discount NA: free shipping)."""
+    def _no_value(self, by: str, valid: np.ndarray) -> list[bool]:
+        """Per summary row: it applies somewhere (`valid`: orders x tiers), yet none
+        of its discounts has a monetary value (every valid discount NA: free shipping)."""
         t = len(self.tier_ids)
-        valid = self.frame["valid"].to_numpy().reshape(self.n_orders, t)
         priced = valid & ~self.frame["discount_amount"].isna().to_numpy().reshape(self.n_orders, t)
         keys = self.tier_ids if by == "tier" else tuple(dict.fromkeys(self.campaign_ids))
         owners = self.tier_ids if by == "tier" else self.campaign_ids

@@ -27,7 +27,6 @@ import pandas as pd
 
 from ...display import (
     DEFAULT_CURRENCY,
-    MISSING,
     format_count,
     format_money,
     format_share,
@@ -104,30 +103,19 @@ def campaign_summary(
 TABLE_COLUMNS = ("reach", "orders reached", "cost", "avg discount", "cost per order")
 
 
-def summary_table(
-    summary: pd.DataFrame, currency: str = DEFAULT_CURRENCY, *, no_value: Sequence[bool] | None = None,
-) -> pd.DataFrame:
-    """A `tier_summary` / `campaign_summary` frame as text cells for people.
-
-    `no_value[i]`: row i applies somewhere but none of its discounts has a
-    monetary value (a free-shipping tier: its discounts are NA in the frame);
-    its money cells read `display.MISSING` instead of a misleading $0.00.
-    """
+def summary_table(summary: pd.DataFrame, currency: str = DEFAULT_CURRENCY) -> pd.DataFrame:
+    """A `tier_summary` / `campaign_summary` frame as text cells for people
+    (`display.MISSING` where a figure is NA: no order reached, or a tier whose
+    discounts have no monetary value, which `SweepResult.summary` marks NA)."""
     key = "tier_id" if "tier_id" in summary.columns else "campaign_id"
-    flags = list(no_value) if no_value is not None else [False] * len(summary)
-    if len(flags) != len(summary):
-        raise ValueError("no_value must have one flag per summary row")
-
-    def money(value: object, unpriced: bool) -> str:
-        return MISSING if unpriced else format_money(value, currency)
 
     return pd.DataFrame({
         key.removesuffix("_id"): [str(v) for v in summary[key]],
         "reach": [format_share(v) for v in summary["share_affected"]],
         "orders reached": [format_count(v) for v in summary["valid_orders"]],
-        "cost": [money(v, f) for v, f in zip(summary["cost"], flags)],
-        "avg discount": [money(v, f) for v, f in zip(summary["avg_discount"], flags)],
-        "cost per order": [money(v, f) for v, f in zip(summary["cost_per_order"], flags)],
+        "cost": [format_money(v, currency) for v in summary["cost"]],
+        "avg discount": [format_money(v, currency) for v in summary["avg_discount"]],
+        "cost per order": [format_money(v, currency) for v in summary["cost_per_order"]],
     })
 
 
