@@ -14,19 +14,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .display import scenario_currency
-from .sim import Simulator, read_scenario
+from .sim import Simulator
 
 __all__ = ["open_scenario"]
 
 
 def open_scenario(path: Path) -> tuple[Simulator, str]:
-    """The simulator of a scenario file, and its currency for text (`project.currency`).
-
-    The simulator's state does not keep the currency (state dumps must not depend
-    on it), so it is read from the document beside the load; the second parse of
-    the file costs a few ms. Raises `ScenarioError` like `Simulator.from_scenario`.
+    """The simulator of a scenario file, and its currency for text (`project.currency`,
+    which the simulator keeps beside its state: `Simulator.currency`). Raises
+    `ScenarioError` like `Simulator.from_scenario`.
     """
     sim = Simulator.from_scenario(path)
-    document, _ = read_scenario(path)
-    return sim, scenario_currency(document)
+    return sim, sim.currency

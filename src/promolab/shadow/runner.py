@@ -191,11 +191,10 @@ def _masking(masks: Masking | Iterable[Mask]) -> Masking:
 
 def _simulator_side(scenario: str | Path, seed: int | None, given: Side | None) -> tuple[Side, str, int | None]:
     """The simulator side, the currency money is shown in, and the seed used."""
-    currency = scenario_currency(read_scenario(scenario)[0])
     if given is not None:
-        return given, currency, seed
+        return given, scenario_currency(read_scenario(scenario)[0]), seed
     sim = Simulator.from_scenario(scenario, seed=seed)
-    return simulator_side(sim), currency, sim.seed
+    return simulator_side(sim), sim.currency, sim.seed
 
 
 def _check_resumable(done: Sequence[Exchange], events: Sequence[Event]) -> dict[int, Exchange]:

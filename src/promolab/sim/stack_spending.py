@@ -12,10 +12,10 @@ step here (a request naming a known order is priced on the stored one).
 
 from __future__ import annotations
 
-import calendar
-from datetime import MAXYEAR, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING
 
+from ..engine import parse_duration
 from .clock import LATEST
 from .state import derived
 
@@ -83,14 +83,14 @@ def remember_order(sim: Simulator, order: RedeemedOrder) -> None:
         derived(sim, "orders_by_source", _orders_by_source)[order.source_id] = order.id
 
 
+#: How long a redemption may be rolled back, as a duration of the engine's.
+_ROLLBACK_WINDOW = parse_duration(f"P{ROLLBACK_MONTHS}M")
+
+
 def rollback_deadline(date: datetime) -> datetime:
     """The last instant a redemption of `date` may be rolled back: the same
     time `ROLLBACK_MONTHS` calendar months later (the 31st of a shorter month
-    is its last day). A deadline past year 9999 is the last instant a
-    timestamp holds: the clock cannot pass it."""
-    month0 = date.month - 1 + ROLLBACK_MONTHS
-    year, month = date.year + month0 // 12, month0 % 12 + 1
-    if year > MAXYEAR:
-        return LATEST
-    day = min(date.day, calendar.monthrange(year, month)[1])
-    return date.replace(year=year, month=month, day=day)
+    is its last day: the engine's calendar arithmetic of durations). A
+    deadline past year 9999 is the last instant a timestamp holds: the clock
+    cannot pass it."""
+    return _ROLLBACK_WINDOW.times(date, 1) or LATEST

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..ids import IdGenerator
 from ..records import GrantedReward, Member, Reward
 from ..refusals import BadRequest, SimError
 
@@ -28,11 +27,11 @@ __all__ = ["describe", "grant"]
 def grant(
     sim: Simulator, member: Member, reward: Reward, *, transaction_id: str | None
 ) -> GrantedReward:
-    counters = sim.ids.state()
+    mark = sim.ids.mark()  # a refused hand-over gives back the ids it drew (due work: outside `_run_write`)
     try:
         fields = _hand_over(sim, member, reward, transaction_id)
     except SimError:
-        sim.ids = IdGenerator(sim.ids.seed, counters)
+        sim.ids.rewind(mark)
         raise
     record = GrantedReward(
         id=sim.ids.next("granted_item"),

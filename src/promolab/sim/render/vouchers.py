@@ -51,11 +51,10 @@ def wire_instant(value: datetime | None) -> datetime | str | None:
     The datetime itself: the wire type normalises it to UTC milliseconds,
     which is the value `iso(value)` parsed back gives, without writing and
     reading the text. Only where the text would not be that value (a naive
-    datetime, or a year `iso` does not write in four digits) is the text
-    handed over, so the model says what it said before
+    datetime) is the text handed over, so the model says what it said before
     (tests/sim/test_publish_fast_paths.py compares both).
     """
-    if value is None or (value.year > 1000 and value.utcoffset() is not None):
+    if value is None or value.utcoffset() is not None:
         return value
     return iso(value)
 
