@@ -53,6 +53,10 @@ class _Choice:
     seed: int | None = None
 
 
+#: The run's scenario (`_configured`), chosen once when pytest configures the run.
+_RUN_CHOICE = pytest.StashKey[_Choice]()
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("promolab", "promolab simulator fixtures")
     group.addoption(_OPTION, dest="promolab_scenario", default=None, metavar="PATH",
@@ -66,7 +70,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", f"{_MARKER}(scenario, seed=None): the scenario (a path relative to the test's file, "
                    "or a document) and seed of this test's promolab_sim and promolab_server")
-    _configured(config)  # a missing file stops the run here, before any test
+    config.stash[_RUN_CHOICE] = _configured(config)  # a missing file stops the run here, before any test
 
 
 def _configured(config: pytest.Config) -> _Choice:
@@ -89,7 +93,7 @@ def _existing(path: Path, by: str) -> _Choice:
 def _chosen(request: pytest.FixtureRequest) -> _Choice:
     marker = request.node.get_closest_marker(_MARKER)
     if marker is None:
-        return _configured(request.config)
+        return request.config.stash[_RUN_CHOICE]
     by = f"@pytest.mark.{_MARKER}"
     unknown = sorted(set(marker.kwargs) - {"seed"})
     if len(marker.args) != 1 or unknown:
