@@ -33,7 +33,7 @@ def tables(html: str) -> dict[str, list[list[str]]]:
     """Each table's rows of cell text, by caption (the facts table by its title)."""
     out = {}
     for table in parse(html).iter("table"):
-        caption = "".join(table.find("caption").itertext())  # type: ignore[union-attr]
+        caption = "".join(table.find("caption").itertext())  # type: ignore[union-attr]  # every table has one
         out[caption] = [["".join(cell.itertext()) for cell in row] for row in table.iter("tr")]
     return out
 
@@ -58,7 +58,7 @@ def test_simulator(sim: Simulator) -> None:
     shown = facts(html, "Simulator")
     assert shown["project"] == "proj_kestrel (Kestrel Coffee Roasters)"
     assert shown["clock"] == "2026-03-06T10:00:00.000Z"
-    held = dict(map(tuple, tables(html)["what it holds"][1:]))  # type: ignore[arg-type]
+    held = dict(map(tuple, tables(html)["what it holds"][1:]))  # type: ignore[arg-type]  # rows of two cells
     assert held["campaigns"] == str(len(sim.state.campaigns)) == "11"
     assert held["customers"] == str(len(sim.state.customers))
     assert "redemptions (stacked)" not in held  # nothing of it yet: not listed

@@ -34,7 +34,7 @@ def _tier(document: dict[str, Any], tier_id: str) -> dict[str, Any]:
     for campaign in document["campaigns"]:
         for tier in campaign.get("tiers") or []:
             if tier["id"] == tier_id:
-                return tier  # type: ignore[no-any-return]
+                return tier  # type: ignore[no-any-return]  # a mapping of the parsed YAML (Any)
     raise KeyError(tier_id)
 
 
