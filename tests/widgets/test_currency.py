@@ -1,9 +1,8 @@
 """The what-if dashboard shows money in the scenario's currency, everywhere.
 
-The simulator's state does not keep `project.currency` (state dumps must not
-depend on it), so the controller is told it (`currency=`, what
-`scenario_file.open_scenario` reads beside the simulator) and every display
-of its results reads it from there: the tables, the status line, the slider
+The simulator carries `project.currency` (`Simulator.currency`, not part of
+its state dumps); the controller takes it from there unless told another
+(`currency=`), and every display of its results reads it from the controller: the tables, the status line, the slider
 and the minimum-order box, both charts, the variants panel and its table.
 Table-driven over currencies with a symbol (EUR), without minor units (JPY)
 and without a symbol (PLN): each must show its own form and never a "$".
@@ -88,9 +87,15 @@ def currency(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def controller(currency: str, _demo_document: dict[str, Any], orders: pd.DataFrame) -> WhatIfController:
     sim = Simulator.from_scenario(scenario_in(currency, _demo_document))
-    tuner = WhatIfController(sim, orders, sample=400, currency=currency)
+    tuner = WhatIfController(sim, orders, sample=400)  # the simulator's currency, by default
     tuner.set_order("bob", prod_kettle=1, prod_mug=2)
     return tuner
+
+
+def test_the_controller_takes_the_simulators_currency_unless_told_another(
+        currency: str, controller: WhatIfController, orders: pd.DataFrame) -> None:
+    assert controller.sim.currency == controller.currency == currency
+    assert WhatIfController(controller.sim, orders, sample=50, currency="GBP").currency == "GBP"
 
 
 def test_the_currency_is_read_from_the_scenario_file(
@@ -202,7 +207,7 @@ def test_the_dashboard_shows_the_currency_everywhere(
     assert start in panel.table.value and start in panel.saved.options[0][0]
 
 
-@pytest.mark.parametrize("bad", ["eur", "EURO", "E1R", "", "US", "EUR\n", None, 978])
+@pytest.mark.parametrize("bad", ["eur", "EURO", "E1R", "", "US", "EUR\n", b"EUR", 978])
 def test_a_currency_that_is_not_an_iso_code_is_refused(bad: object, sim: Simulator, orders: pd.DataFrame) -> None:
     with pytest.raises(ValueError, match=r"three upper-case letters, such as 'USD' or 'EUR'.*not "):
         WhatIfController(sim, orders, sample=10, currency=bad)  # type: ignore[arg-type]  # refused at run time too
@@ -210,7 +215,7 @@ def test_a_currency_that_is_not_an_iso_code_is_refused(bad: object, sim: Simulat
         WhatIfDashboard(WhatIfController(sim, orders, sample=10, currency=bad))  # type: ignore[arg-type]  # as above
 
 
-def test_dollars_stay_the_default(sim: Simulator, orders: pd.DataFrame) -> None:
-    """A controller told nothing shows dollars, as before (the demo scenario's currency)."""
+def test_the_demo_is_in_dollars(sim: Simulator, orders: pd.DataFrame) -> None:
+    """A controller told nothing shows the simulator's currency: the demo's, dollars."""
     result = WhatIfController(sim, orders, sample=200).result
     assert result.currency == "USD" and status_line(result).startswith("promo_welcome_10 (what-if): $10.00 off")

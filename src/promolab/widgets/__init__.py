@@ -8,8 +8,8 @@
     dashboard = what_if(sim, orders, sample=3000)
     dashboard                      # in a notebook / Voila: the controls, tables and chart
 
-    sim, currency = open_scenario(path)          # promolab.scenario_file: a scenario in EUR...
-    what_if(sim, orders, currency=currency)      # ...shows its money in euros
+    sim = Simulator.from_scenario(path_of_a_scenario_in_eur)
+    what_if(sim, orders)                         # shows its money in euros (sim.currency)
 
 Layers: `state` (frozen values, pure functions), `controller` (state + the
 analysis it re-runs: `compare_tiers` on the order, `sweep` of the tuned tier
@@ -20,8 +20,8 @@ them with the scenario, over the sample orders or forecast over dated orders
 `variants_view` is its panel in the dashboard. Everything but `view` runs without a browser or a
 kernel; tests/widgets drives the controller directly.
 
-The currency is the controller's (`currency=`, default USD): the simulator
-does not keep the scenario's `project.currency`, so it is passed in once and
+The currency is the controller's (`currency=`, by default the simulator's
+`Simulator.currency`, the scenario's `project.currency`): it is read once and
 travels with what is shown (`WhatIfResult.currency`, `Variant.currency`, a
 comparison frame's `attrs`); no display function here defaults to dollars.
 

@@ -11,8 +11,8 @@
 then hands a `WhatIfResult` to its listeners (the view). No widgets here: the
 tests drive it directly.
 
-The currency money is shown in is the controller's (`currency=`, the
-scenario's `project.currency`: the simulator's state does not keep it). It
+The currency money is shown in is the controller's (`currency=`, by default
+the simulator's, `Simulator.currency`: the scenario's `project.currency`). It
 travels with what is shown: every `WhatIfResult` and saved `Variant` carries
 it, and a comparison frame keeps it in its `attrs`, so the tables, the status
 line, the charts and the variants panel read it there rather than each
@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..analysis import compare_tiers, prepare_orders, sweep
 from ..analysis.figures import with_currency
-from ..display import DEFAULT_CURRENCY, checked_currency
+from ..display import checked_currency
 from ..engine import TierConfigError, TierSpec
 from ..sim import pricing_view
 from .state import (
@@ -128,8 +128,8 @@ class WhatIfController:
     `orders`: a line-items frame (docs/analysis.md), e.g. the sample orders;
     `sample`: sweep only that many of its orders (seeded draw) for speed.
     `tier`: the tier to tune first (default the first tunable active tier).
-    `currency`: the scenario's (`project.currency`; `scenario_file.open_scenario`
-    returns it beside the simulator), in which every amount is shown.
+    `currency`: what every amount is shown in; by default the simulator's
+    (`Simulator.currency`, the scenario's `project.currency`).
     """
 
     def __init__(
@@ -141,9 +141,9 @@ class WhatIfController:
         seed: int = 0,
         tier: str | None = None,
         draft: OrderDraft | None = None,
-        currency: str = DEFAULT_CURRENCY,
+        currency: str | None = None,
     ) -> None:
-        self.currency = checked_currency(currency)
+        self.currency = checked_currency(currency if currency is not None else sim.currency)
         self.sim = sim
         view = pricing_view(sim)
         self.tiers: dict[str, TierSpec] = {t.id: t.spec for t in view.tiers}
