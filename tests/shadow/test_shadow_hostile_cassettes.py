@@ -186,3 +186,16 @@ def test_near_misses_re_diff(recorded: list[dict[str, Any]], demo_path: Path, tm
     assert len(drifting) == differ, run.report.text()
     clocks = {e.line: e.clock for e in run.exchanges}
     assert clocks[ADVANCE - 1] == "2026-03-06T10:01:00.000Z"  # the advance moved the clock exactly a minute
+
+
+def test_without_a_scenario_the_re_diff_runs_the_bundled_demo_from_any_folder(
+    recorded: list[dict[str, Any]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The default scenario is the packaged demo, not a path relative to where the re-diff is started."""
+    cassette = _write(tmp_path, [json.dumps(entry) for entry in recorded])
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    run = rediff(cassette)
+    assert len(run.exchanges) == len(SCRIPT)
+    assert (run.report.lines["differences"] == 0).all(), run.report.text()

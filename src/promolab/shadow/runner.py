@@ -25,6 +25,7 @@ from ..display import scenario_currency
 from ..keywords import check_keywords
 from ..replay import Event
 from ..replay.reader import EventSource
+from ..samples import demo_scenario
 from ..sim import BY_NAME, Simulator, format_instant, read_scenario
 from .calls import call_for, line_kind, read_script, write_lines
 from .cassette import CassetteWriter, Exchange, SideRecord, header, read_cassette
@@ -71,8 +72,10 @@ def compare_exchange(exchange: Exchange, ids: IdMap, masking: Masking) -> list[D
     return found
 
 
-#: The scenario `shadow` and `rediff` run the simulator of when none is named.
-DEFAULT_SCENARIO = "data/scenarios/demo.yaml"
+#: The scenario `shadow` and `rediff` run the simulator of when none is named:
+#: the bundled demo (`samples.demo_scenario()`), wherever the package is
+#: installed and whatever the working directory.
+DEFAULT_SCENARIO: Path = demo_scenario()
 
 
 class ShadowOptions(TypedDict, total=False):
