@@ -23,8 +23,10 @@ import sys
 import time
 from collections.abc import Sequence
 
-#: Every subcommand of `promolab` (tests/test_cli.py holds this list equal to the parser's).
-COMMANDS = ("serve", "validate", "sweep", "forecast", "replay", "shadow", "dashboard")
+from promolab.cli import subcommands
+
+#: Every subcommand of `promolab`, read from its parser.
+COMMANDS = subcommands()
 
 
 def timed(argv: Sequence[str], rounds: int) -> tuple[float, float]:

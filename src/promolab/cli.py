@@ -32,7 +32,7 @@ from .child_process import run_until_stopped
 from .samples import demo_scenario, whatif_notebook
 from .version import __version__
 
-__all__ = ["EXIT_BROKEN_PIPE", "main"]
+__all__ = ["EXIT_BROKEN_PIPE", "main", "subcommands"]
 
 #: Default `--scenario` of every subcommand: the packaged demo, found wherever promolab
 #: is installed (a path computed from this file pointed outside a wheel install).
@@ -110,6 +110,13 @@ def _cents(text: str) -> int:
 #: no analysis layer (pandas, numpy); `analysis.forecast.POLICIES` is the rule and
 #: tests/test_cli.py holds the two equal.
 FORECAST_POLICIES = ("best", "stack")
+
+
+def subcommands() -> tuple[str, ...]:
+    """The subcommands of `promolab`, in the order `--help` lists them (what
+    benchmarks/bench_cli_help.py times: read from the parser, never a copy)."""
+    (action,) = [a for a in _parser()._actions if isinstance(a, argparse._SubParsersAction)]
+    return tuple(action.choices)
 
 
 def _parser() -> argparse.ArgumentParser:
