@@ -18,7 +18,6 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from promolab import Simulator
 from promolab.cli import main
 from promolab.output_files import write_all
 
@@ -48,14 +47,11 @@ def _events(folder: Path, *lines: str) -> Path:
 
 def _cassette(folder: Path) -> Path:
     """A shadow run's cassette of the demo day, against an in-process stand-in (notebook 08)."""
-    from promolab.http.transport import SimulatorTransport
-    from promolab.shadow import Pace, Target, shadow
-    from promolab.shadow.sides import keys_of
+    from promolab.shadow import Pace, shadow
+    from shadow_support import stand_in
 
-    real = Simulator.from_scenario(DATA / "scenarios" / "demo.yaml", seed=99)
-    target = Target("http://real.example", keys_of(real), transport=SimulatorTransport(real), drive_clock=True)
     cassette = folder / "run.jsonl"
-    shadow(DAY, target=target, scenario=DATA / "scenarios" / "demo.yaml", cassette=cassette, allow_writes=True,
+    shadow(DAY, target=stand_in(DATA / "scenarios" / "demo.yaml"), scenario=DATA / "scenarios" / "demo.yaml", cassette=cassette, allow_writes=True,
            pace=Pace(1000, 1.0), progress=False)
     return cassette
 

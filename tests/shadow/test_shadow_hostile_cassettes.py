@@ -20,11 +20,9 @@ from typing import Any
 
 import pytest
 
-from promolab import Simulator
 from promolab.cli import main
-from promolab.http import SimulatorTransport
-from promolab.shadow import MAX_DEPTH, Pace, ShadowInputError, Target, rediff, shadow
-from promolab.shadow.sides import keys_of
+from promolab.shadow import MAX_DEPTH, Pace, ShadowInputError, rediff, shadow
+from shadow_support import stand_in
 
 #: The script of the recorded run; cassette line = script line + 1 (line 1 is the header).
 SCRIPT = [
@@ -46,9 +44,7 @@ def recorded(tmp_path_factory: pytest.TempPathFactory, demo_path: Path) -> list[
     folder = tmp_path_factory.mktemp("cassette")
     script, cassette = folder / "script.jsonl", folder / "run.jsonl"
     script.write_text("".join(json.dumps(line) + "\n" for line in SCRIPT), encoding="utf-8")
-    real = Simulator.from_scenario(demo_path, seed=99)
-    target = Target("http://real.example", keys_of(real), transport=SimulatorTransport(real), drive_clock=True)
-    shadow(script, target=target, scenario=demo_path, cassette=cassette, allow_writes=True, progress=False,
+    shadow(script, target=stand_in(demo_path), scenario=demo_path, cassette=cassette, allow_writes=True, progress=False,
            pace=Pace(10_000, 1.0))  # a stand-in: no need to space the calls out
     return [json.loads(line) for line in cassette.read_text(encoding="utf-8").splitlines()]
 

@@ -26,6 +26,7 @@ from promolab.shadow import (
     shadow,
 )
 from promolab.shadow.sides import keys_of
+from shadow_support import REAL_SEED
 
 Serve = Callable[..., AbstractContextManager[str]]
 
@@ -68,7 +69,7 @@ def test_calls_are_spaced_evenly() -> None:
 
 def test_a_429_is_waited_out_and_a_spent_window_is_waited_for(demo_path: Path) -> None:
     time = FakeTime()
-    real = Simulator.from_scenario(demo_path, seed=99)
+    real = Simulator.from_scenario(demo_path, seed=REAL_SEED)
     transport = SimulatorTransport(App(real, rate_limiter=RateLimiter(2, 60, now=time)))
     keys = keys_of(real)
     with httpx.Client(transport=transport, base_url="http://real.local") as other:  # another client spends the window

@@ -19,9 +19,8 @@ import pytest
 import yaml
 
 from promolab import Simulator
-from promolab.http.transport import SimulatorTransport
-from promolab.shadow import Pace, Target, shadow
-from promolab.shadow.sides import keys_of
+from promolab.shadow import Pace, shadow
+from shadow_support import stand_in
 
 DEMO = Path("data/scenarios/demo.yaml")
 MUGS = {"items": [{"product_id": "prod_mug", "quantity": 6}]}
@@ -41,9 +40,7 @@ LINES: list[dict[str, Any]] = [
 def _run(tmp_path: Path, document: dict[str, Any], lines: list[dict[str, Any]]) -> Any:
     script = tmp_path / "script.jsonl"
     script.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
-    real = Simulator.from_scenario(document, seed=99)
-    target = Target("http://real.example", keys_of(real), transport=SimulatorTransport(real), drive_clock=True)
-    return shadow(script, target=target, scenario=str(DEMO), allow_writes=True, pace=Pace(1000, 1.0),
+    return shadow(script, target=stand_in(document), scenario=str(DEMO), allow_writes=True, pace=Pace(1000, 1.0),
                   progress=False)
 
 

@@ -1,12 +1,27 @@
-"""What the shadow-run tests share: the planted perturbation and the real side's seed."""
+"""What the shadow-run tests share: the real side's seed, an in-process
+stand-in for the real service, and the planted perturbation."""
 
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
-#: The seed of the served "real" side (the demo scenario's own is 7).
+from promolab import Simulator
+from promolab.http import SimulatorTransport
+from promolab.shadow import Target
+from promolab.shadow.sides import keys_of
+
+#: The seed of the "real" side (the demo scenario's own is 7): every id it
+#: generates differs from the simulator's, so the id pairing is exercised.
 REAL_SEED = 99
+
+
+def stand_in(scenario: Path | str | dict[str, Any]) -> Target:
+    """A target answered in-process by the scenario's simulator under
+    `REAL_SEED`, whose clock the shadow run drives (as a served one's)."""
+    real = Simulator.from_scenario(scenario, seed=REAL_SEED)
+    return Target("http://real.example", keys_of(real), transport=SimulatorTransport(real), drive_clock=True)
 
 
 def perturb(document: dict[str, Any]) -> dict[str, Any]:
