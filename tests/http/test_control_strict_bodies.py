@@ -10,10 +10,9 @@ from typing import Any
 import httpx
 import pytest
 
+from demo_keys import MANAGEMENT
 from promolab import Simulator
 from promolab.http.transport import SimulatorTransport
-
-MANAGEMENT = {"X-Management-Id": "kestrel-management", "X-Management-Token": "kestrel-management-token"}
 
 
 def _snapshot(sim: Simulator, **changes: Any) -> dict[str, Any]:

@@ -17,11 +17,10 @@ from typing import Any
 import httpx
 import pytest
 
+from demo_keys import APP, LOYALTY
 from promolab import Simulator
 from promolab.http import SimulatorTransport
 
-APP = {"X-App-Id": "kestrel-app", "X-App-Token": "kestrel-app-token"}
-LOYALTY = {**APP, "Authorization": "Bearer kestrel-access-token"}
 PURCHASE = "/v2/loyalties/programs/lprg_coffee_club/members/{member}/rewards/purchases"
 INT64_MAX = 2**63 - 1
 

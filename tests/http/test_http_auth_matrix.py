@@ -17,20 +17,16 @@ from typing import Any
 import httpx
 import pytest
 
+from demo_keys import APP, BASE, BEARER, LOYALTY, MANAGEMENT
 from promolab import Simulator
 from promolab.http import ROUTES, SimulatorTransport
 from promolab.http.auth import AuthKind
 from promolab.http.routes import Route
 
-BASE = "http://promolab.local"
 REQUEST_ID = re.compile(r"^v-[0-9a-f]+$")
 UNAUTHORIZED = {"code": 401, "message": "Unauthorized", "key": "unauthorized"}
 
 # Demo credentials (data/scenarios/demo.yaml).
-APP = {"X-App-Id": "kestrel-app", "X-App-Token": "kestrel-app-token"}
-BEARER = {"Authorization": "Bearer kestrel-access-token"}
-LOYALTY = {**APP, **BEARER}
-MANAGEMENT = {"X-Management-Id": "kestrel-management", "X-Management-Token": "kestrel-management-token"}
 
 #: (method, template) -> (concrete path, JSON body). Bodies would succeed (or
 #: change the state) if auth let them through.

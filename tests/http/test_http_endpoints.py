@@ -16,13 +16,11 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from demo_keys import BASE, LOYALTY, MANAGEMENT
 from promolab import ApiError, Simulator, models
 from promolab.http import SimulatorTransport
 from promolab.sim.operations.incentives import GET_INCENTIVE
 
-BASE = "http://promolab.local"
-LOYALTY = {"X-App-Id": "kestrel-app", "X-App-Token": "kestrel-app-token", "Authorization": "Bearer kestrel-access-token"}
-MANAGEMENT = {"X-Management-Id": "kestrel-management", "X-Management-Token": "kestrel-management-token"}
 INCENTIVE_ID = re.compile(r"^linc_[a-f0-9]+$")
 START = "2026-03-06T10:00:00.000Z"
 
@@ -32,11 +30,6 @@ DETAIL_OF = {
     "MATERIAL": "material",
     "DIGITAL": "digital",
 }
-
-
-@pytest.fixture
-def http(sim: Simulator) -> httpx.Client:
-    return httpx.Client(transport=SimulatorTransport(sim))
 
 
 def api_error(call: Any, *args: Any) -> ApiError:

@@ -17,20 +17,12 @@ import httpx
 import pytest
 import yaml
 
+from demo_keys import BASE, JSON, LOYALTY, MANAGEMENT
 from promolab import Simulator
 from promolab.http import App, HttpRequest, SimulatorTransport
 
-BASE = "http://promolab.local"
-LOYALTY = {"X-App-Id": "kestrel-app", "X-App-Token": "kestrel-app-token", "Authorization": "Bearer kestrel-access-token"}
-MANAGEMENT = {"X-Management-Id": "kestrel-management", "X-Management-Token": "kestrel-management-token"}
-JSON = {"Content-Type": "application/json"}
 ADVANCE = f"{BASE}/_sim/clock/advance"
 REQUEST_ID = re.compile(r"^v-[0-9a-f]{20}$")
-
-
-@pytest.fixture
-def http(sim: Simulator) -> httpx.Client:
-    return httpx.Client(transport=SimulatorTransport(sim))
 
 
 def error(response: httpx.Response, status: int, key: str) -> dict[str, Any]:

@@ -20,12 +20,9 @@ from typing import Any
 import httpx
 import pytest
 
+from demo_keys import JSON, LOYALTY, MANAGEMENT
 from promolab import ApiError, Client, Simulator
 from promolab.http import SimulatorTransport, asgi_app
-
-LOYALTY = {"X-App-Id": "kestrel-app", "X-App-Token": "kestrel-app-token", "Authorization": "Bearer kestrel-access-token"}
-MANAGEMENT = {"X-Management-Id": "kestrel-management", "X-Management-Token": "kestrel-management-token"}
-JSON = {"Content-Type": "application/json"}
 
 Body = bytes | Callable[[list[Any]], bytes] | None
 #: (method, path, headers, body); a callable body is computed from the

@@ -19,12 +19,10 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
+from demo_keys import APP, BASE
 from promolab import Simulator
 from promolab.http import SimulatorTransport
 from promolab.models import endpoints
-
-BASE = "http://promolab.local"
-APP = {"X-App-Id": "kestrel-app", "X-App-Token": "kestrel-app-token"}
 
 #: (label, the line as sent, the key its reference is under, the reference expected)
 LINES: list[tuple[str, dict[str, Any], str, dict[str, Any]]] = [

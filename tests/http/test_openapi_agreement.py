@@ -20,20 +20,12 @@ import httpx
 import pytest
 from jsonschema import Draft202012Validator
 
+from demo_keys import APP, BASE, LOYALTY, MANAGEMENT
 from promolab import Simulator, models
 from promolab.http import SimulatorTransport
 from promolab.http.table import ROUTES
 
-BASE = "http://promolab.local"
-APP = {"X-App-Id": "kestrel-app", "X-App-Token": "kestrel-app-token"}
-LOYALTY = {**APP, "Authorization": "Bearer kestrel-access-token"}
-MANAGEMENT = {"X-Management-Id": "kestrel-management", "X-Management-Token": "kestrel-management-token"}
 PURCHASES = "/v2/loyalties/programs/{programId}/members/{memberId}/rewards/purchases"
-
-
-@pytest.fixture
-def http(sim: Simulator) -> httpx.Client:
-    return httpx.Client(base_url=BASE, transport=SimulatorTransport(sim))
 
 
 @pytest.fixture(scope="module")

@@ -18,13 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from demo_keys import APP, BASE
 from promolab import Simulator
 from promolab.http import SimulatorTransport
 from promolab.models.rendered import Rendered
 from promolab.sim.operations import BY_NAME
 
-BASE = "http://promolab.local"
-APP = {"X-App-Id": "kestrel-app", "X-App-Token": "kestrel-app-token"}
 CART = {"items": [{"product_id": "prod_grinder", "quantity": 1}, {"product_id": "prod_mug", "quantity": 2},
                   {"product_id": "prod_beans_ethiopia", "quantity": 3}]}
 STACK = [

@@ -16,13 +16,12 @@ from urllib.parse import urlencode
 import httpx
 import pytest
 
+from demo_keys import APP, BASE
 from promolab import ApiError, Simulator, models
 from promolab.http import SimulatorTransport
 from promolab.sim.operations.validation import VALIDATE
 
-BASE = "http://promolab.local"
 PATH = "/v1/promotions/validation"
-APP = {"X-App-Id": "kestrel-app", "X-App-Token": "kestrel-app-token"}
 BIG_CART = {"items": [{"product_id": "prod_grinder", "quantity": 1}, {"product_id": "prod_kettle", "quantity": 1},
                       {"product_id": "prod_mug", "quantity": 2}, {"product_id": "prod_beans_ethiopia", "quantity": 3}]}
 ALICE = {"customer": {"source_id": "alice"}, "order": BIG_CART}

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 import yaml
 
+from demo_keys import APP, MANAGEMENT
 from promolab import Simulator
 from promolab.http.server import build_served_simulator
 from promolab.sim.journal import encode_line
@@ -29,8 +30,6 @@ from promolab.sim.operations.custom_events import TRACK_EVENT
 from promolab.sim.operations.publishing import PUBLISH
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "scenarios" / "demo.yaml"
-APP = {"X-App-Id": "kestrel-app", "X-App-Token": "kestrel-app-token"}
-MANAGEMENT = {"X-Management-Id": "kestrel-management", "X-Management-Token": "kestrel-management-token"}
 SECRETS = ("kestrel-app-token", "kestrel-access-token", "kestrel-management-token", "kestrel-webhook-secret",
            "kestrel-crm-secret")
 
