@@ -41,8 +41,8 @@ DEFAULT_TIMEOUT = 30.0
 DEFAULT_RETRIES = 2
 _RETRY_STATUSES = frozenset({429, 502, 503, 504})
 _MAX_WAIT = 30.0
-#: How many joined URLs a client keeps (`_Base._url`): every static path of
-#: the interface and the ids a session keeps asking about.
+#: How many joined URLs a client keeps (`_joiner`): every static path of the
+#: interface and the ids a session keeps asking about.
 _URL_CACHE = 512
 
 #: httpx's own shape of event hooks: `{"request": [...], "response": [...]}`.
@@ -111,6 +111,23 @@ def _base(url: str, name: str) -> httpx.URL:
     return parsed.copy_with(raw_path=parsed.raw_path.rstrip(b"/") + b"/")
 
 
+def _joiner(bases: Mapping[bool, httpx.URL]) -> Callable[[bool, str], httpx.URL]:
+    """`(management, path) -> URL` below the base of the credentials, remembered.
+
+    httpx's own joining (`URL.join`: the endpoint's path below the base's
+    path, which is relative, so a prefix of the base URL is kept). A join
+    parses the path, formats the base, joins the two strings (urllib) and
+    parses the result again: ~30 us, as much as the rest of a GET on the
+    client's side. The same path always joins to the same (immutable) URL, so
+    each client keeps the last ones (its own: two clients' bases differ)."""
+
+    @functools.lru_cache(maxsize=_URL_CACHE)
+    def join(management: bool, path: str) -> httpx.URL:
+        return bases[management].join(path.lstrip("/"))
+
+    return join
+
+
 def _http_client(options: Mapping[str, Any], kind: type[H]) -> tuple[H, bool]:
     """The httpx client to send with, and whether it is ours to close: the
     caller's `http_client` (when nothing would configure it twice), or a new
@@ -160,16 +177,7 @@ class _Base:
                                     options.get("management_id"), options.get("management_token"))
         self.retries = max(0, options.get("retries", DEFAULT_RETRIES))
         self.backoff = options.get("backoff", 0.5)
-        # httpx's `URL.join` parses the path, formats the base, joins the two
-        # strings (urllib) and parses the result again: ~30 us, as much as the
-        # rest of a GET's client side. The same path always joins to the
-        # same (immutable) URL, so each client remembers the last ones.
-        self._url = functools.lru_cache(maxsize=_URL_CACHE)(self._join)
-
-    def _join(self, management: bool, path: str) -> httpx.URL:
-        # httpx's own joining: the endpoint's path below the base's path (the
-        # path is relative, so a prefix of the base URL is kept).
-        return self._bases[management].join(path.lstrip("/"))
+        self._url = _joiner(self._bases)
 
     def _request(self, prepared: Prepared[Any]) -> tuple[str, httpx.URL, dict[str, str], tuple[tuple[str, str], ...], bytes | None]:
         endpoint = prepared.endpoint
