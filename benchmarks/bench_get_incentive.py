@@ -167,6 +167,8 @@ def breakdown(sim: Simulator, client: Client, url: str, headers: dict[str, str],
     route = app.router.match("GET", path).route
     assert route is not None
     pieces: dict[str, Callable[[], object]] = {
+        "client: the call's URL (kept per client)": lambda: client._url(False, path),
+        "  httpx URL.join (what it cost each call)": lambda: client._bases[False].join(path.lstrip("/")),
         "transport: httpx.Request -> HttpRequest": lambda: _to_message(request, b""),
         "app.handle (all of the HTTP face)": lambda: app.handle(message),
         "  routing (router.match)": lambda: app.router.match("GET", path),
