@@ -46,10 +46,11 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import httpx
 
-from promolab import Simulator, models
+from promolab import Client, Simulator, models
 from promolab.http.app import _encode
 from promolab.http.auth import authorized
 from promolab.http.messages import HttpRequest
@@ -150,11 +151,11 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def breakdown(sim: Simulator, client: object, url: str, headers: dict[str, str], incentive_id: str,
+def breakdown(sim: Simulator, client: Client, url: str, headers: dict[str, str], incentive_id: str,
               payload: bytes, *, rounds: int, batch: int) -> None:
     """Each layer of (a) alone, so the excess over (b) can be attributed."""
-    http = client._http  # type: ignore[attr-defined]
-    transport: SimulatorTransport = client._transport  # type: ignore[attr-defined]
+    http = client._http
+    transport = cast(SimulatorTransport, http._transport)  # the one sim.client() gave its httpx client
     app = transport.app
     request = http.build_request("GET", url, headers=headers)
     message = _to_message(request, b"")
@@ -166,6 +167,8 @@ def breakdown(sim: Simulator, client: object, url: str, headers: dict[str, str],
     route = app.router.match("GET", path).route
     assert route is not None
     pieces: dict[str, Callable[[], object]] = {
+        "client: the call's URL (kept per client)": lambda: client._url(False, path),
+        "  httpx URL.join (what it cost each call)": lambda: client._bases[False].join(path.lstrip("/")),
         "transport: httpx.Request -> HttpRequest": lambda: _to_message(request, b""),
         "app.handle (all of the HTTP face)": lambda: app.handle(message),
         "  routing (router.match)": lambda: app.router.match("GET", path),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -60,6 +61,32 @@ def test_a_quoted_segment_stays_quoted_under_a_prefix() -> None:
     with Client("https://gw.example.test/api", **CREDS, transport=httpx.MockTransport(handler)) as client:
         client.delete_webhook("proj 1", "wh/2")
     assert seen == [b"/api/management/v1/projects/proj%201/webhooks/wh%2F2"]
+
+
+def test_remembered_urls_are_the_ones_httpx_joins_for_each_base() -> None:
+    """A client remembers the URLs it joined (httpx's join parses twice, as much
+    as the rest of a GET): whatever the order, the repeats and the evictions
+    (more ids than it keeps), each call goes where httpx's own join sends it,
+    under the base of its credentials."""
+    recorder = Recorder()
+    app_base, management_base = "https://api.example.test/v", "https://manage.example.test/m/"
+    ids = [f"linc_{n}" for n in range(600)] + ["linc_0", "a b", "linc_599", "a b"]
+    expected: list[str] = []
+    other_base = "http://127.0.0.1:8000/"  # a second client: what one remembers is its own
+    with Client(app_base, **CREDS, management_base_url=management_base,
+                transport=httpx.MockTransport(recorder)) as client, \
+            Client(other_base, **CREDS, transport=httpx.MockTransport(recorder)) as other:
+        for n, incentive_id in enumerate(ids):
+            path = f"v2/loyalties/incentives/{quote(incentive_id)}"
+            client.get_incentive(incentive_id)
+            other.get_incentive(incentive_id)
+            expected += [str(httpx.URL(app_base + "/").join(path)), str(httpx.URL(other_base).join(path))]
+            if n % 150 == 0:
+                client.delete_webhook("proj_1", incentive_id)
+                expected.append(str(httpx.URL(management_base).join(
+                    f"management/v1/projects/proj_1/webhooks/{quote(incentive_id)}")))
+    assert recorder.urls == expected
+    assert "https://manage.example.test/m/management/v1/projects/proj_1/webhooks/linc_0" in recorder.urls
 
 
 def test_the_callers_http_client_sends_and_stays_open() -> None:
