@@ -270,6 +270,37 @@ def test_receivers_are_not_called_again_and_their_answers_are_kept(tmp_path: Pat
     assert len(sim.state.pending_deliveries) == 3  # the crm retries, as answered
 
 
+def test_writes_receivers_made_from_inside_deliveries_are_rebuilt_in_their_place() -> None:
+    """A receiver that calls back (a nested write per delivery, journaled and
+    logged after the write that caused it) and one failing (retries queued):
+    an undo replays the nested writes where they were, without calling the
+    receiver, to the very state before the failed write."""
+    calls: list[int] = []
+
+    def calling_back(target: Simulator) -> Callable[[Any, bytes], int]:
+        def receiver(headers: Any, body: bytes) -> int:
+            calls.append(1)
+            target.apply(BY_NAME["track_event"],
+                         request={"event": "review_written", "customer": ALICE, "metadata": {"rating": 4}})
+            return 200
+        return receiver
+
+    sim = Simulator.from_scenario(DEMO)
+    sim.register_receiver("notebook", calling_back(sim))
+    sim.register_receiver("crm", lambda headers, body: 503)
+    for amount in (5, 6):
+        sim.apply(BY_NAME["add_gift_balance"], code="GIFT-ALICE-50", request={"amount": amount})
+    sim.advance(120)
+    before, called = _image(sim), len(calls)
+    assert len(sim.state.events) >= 2  # the receiver's writes are in the state
+    op = BY_NAME["add_gift_balance"]
+    with planted(sim, op, "after"), pytest.raises(InjectedBug):
+        sim.apply(op, code="GIFT-ALICE-50", request={"amount": 9})
+    assert len(calls) == called  # the failed write delivered nothing; the undo called nobody
+    assert _image(sim) == before
+    assert sim._fault is None
+
+
 def test_a_failing_write_of_a_receiver_is_undone_when_the_outer_write_ends() -> None:
     """A receiver calls back into the simulator (a nested write) and that
     write fails with a bug: the outer write is answered; then the state is

@@ -97,8 +97,9 @@ class Journaling(Turns):
             self._advancer = me
         try:
             self._wait_for_quiet()
-            scratch = type(self).__new__(type(self))
-            scratch._init_runtime()  # type: ignore[attr-defined]  # Simulator's, which this class is the base of
+            kind = type(self._sim())
+            scratch = kind.__new__(kind)
+            scratch._init_runtime()
             try:
                 rebuilt = self.write_log.rebuild(scratch, until)
                 if rebuilt.ids.state() != self.ids.state():
