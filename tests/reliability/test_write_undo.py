@@ -538,3 +538,21 @@ def test_when_the_undo_itself_fails_the_simulator_refuses_writes_until_reset(tmp
     live = _image(sim)
     sim.record_to(None)
     assert _restarted_image(tmp_path / "j.jsonl") == live
+
+
+def test_a_write_whose_arguments_cannot_be_copied_is_followed_by_a_checkpoint() -> None:
+    """An in-process caller's argument the log cannot pickle (an instance of
+    a class local to a function): the log is inexact until the next write,
+    which starts with a checkpoint, so that write's failure is undone still."""
+    class LocalBody(dict[str, Any]):
+        pass
+
+    sim = Simulator.from_scenario(DEMO)
+    op = BY_NAME["add_gift_balance"]
+    sim.apply(op, code="GIFT-ALICE-50", request=LocalBody(amount=4))
+    assert not sim.write_log.exact
+    before = _image(sim)
+    with planted(sim, op, "after"), pytest.raises(InjectedBug):
+        sim.apply(op, code="GIFT-ALICE-50", request={"amount": 5})
+    assert sim.write_log.exact and sim._fault is None
+    assert _image(sim) == before
