@@ -7,7 +7,8 @@ first and the last id it draws, and at the first, a middle and the last
 assignment to a record it makes (a redemption of two redeemables: at each
 of its ids, so between its children). For each, journaled and not:
 
-- the write raises the bug (over HTTP: 500 `internal_error` in the error shape);
+- the write raises the bug (over HTTP: 500 `internal_error` in the error shape)
+  and the journal has nothing of it (its bytes unchanged);
 - the snapshot (secrets, counters and order included) is byte-identical to
   the one before, and the simulator takes writes (no fence);
 - the next writes (the same request, then a gift credit) answer exactly what
@@ -207,10 +208,13 @@ def test_a_write_failing_with_a_bug_is_undone(name: str, fault: str, journaled: 
     never, _ = _prepared(case, None)
     before = _image(sim)
     assert before == _image(never)
+    journaled_before = journal.read_bytes() if journal is not None else b""
     op = BY_NAME[case.op]
     with planted(sim, op, fault), pytest.raises(InjectedBug):
         sim.apply(op, **case.kwargs(context))
     assert _image(sim) == before, f"{name} with {fault} left the state changed"
+    if journal is not None:
+        assert journal.read_bytes() == journaled_before, "the failed write was journaled"
     assert _follow_up(sim, case, context) == _follow_up(never, case, context)
     assert _image(sim) == _image(never)
     if journal is not None:
