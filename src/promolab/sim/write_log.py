@@ -26,7 +26,7 @@ its `feed` instead of calling receivers or POSTing (`webhooks.attempts.
 claim_attempt`), so a receiver is never called twice for one attempt and the
 rebuilt delivery log is the one clients saw.
 
-A checkpoint is a pickle of the state, seed, counters and clock (0.6 times
+A checkpoint is a pickle of the state, seed, counters and clock (0.13-0.6 times
 what a JSON snapshot costs to take, and the very objects, not a reading of
 their dump). The simulator starts from the snapshot it keeps of its initial
 state (no copy) and starts over whenever its state is swapped (`reset`,
