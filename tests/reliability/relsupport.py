@@ -57,6 +57,10 @@ CREDENTIALS = {
 
 READY_SECONDS = 60.0
 
+#: An order and a customer of the demo scenario that every write family accepts.
+ORDER = {"items": [{"product_id": "prod_mug", "quantity": 2}]}
+ALICE = {"source_id": "alice"}
+
 
 @dataclass
 class Server:

@@ -18,13 +18,13 @@ import threading
 from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
+from time import perf_counter
 from typing import TYPE_CHECKING, Any, ParamSpec, Self, TypeVar
 
 from ..display import DEFAULT_CURRENCY, scenario_currency
 from .clock import Clock, format_instant, later, parse_instant, seconds_delta
 from .ids import IdGenerator
 from .journaling import Journaling
-from .refusals import SimError
 from .scenario import load_scenario, read_scenario
 from .scheduler import (
     PROCESSORS,
@@ -86,6 +86,7 @@ class Simulator(Journaling):
         self.state = state
         self.indexes = Indexes(state)
         self._initial = self.snapshot()
+        self.write_log.start_from(self._initial)
 
     def _init_runtime(self) -> None:
         """The parts that are never in a snapshot: locks, receivers, journal."""
@@ -157,26 +158,29 @@ class Simulator(Journaling):
             self._wait_for_quiet()
             self._advancer = threading.get_ident()
         try:
-            if self._journal is not None or self._fault is not None:
+            if self._journal_error is not None or self._fault is not None:
                 self._check_journal()
+            if not depth:
+                self._checkpoint_if_due()
             start = self.clock.now
             # checked again: the clock may have moved while this call waited
             target = later(start, delta, field="seconds")
+            mark, started = self.ids.mark(), perf_counter()
             try:
                 self._run_due(target, nested=depth > 0)
-            except SimError:
-                raise
-            except Exception as exc:  # a bug in due work: part of it ran, unjournaled (see `_run_write`)
-                if self._journal is not None:
-                    self._fault = f"advance failed with {type(exc).__name__}: {exc}"
+            except Exception as exc:  # a bug in due work: part of it ran, unjournaled; undone (see `_run_write`)
+                self.ids.rewind(mark)
+                self._undo(f"advance failed with {type(exc).__name__}: {exc}", nested=depth > 0, until=start)
                 raise
             # A receiver called on the way may have advanced the clock itself,
             # past `target`: the clock never goes back, so this advance ends
             # where that one did.
             if target > self.clock.now:
                 self.clock.set(target)
-            if self._journal is not None:
-                self._journal_advance(start)
+            self._record_advance(start)
+            self.write_log.spent(perf_counter() - started)
+            if not depth:
+                self._undo_if_due()
             return self.clock.now
         finally:
             if not depth:
@@ -239,18 +243,26 @@ class Simulator(Journaling):
                 self._wait_until(lambda: self._advancer in (None, me) and not self._quiet_waiters)
             if self._journal_error is not None or self._fault is not None:
                 self._check_journal()
-            result = self._run_write(op, *args, **kwargs)
-            if self._journal is not None:
-                self._journal_write(op.name, kwargs)
+            if not depth:
+                self._checkpoint_if_due()
+            started = perf_counter()
+            result = self._run_write(op, depth, *args, **kwargs)
+            self._record(op.name, kwargs)
+            self.write_log.spent(perf_counter() - started)
             claimed = self._run_after_write()
             if claimed and (depth or not any(work.needs_network for _, work in claimed)):
                 for item in claimed:
                     self._finish_inline(item)
                 claimed = []
+            if not depth and not claimed:
+                self._undo_if_due()
         finally:
             self._leave(depth)
         if claimed:
             self._send_and_finish(claimed)
+            if self._undo_due is not None:  # a write of a receiver failed: undone once the POSTs are recorded
+                with self._quiet():
+                    self._undo_if_due()
         return result
 
     def _run_after_write(self) -> list[Claimed]:
@@ -311,6 +323,7 @@ class Simulator(Journaling):
         sim._init_runtime()
         sim._install(sim._read_snapshot(snapshot))
         sim._initial = sim.snapshot()
+        sim.write_log.start_from(sim._initial)
         return sim
 
     def _read_snapshot(self, snapshot: Mapping[str, Any], keep_secrets: bool = False) -> Loaded:
@@ -342,9 +355,11 @@ class Simulator(Journaling):
         """Back to the state this simulator was created or restored with;
         journaled as a `reset` line."""
         with self._quiet():
-            self._swap("reset", dict, self._read_snapshot(self._initial))
+            self._swap("reset", dict, self._read_snapshot(self._initial), kept=self._initial)
 
-    def _swap(self, op: str, args: Callable[[], dict[str, Any]], loaded: Loaded) -> None:
+    def _swap(
+        self, op: str, args: Callable[[], dict[str, Any]], loaded: Loaded, *, kept: Mapping[str, Any] | None = None
+    ) -> None:
         """Install `loaded` and journal `op` (under `_quiet`).
 
         The line is encoded before anything changes (a snapshot that cannot
@@ -353,7 +368,10 @@ class Simulator(Journaling):
         the snapshot's clock, which may be earlier; the journal's `last_at`
         becomes the clock after it, where the next advance starts. If the
         journal cannot be written, the swap is undone and, as for any write,
-        the simulator refuses writes until restarted (503)."""
+        the simulator refuses writes until restarted (503). Once swapped,
+        the write log starts over from the new state: `kept`, the snapshot
+        it was read from when the simulator keeps that unchanged (`reset`),
+        or a checkpoint of it."""
         if self._journal_error is not None:
             self._check_journal()
         journal = self._journal
@@ -367,15 +385,18 @@ class Simulator(Journaling):
         previous = (self.seed, self.ids, self.clock, self.state, self.indexes)
         fault, self._fault = self._fault, None  # the state a failed write may have left half changed goes
         self._install(loaded)
-        if journal is None or line is None:
-            return
-        try:
-            journal.write(line, self.clock.now)
-        except (OSError, ValueError) as exc:
-            self.seed, self.ids, self.clock, self.state, self.indexes = previous
-            self._fault = fault
-            self._journal_error = str(exc) or type(exc).__name__
-            self._check_journal()
+        if journal is not None and line is not None:
+            try:
+                journal.write(line, self.clock.now)
+            except (OSError, ValueError) as exc:
+                self.seed, self.ids, self.clock, self.state, self.indexes = previous
+                self._fault = fault
+                self._journal_error = str(exc) or type(exc).__name__
+                self._check_journal()
+        if kept is not None:
+            self.write_log.start_from(kept)
+        else:
+            self.write_log.checkpoint(self.seed, self.ids, self.clock, self.state)
 
     def dump(self) -> dict[str, Any]:
         """The whole state as JSON-ready data, secrets redacted: what

@@ -48,7 +48,7 @@ def _parse_entry(text: str) -> dict[str, Any]:
     return entry
 
 
-def _instant(text: str) -> datetime:
+def _instant(text: str | datetime) -> datetime:
     from ..clock import parse_instant
 
     try:
@@ -78,7 +78,9 @@ def _check_arguments(sim: Any, op: Operation[..., Any], args: dict[str, Any]) ->
 
 def apply_entry(sim: Any, entry: dict[str, Any]) -> Any:
     """Apply one entry: move the clock to its `at` (running due work on the
-    way, as the original session did), then run the operation.
+    way, as the original session did), then run the operation. `at` is a
+    line's ISO text, or the datetime itself (a simulator's write log, which
+    keeps instants to the microsecond).
 
     An entry that cannot run (an unknown operation, an `at` that is not an
     instant, arguments its operation does not take, a bad advance) raises

@@ -95,8 +95,11 @@ class Journal:
                 self.close()
                 raise
 
-    def record(self, at: datetime, op: str, args: dict[str, Any]) -> None:
-        self.write(self.encode(format_instant(at), op, args), at)
+    def record(self, at: datetime, op: str, args: dict[str, Any]) -> str:
+        """Encode and `write` one line; returns it (the simulator's write log keeps it too)."""
+        line = self.encode(format_instant(at), op, args)
+        self.write(line, at)
+        return line
 
     def encode(self, at: str, op: str, args: dict[str, Any]) -> str:
         """The next line, numbered (`write` it next: the number is taken by

@@ -84,7 +84,10 @@ def _headers(signature: str) -> dict[str, str]:
 
 def claim_attempt(sim: Simulator, pending: PendingDelivery, now: datetime) -> Claimed | None:
     """Fix one attempt of `pending` at `now`; an in-process receiver is called
-    here. None for a configuration that is not ACTIVE (no attempt, no log)."""
+    here. None for a configuration that is not ACTIVE (no attempt, no log).
+    A simulator rebuilding its state after a failed write (`write_log.py`)
+    takes the outcome the attempt had instead: receivers are not called
+    again, URLs not POSTed again."""
     config = sim.state.webhooks.get(pending.webhook_id)
     if config is None or config.status != "ACTIVE":
         return None
@@ -101,7 +104,9 @@ def claim_attempt(sim: Simulator, pending: PendingDelivery, now: datetime) -> Cl
         url=config.url,
         timeout=sim.state.settings.webhook_timeout_seconds,
     )
-    if config.url is None:
+    if sim.write_log.feed is not None:  # undoing a failed write: what was answered then, not asked again
+        claimed.result = sim.write_log.next_outcome()
+    elif config.url is None:
         claimed.result = send_in_process(sim, config, claimed.headers, body)
     return claimed
 
@@ -117,7 +122,8 @@ def record_attempt(sim: Simulator, claimed: Claimed) -> None:
     would have dropped it had the attempt been recorded first.
     """
     pending = claimed.pending
-    outcome, status, error = claimed.result or ("error", None, "not sent: the delivery was interrupted")
+    outcome, status, error = result = claimed.result or ("error", None, "not sent: the delivery was interrupted")
+    sim.write_log.outcome(result)
     config = sim.state.webhooks.get(claimed.webhook_id)
     active = config is not None and config.status == "ACTIVE"
     next_at: datetime | None = None
