@@ -13,6 +13,8 @@ holds over generated stacks of scoped codes and gift cards.
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -356,3 +358,50 @@ def test_a_codes_terms_are_kept_in_the_state_and_restored(sim: Simulator) -> Non
     assert again.state.vouchers == sim.state.vouchers and again.state.campaigns == sim.state.campaigns
     assert every(validate(again, ["MERCH10"], [MUG, TOTE]))["MERCH10"]["order"] == \
         every(validate(sim, ["MERCH10"], [MUG, TOTE]))["MERCH10"]["order"]
+
+
+# -- the notes' worked example B, written as a scenario: the code's scope as the service shows it ---------
+def test_worked_example_b_a_scoped_code_as_the_official_response_shows_it() -> None:
+    """'True - 5 Redeemables' (less its pay-with-points card): voucher
+    GNcuPKGe is 1000 off each item of its scope (a collection, a SKU, a
+    product); its running order and its `applicable_to` are the service's."""
+    examples = json.loads((Path(__file__).parents[1] / "data" / "stacked_validation_examples.json").read_text())
+    request = examples["requests"]["5 Redeemables"]
+    official = [r for r in examples["responses"]["True - 5 Redeemables"]["redeemables"] if r["id"] != "AnsvocvP"]
+    scope = {"included": [
+        {"object": "products_collection", "id": "pc_a11pr0dUc75"},
+        {"object": "sku", "id": "sku_0a3efc90375d1217e2", "source_id": "test_standard_ultra_hd",
+         "product_id": "prod_s3C0nDpr0DuC7", "product_source_id": "test_prod_id_2"},
+        {"object": "product", "id": "prod_0bc3bd8a4e072c5275"},
+    ]}
+    document = {
+        "version": 1, "clock": {"start": "2026-03-06T10:00:00Z"},
+        "catalogue": {
+            "products": [
+                {"id": "prod_s3C0nDpr0DuC7", "source_id": "test_prod_id_2", "name": "Watchflix", "skus": [
+                    {"id": "sku_0a3efc90375d1217e2", "source_id": "test_standard_ultra_hd", "sku": "Premium", "price": 2000}]},
+                {"id": "prod_0bc3bd8a4e072c5275", "name": "Bouquet - Romantic Roses", "price": 700},
+            ],
+            "collections": [{"id": "pc_a11pr0dUc75", "name": "All products",
+                             "products": ["prod_s3C0nDpr0DuC7", "prod_0bc3bd8a4e072c5275"]}],
+        },
+        "campaigns": [
+            {"name": "Coupons", "type": "DISCOUNT_COUPONS", "vouchers": [
+                {"code": "GNcuPKGe", "discount": {"type": "AMOUNT", "effect": "APPLY_TO_ITEMS", "amount_off": 1000},
+                 "applicable_to": scope}]},
+            {"name": "Gift cards", "type": "GIFT_VOUCHERS", "gift_amount": 5000, "vouchers": [{"code": "M3X8IwW8"}]},
+            {"name": "Promotions", "tiers": [
+                {"id": "promo_DE1N30D731Tg2F6NoMwNas2W", "name": "40 %",
+                 "discount": {"type": "PERCENT", "effect": "APPLY_TO_ORDER", "percent_off": 40}},
+                {"id": "promo_NDHgTg4VnOLYNjk9r7WOmQxf", "name": "30 off",
+                 "discount": {"type": "AMOUNT", "effect": "APPLY_TO_ORDER", "amount_off": 30}},
+            ]},
+        ],
+    }
+    sim = Simulator.from_scenario(document)
+    sent = [r for r in request["redeemables"] if r["id"] != "AnsvocvP"]
+    answer = validate(sim, sent, request["order"]["items"])
+    assert [r["order"] for r in answer["redeemables"]] == [r["order"] for r in official]
+    assert answer["redeemables"][0]["applicable_to"] == official[0]["applicable_to"]
+    assert answer["redeemables"][0]["inapplicable_to"] == official[0]["inapplicable_to"]
+    assert answer["order"]["total_amount"] == 510

@@ -102,7 +102,7 @@ def evaluate_stack(
         if failed:
             answers[entry.position] = _not_applied(entry, kind, "SKIPPED", _PRECEDING, _WHY_PRECEDING)
             continue
-        failure = _check(entry, running, customer, ctx, _after(entry, running, initial_amount_mode(entry, rules), once))
+        failure = _check(entry, running, customer, ctx, _after(entry, running, rules, once))
         if failure is not None:
             why = why_rules_failed(failure, running.total, running.order.amount, len(answers))
             answers[entry.position] = _not_applied(entry, kind, "INAPPLICABLE", failure, why)
@@ -145,7 +145,7 @@ def _not_applied(
     return StackedRedeemable(entry, kind, status, failure.key, failure.message, why)
 
 
-def _after(entry: StackEntry, running: RunningOrder, initial_mode: bool, once: bool) -> Callable[[], int] | None:
+def _after(entry: StackEntry, running: RunningOrder, rules: StackingRules, once: bool) -> Callable[[], int] | None:
     """What the entry's `order.total_amount` rules read: the running total
     once its own discount (or credits) applied, priced only if a rule asks
     (decision: docs/decisions.md § Stacked validations and redemptions)."""
@@ -153,6 +153,7 @@ def _after(entry: StackEntry, running: RunningOrder, initial_mode: bool, once: b
     if tier is not None:
         if not tier.rules.reads_total:
             return None
+        initial_mode = initial_amount_mode(entry, rules)
         return lambda: running.total - running.price(tier, initial_mode, once).total
     if entry.gift_rules is None or not entry.gift_rules.reads_total:
         return None
@@ -198,7 +199,7 @@ def alone_failure(
     check a stack makes of its first redeemable, for callers that judge one
     redeemable alone (qualifications' gift cards)."""
     running = RunningOrder(order)
-    return _check(entry, running, customer, ctx, _after(entry, running, False, False))
+    return _check(entry, running, customer, ctx, _after(entry, running, StackingRules(), False))
 
 
 def why_rules_failed(failure: RuleFailure, total: int, amount: int, before: int) -> str:
