@@ -1,4 +1,4 @@
-"""Stacked validation: 5 redeemables (codes, a gift card, tiers) on a 5-item order.
+"""Stacked validation: 5 redeemables (codes, a scoped one among them, a gift card, tiers) on a 5-item order.
 
 Prints, never asserts; every figure comes from this one run.
 
@@ -62,6 +62,9 @@ SCENARIO: dict[str, Any] = {
         ]},
         {"id": "camp_items", "name": "Item codes", "type": "DISCOUNT_COUPONS",
          "discount": {"type": "PERCENT", "percent_off": 15, "effect": "APPLY_TO_ITEMS", "aggregated_amount_limit": 4000},
+         # a scoped code: its campaign's scope and rule (the even products, in a cart over $20)
+         "applicable_to": {"included": [{"object": "products_collection", "id": "pc_even"}]},
+         "validation_rules": {"rules": {"1": {"name": "order.amount", "conditions": {"$more_than": [2000]}}}},
          "vouchers": [{"code": "EVEN15", "discount": {"type": "PERCENT", "percent_off": 15, "effect": "APPLY_TO_ITEMS"}}]},
         {"id": "camp_fixed", "name": "Fixed codes", "type": "DISCOUNT_COUPONS",
          "discount": {"type": "AMOUNT", "amount_off": 300, "effect": "APPLY_TO_ITEMS_PROPORTIONALLY"},

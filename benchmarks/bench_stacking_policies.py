@@ -4,9 +4,10 @@
     .venv/bin/python benchmarks/bench_stacking_policies.py --quick     # 20,000 orders
 
 The demo scenario, 5 redeemables on every order (item-level PERCENT with
-line and order budgets, a $5 code, $10 off over $50 with an `order.amount`
-rule read on the running total, gift credits, a FIXED item price for VIP
-customers), 4 policies (the project's, PARTIAL, INITIAL_AMOUNT, ONCE +
+line and order budgets, a scoped code: WELCOME-OPEN-1 made $5 off each
+merch line but the tote, in carts over $20 (`SCOPED_CODE`), $10 off over
+$50 with an `order.amount` rule read on the running total, gift credits, a
+FIXED item price for VIP customers), 4 policies (the project's, PARTIAL, INITIAL_AMOUNT, ONCE +
 PARTIAL). A "redeemable application" is one (order, policy, redeemable)
 decided: applied, skipped or inapplicable, with its amount and reason.
 
@@ -36,10 +37,12 @@ import argparse
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import yaml
 
 from promolab import Simulator
 from promolab.analysis import compare_stacking_policies, prepare_orders
@@ -58,6 +61,13 @@ REDEEMABLES = [
     {"object": "voucher", "id": "GIFT-BOB-25", "gift": {"credits": 1000}},
     {"object": "promotion_tier", "id": "promo_vip_mug_5"},
 ]
+#: WELCOME-OPEN-1's own terms: the scoped code among the five (docs/scenarios.md, codes with scope and rules).
+SCOPED_CODE = {
+    "discount": {"type": "AMOUNT", "amount_off": 500, "effect": "APPLY_TO_ITEMS"},
+    "applicable_to": {"included": [{"object": "products_collection", "id": "pc_merch"}],
+                      "excluded": [{"object": "product", "id": "prod_tote"}]},
+    "validation_rules": {"rules": {"1": {"name": "order.amount", "conditions": {"$more_than": [2000]}}}},
+}
 POLICIES = {
     "project": {},
     "partial": {"redeemables_application_mode": "PARTIAL"},
@@ -125,7 +135,12 @@ def main() -> None:
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
     print(f"load average before: {os.getloadavg()}")
-    sim = Simulator.from_scenario("data/scenarios/demo.yaml")
+    document = yaml.safe_load(Path("data/scenarios/demo.yaml").read_text(encoding="utf-8"))
+    for campaign in document["campaigns"]:
+        for voucher in campaign.get("vouchers", []):
+            if voucher["code"] == "WELCOME-OPEN-1":
+                voucher.update(SCOPED_CODE)
+    sim = Simulator.from_scenario(document)
     frame = orders_frame(args.orders)
     batch = prepare_orders(sim, frame)
     applications = batch.n_orders * len(REDEEMABLES) * len(POLICIES)

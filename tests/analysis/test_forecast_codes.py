@@ -177,3 +177,30 @@ def test_a_set_of_codes_alone_needs_no_promotion_tier() -> None:
     coded = forecast(Simulator.from_scenario(coded_demo(quantity=30)), dated_orders(300, days=3, seed=21, start=START),
                      tiers=["promo_free_shipping"], policy=["SPRING-5"], progress=False)
     assert int(coded.orders["redeemed"].sum()) == 30 and coded.tier_ids == ()
+
+
+def test_a_scoped_code_and_a_gift_cards_rule_in_a_fixed_set_equal_the_operations() -> None:
+    """SPRING-5 made a scoped code (half off each mug line, carts over $30)
+    and a generic gift card spendable on carts of $40 or more: the forecast
+    equals the codes redeemed one by one, and only mug lines are discounted."""
+    doc = coded_demo(quantity=500)
+    spring = next(c for c in doc["campaigns"] if c["id"] == "camp_spring")
+    spring["vouchers"][0]["discount"] = {"type": "PERCENT", "percent_off": 50, "effect": "APPLY_TO_ITEMS"}
+    spring["vouchers"][0]["applicable_to"] = {"included": [{"object": "product", "id": "prod_mug"}]}
+    spring["vouchers"][0]["validation_rules"] = {"rules": {"1": {"name": "order.amount", "conditions": {"$more_than": [3000]}}}}
+    doc["campaigns"].append({"id": "camp_cards", "name": "Cards", "type": "GIFT_VOUCHERS", "gift_amount": 100_000,
+                             "validation_rules": {"rules": {"1": {"name": "order.amount",
+                                                                  "conditions": {"$more_than_or_equal": [4000]}}}},
+                             "vouchers": [{"code": "CARD-1"}]})
+    result, _ = _both(doc, ["SPRING-5"], n=600, days=3)
+    orders = result.orders
+    assert 0 < int(orders["redeemed"].sum()) < len(orders)  # the scope and the rule both decide
+    lines = dated_orders(600, days=3, seed=21, start=START)
+    mug_lines = lines[lines["product_id"] == "prod_mug"]
+    mug_amount = (mug_lines["price"].fillna(1200).astype(int) * mug_lines["quantity"]).groupby(mug_lines["order_id"]).sum()
+    for order_id, discount in orders.loc[orders["redeemed"], ["order_id", "discount"]].itertuples(index=False):
+        # half the mug lines (each line's half rounded), nothing off any other line
+        assert abs(discount - mug_amount.get(order_id, 0) / 2) <= len(mug_lines[mug_lines["order_id"] == order_id])
+    assert (orders.loc[orders["redeemed"], "discount"] > 0).any()
+    carded, _ = _both(doc, ["CARD-1"], n=400, days=3)
+    assert 0 < int(carded.orders["redeemed"].sum()) < len(carded.orders)

@@ -138,6 +138,8 @@ def _rule(name: str, conditions: dict[str, Any], **extra: Any) -> dict[str, Any]
 FAMILY_CASES: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     ("order.amount", {}, {"$more_than": [6999]}, {"$more_than": [7000]}),
     ("order.initial_amount", {}, {"$is": [7000]}, {"$less_than": [7000]}),
+    # after the tier's own 100 off (AMOUNT_OFF): 7000 - 100
+    ("order.total_amount", {}, {"$is": [6900]}, {"$more_than": [6900]}),
     ("order.items.count", {}, {"$is": [2]}, {"$more_than": [2]}),
     ("order.items.quantity", {}, {"$more_than_or_equal": [4]}, {"$more_than": [4]}),
     ("order.items.price_each", {}, {"$more_than": [400]}, {"$more_than": [600]}),

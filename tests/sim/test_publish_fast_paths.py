@@ -245,6 +245,9 @@ CHANGES: list[tuple[str, str, Change, dict[str, Any]]] = [
     ("voucher", "holder_id", lambda v, c: setattr(v, "holder_id", None), {"holder_id": _ABSENT}),
     ("voucher", "redemption_quantity", lambda v, c: setattr(v, "redemption_quantity", 3),
      {"redemption.quantity": 3}),
+    # a code's rules and scope price it; the published voucher does not show them
+    ("voucher", "validation_rules", lambda v, c: setattr(v, "validation_rules", {"rules": {}}), {}),
+    ("voucher", "applicable_to", lambda v, c: setattr(v, "applicable_to", {"included": []}), {}),
     ("voucher", "redeemed_quantity", lambda v, c: setattr(v, "redeemed_quantity", 1),
      {"redemption.redeemed_quantity": 1}),
     ("voucher", "redeemed_amount", lambda v, c: setattr(v, "redeemed_amount", 100), {}),
@@ -272,6 +275,8 @@ CHANGES: list[tuple[str, str, Change, dict[str, Any]]] = [
     ("campaign", "discount", lambda v, c: setattr(c, "discount", {"type": "AMOUNT", "amount_off": 100}), {}),
     ("campaign", "gift_amount", lambda v, c: setattr(c, "gift_amount", 1000), {}),
     ("campaign", "referral", lambda v, c: setattr(c, "referral", None), {}),
+    ("campaign", "validation_rules", lambda v, c: setattr(c, "validation_rules", {"rules": {}}), {}),
+    ("campaign", "applicable_to", lambda v, c: setattr(c, "applicable_to", {"included": []}), {}),
     ("campaign", "created_at", lambda v, c: setattr(c, "created_at", _MOMENT), {}),  # the voucher has its own
 ]  # fmt: skip
 

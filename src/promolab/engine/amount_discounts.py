@@ -85,6 +85,14 @@ class AmountBenefit:
             value = amount - self.fixed_amount
         return max(0, min(value, amount))
 
+    def alone(self, order: NormalizedOrder, scope: Scope) -> int:
+        """Cents this discount takes off `order` as sent, by itself: what a
+        single-tier settlement takes (`settle`), and what an
+        `order.total_amount` rule of a redeemable priced alone subtracts."""
+        if self.order_level:
+            return self.order_discount(order.amount)
+        return min(sum(self.line_discounts(order, scope)), order.amount)
+
     # -- item level ----------------------------------------------------------------------
     def line_discounts(self, order: NormalizedOrder, scope: Scope) -> list[int]:
         lines = order.lines

@@ -22,6 +22,7 @@ from .rules import RuleConfigError, RuleSet, compile_rules
 from .scope import Scope, compile_scope
 from .tier_spec import TierSpec
 from .tier_wire import StaticWire
+from .total_amount import OwnTotal
 from .unit_discounts import UnitSpec, compile_units
 
 __all__ = ["EFFECTS", "CompiledTier", "compile_tier", "default_effect"]
@@ -84,6 +85,14 @@ class CompiledTier:
         return wire
 
 
+def _own_total(benefit: AmountBenefit | None, scope: Scope) -> OwnTotal | None:
+    """What the tier's `order.total_amount` rules read when priced alone on
+    an order (a single validation): its amount less this discount alone."""
+    if benefit is None:
+        return None
+    return lambda order: order.amount - benefit.alone(order, scope)
+
+
 def compile_tier(tier: TierSpec) -> CompiledTier:
     """Check and pre-digest a tier; raises `TierConfigError` naming the problem."""
     discount = tier.discount
@@ -103,7 +112,9 @@ def compile_tier(tier: TierSpec) -> CompiledTier:
             units = compile_units(effect, discount)
         else:
             amount_discount = compile_amount_discount(kind, effect, discount)
-        rules = compile_rules(tier.rules)
+        rules = compile_rules(tier.rules, _own_total(amount_discount, scope))
+        if rules.reads_total and amount_discount is None:
+            raise ValueError("order.total_amount rules are not supported on UNIT discounts")
         campaign = compile_campaign(tier.campaign)
     except (ValueError, RuleConfigError) as exc:
         raise TierConfigError(tier.id, str(exc)) from None

@@ -51,7 +51,7 @@ class RuleEnv:
     by default, i.e. no sharing.
     """
 
-    __slots__ = ("budget", "customer", "failure", "now", "order", "redemption_metadata", "results")
+    __slots__ = ("after", "budget", "customer", "failure", "now", "order", "redemption_metadata", "results")
 
     def __init__(
         self,
@@ -71,6 +71,12 @@ class RuleEnv:
         #: What budget rules count and which rules are ignored (None: nothing
         #: to count, nothing ignored: the common case, one slot to read).
         self.budget = budget
+        #: The order's total once the redeemable being checked applied, as
+        #: its caller computes it (a stack: on the running order); what an
+        #: `order.total_amount` rule reads. None: the rule computes it
+        #: itself (rules.py, `_total_amount_leaf`). Called only by such a
+        #: rule: the discount is priced only when a rule asks.
+        self.after: Callable[[], int] | None = None
 
     def used(self, query: UsageQuery) -> int:
         """The total a budget rule compares: 0 without a usage or subject."""

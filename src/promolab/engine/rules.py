@@ -16,6 +16,12 @@ Rule families (the names the service uses):
 
 Order, evaluated on the cart as sent (before this tier's own effect):
 - `order.amount` (amount before discounts), `order.initial_amount`,
+- `order.total_amount` (the service's "total amount after discounts"): the
+  order's total once this redeemable's own discount applied, on the order
+  it is priced on (a stack: the running order). Its caller says that total
+  (`RuleSet.evaluate(after=...)`); else the rule set computes it with
+  `own_total` (`compile_tier`: the tier's discount alone); a rule set with
+  neither reads the amount. Never shared between redeemables.
 - `order.items.count` (number of lines), `order.items.quantity` (total units),
 - `order.items.price_each` (every priced line's unit price; fails on a cart
   with no priced line), `order.items.price_any` (some line's unit price),
@@ -82,6 +88,7 @@ from .rule_evaluation import (
     lookup,
     require_property,
 )
+from .total_amount import TOTAL_AMOUNT, OwnTotal, total_amount_leaf
 
 __all__ = [
     "AUDIENCE_FAMILIES",
@@ -132,7 +139,7 @@ _SCALARS: dict[str, ScalarSubject] = {
 }
 
 
-RULE_FAMILIES = frozenset(_SCALARS) | frozenset(ITEM_FAMILIES) | frozenset(BUDGET_FAMILIES)
+RULE_FAMILIES = frozenset(_SCALARS) | frozenset(ITEM_FAMILIES) | frozenset(BUDGET_FAMILIES) | {TOTAL_AMOUNT}
 
 #: Families that read nothing but the order's lines and amounts (and the
 #: instant, through a few operators: see `_order_only`).
@@ -259,6 +266,18 @@ def _budget_leaf(rule: Mapping[str, Any], name: str, query: UsageQuery, fallback
     return leaf, False
 
 
+def _total_amount_leaf(rule: Mapping[str, Any], fallback: str | None, own_total: OwnTotal | None) -> Pred:
+    conditions = rule.get("conditions") or {}
+    if not isinstance(conditions, Mapping):
+        raise RuleConfigError(f"rule {TOTAL_AMOUNT}: conditions must be an object")
+    try:
+        check = checker(conditions)
+    except KeyError as exc:
+        raise RuleConfigError(f"unknown operator {exc.args[0]} in rule {TOTAL_AMOUNT}") from None
+    failure = RuleFailure(_reason_key(TOTAL_AMOUNT), _message(rule, TOTAL_AMOUNT, fallback))
+    return total_amount_leaf(check, failure, own_total)
+
+
 #: Compiled leaves by (rule JSON, fallback message): equal rules of different
 #: tiers are one leaf, so a request's `RuleEnv.results` answers them once.
 _INTERNED: dict[tuple[str, str | None], tuple[Pred, bool]] = {}
@@ -300,7 +319,13 @@ class RuleSet:
     #: Some rule is a budget rule (`budget_rules`): its verdict depends on
     #: the redeemable it is evaluated for, which callers then say (`subject`).
     reads_usage: bool = False
+    #: Some rule reads `order.total_amount`: a caller that knows the total
+    #: after the redeemable says it (`evaluate(after=...)`).
+    reads_total: bool = False
     token: object = field(default_factory=object, repr=False, compare=False)
+    #: The validation-rule object compiled (what a second execution strategy,
+    #: the analysis layer's masks, compiles again).
+    source: Mapping[str, Any] | None = field(default=None, repr=False, compare=False)
 
     def evaluate(
         self,
@@ -317,6 +342,22 @@ class RuleSet:
         """The first failing rule (None: they pass). Budget rules count what
         `usage` says `subject` (redeemable id, campaign id) spent; rules named
         in `ignored` count as satisfied."""
+        budget = BudgetScope(usage, subject, ignored) if usage is not None or ignored else None
+        return self.evaluate_after(None, order, customer, now, redemption_metadata, audience_only, budget)
+
+    def evaluate_after(
+        self,
+        after: Callable[[], int] | None,
+        order: NormalizedOrder,
+        customer: CustomerContext | None,
+        now: datetime,
+        redemption_metadata: Mapping[str, Any],
+        audience_only: bool,
+        budget: BudgetScope | None,
+    ) -> RuleFailure | None:
+        """`evaluate` by a caller that knows the order's total once the
+        redeemable applied: `order.total_amount` rules read `after()`
+        (`RuleEnv.after`; a stack's running order, a gift card's credits)."""
         pred = self.audience if audience_only else self.full
         if pred is None:
             return None
@@ -332,15 +373,17 @@ class RuleSet:
             or shared[2] is not redemption_metadata
         ):
             shared = memo[_RESULTS] = (customer, now, redemption_metadata, {})
-        budget = BudgetScope(usage, subject, ignored) if usage is not None or ignored else None
         env = RuleEnv(order, customer, now, redemption_metadata, shared[3], budget)
+        env.after = after
         if pred(env):
             return None
         return env.failure or self.generic
 
 
-def compile_rules(validation_rule: Mapping[str, Any] | None) -> RuleSet:
-    """Compile a validation-rule object; raises `RuleConfigError`."""
+def compile_rules(validation_rule: Mapping[str, Any] | None, own_total: OwnTotal | None = None) -> RuleSet:
+    """Compile a validation-rule object; raises `RuleConfigError`.
+    `own_total`: what an `order.total_amount` rule reads when its caller
+    does not say (see the module docstring)."""
     generic = RuleFailure("order_rules_violated", "order does not match validation rules")
     if not validation_rule:
         return RuleSet(None, None, generic)
@@ -358,12 +401,17 @@ def compile_rules(validation_rule: Mapping[str, Any] | None) -> RuleSet:
     audience_leaves: dict[str, Pred] = {}
     any_audience = False
     order_only = True
-    reads_usage = False
+    reads_usage = reads_total = False
     for rid in ids:
         raw = rules[rid]
         if not isinstance(raw, Mapping):
             raise RuleConfigError(f"rule {rid} must be an object")
-        leaf, is_audience = _interned_leaf(raw, fallback if isinstance(fallback, str) else None)
+        message = fallback if isinstance(fallback, str) else None
+        if raw.get("name") == TOTAL_AMOUNT:
+            leaf, is_audience = _total_amount_leaf(raw, message, own_total), False
+            reads_total = True
+        else:
+            leaf, is_audience = _interned_leaf(raw, message)
         full_leaves[rid] = leaf
         audience_leaves[rid] = leaf if is_audience else _always
         any_audience = any_audience or is_audience
@@ -377,4 +425,4 @@ def compile_rules(validation_rule: Mapping[str, Any] | None) -> RuleSet:
         audience = compile_logic(logic, audience_leaves) if any_audience else None
     except LogicError as exc:
         raise RuleConfigError(str(exc)) from None
-    return RuleSet(full, audience, generic, order_only, reads_usage)
+    return RuleSet(full, audience, generic, order_only, reads_usage, reads_total, source=validation_rule)

@@ -35,15 +35,24 @@ from .refusals import InvalidPayload
 from .state import derived
 
 if TYPE_CHECKING:
-    from .records import Campaign, PromotionTier
+    from .records import Campaign, PromotionTier, Voucher
     from .simulator import Simulator
     from .state import State
 
 __all__ = [
-    "PricingView", "campaign_info", "customer_context", "invalid_payload", "pricing_view", "tier_spec", "tracking_id",
+    "CodeTerms", "PricingView", "campaign_info", "code_spec", "code_terms", "customer_context", "invalid_payload", "pricing_view", "tier_spec", "tracking_id",
 ]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class CodeTerms:
+    """What a code prices with, each part its own or its campaign's (`code_terms`)."""
+
+    discount: dict[str, Any] | None
+    validation_rules: dict[str, Any] | None
+    applicable_to: dict[str, Any] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +122,37 @@ def tier_spec(tier: PromotionTier, campaign: CampaignInfo) -> TierSpec:
         id=tier.id, campaign=campaign, discount=tier.discount, name=tier.name, banner=tier.banner,
         hierarchy=tier.hierarchy, rules=tier.validation_rules, applicable_to=tier.applicable_to,
         metadata=tier.metadata,
+    )
+
+
+def code_terms(voucher: Voucher, campaign: Campaign | None) -> CodeTerms:
+    """A code's discount, rules and scope: its own, else its campaign's
+    (each part on its own: a code may override its campaign's rules and keep
+    its discount). The one place a code's terms are read."""
+    def own_or_campaign(mine: dict[str, Any] | None, field: str) -> dict[str, Any] | None:
+        if mine is not None or campaign is None:
+            return mine
+        value: dict[str, Any] | None = getattr(campaign, field)
+        return value
+
+    return CodeTerms(
+        own_or_campaign(voucher.discount, "discount"),
+        own_or_campaign(voucher.validation_rules, "validation_rules"),
+        own_or_campaign(voucher.applicable_to, "applicable_to"),
+    )
+
+
+def code_spec(voucher: Voucher, campaign: Campaign | None, terms: CodeTerms) -> TierSpec:
+    """The engine's view of a discount code with a discount (`terms.discount`):
+    a tier named by the voucher's id (budget rules count by it), with the
+    code's rules and scope, compiled by `compile_tier` like any tier (the
+    scenario loader compiles the same spec to refuse a code the engine
+    cannot evaluate)."""
+    assert terms.discount is not None
+    info = CampaignInfo(id=voucher.campaign_id or voucher.id, name=campaign.name if campaign else None)
+    return TierSpec(
+        id=voucher.id, campaign=info, discount=terms.discount, rules=terms.validation_rules,
+        applicable_to=terms.applicable_to, metadata=voucher.metadata,
     )
 
 

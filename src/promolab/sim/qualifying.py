@@ -37,6 +37,7 @@ from ..engine import (
     PricingInputError,
     StackResult,
     TierOutcome,
+    alone_failure,
     evaluate_stack,
     normalize_order,
     price_normalized,
@@ -240,6 +241,9 @@ def _judge(
         balance = entry.gift_credits or 0
         if balance == 0:
             return "gift_balance_empty", f"Gift card {entry.id} has no balance left"
+        failure = alone_failure(entry, judged.order, customer, judged.ctx) if entry.gift_rules is not None else None
+        if failure is not None:
+            return failure.key, failure.message
         if scope.products is not None:
             return _NOT_PRODUCTS[scope.products]
         return Qualified(resolved, created, min(balance, judged.order.amount), None, min(balance, judged.order.amount))

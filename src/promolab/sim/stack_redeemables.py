@@ -8,9 +8,11 @@ its dates, has uses left, and a gift card has the credits asked for. A
 refusal keeps the error the service reports for it (`SimError`), which the
 answer shows in the redeemable's `result.error`.
 
-Discount codes are compiled like tiers (`TierSpec` of the code's discount,
-named by the voucher's id, which budget rules count by), once per voucher
-and discount object.
+Discount codes are compiled like tiers (`promotions.code_spec`: a
+`TierSpec` of the code's discount, rules and scope, named by the voucher's
+id, which budget rules count by), once per voucher and terms; a gift card's
+validation rules are compiled once per voucher and rules object, and the
+engine checks them on the running order (`StackEntry.gift_rules`).
 """
 
 from __future__ import annotations
@@ -21,16 +23,16 @@ from typing import TYPE_CHECKING, Any
 
 from .. import models
 from ..engine import (
-    CampaignInfo,
     CompiledTier,
     RuleFailure,
+    RuleSet,
     StackCategory,
     StackEntry,
     TierConfigError,
-    TierSpec,
+    compile_rules,
     compile_tier,
 )
-from .promotions import PricingView, campaign_categories
+from .promotions import PricingView, campaign_categories, code_spec, code_terms
 from .refusals import InvalidPayload, NotFound, SimError
 from .sessions import Held
 from .state import derived
@@ -198,7 +200,7 @@ def _code(sim: Simulator, position: int, sent: models.RedeemableInput, holds: He
             return refuse("gift_amount_exceeded", "gift amount has been exceeded",
                           f"Voucher {voucher.code} has {balance} of credits not held by sessions; {asked} were asked for")
         entry = StackEntry(position, "voucher", sent.id, gift_credits=balance if asked is None else asked,
-                           categories=stack_categories)
+                           categories=stack_categories, gift_rules=_gift_rules(sim, voucher, campaign))
         return ResolvedRedeemable(entry, voucher, None, categories, campaign)
     compiled = _compiled_code(sim, voucher, campaign) if voucher.type == "DISCOUNT_VOUCHER" else None
     if compiled is None:
@@ -209,19 +211,34 @@ def _code(sim: Simulator, position: int, sent: models.RedeemableInput, holds: He
 
 
 def _compiled_code(sim: Simulator, voucher: Voucher, campaign: Campaign | None) -> CompiledTier | None:
-    """The code's discount compiled like a tier's, kept per voucher for as
-    long as its discount object is the same."""
-    discount = voucher.discount or (campaign.discount if campaign is not None else None)
-    if discount is None:
+    """The code's discount, rules and scope compiled like a tier's, kept per
+    voucher for as long as its terms are the same objects."""
+    terms = code_terms(voucher, campaign)
+    if terms.discount is None:
         return None
-    cache: dict[str, tuple[Any, CompiledTier]] = derived(sim, "compiled_codes", lambda state: {})
+    key = (terms.discount, terms.validation_rules, terms.applicable_to)
+    cache: dict[str, tuple[tuple[Any, ...], CompiledTier]] = derived(sim, "compiled_codes", lambda state: {})
     found = cache.get(voucher.id)
-    if found is not None and found[0] is discount:
+    if found is not None and all(a is b for a, b in zip(found[0], key, strict=True)):
         return found[1]
-    info = CampaignInfo(id=voucher.campaign_id or voucher.id, name=campaign.name if campaign else None)
     try:
-        compiled = compile_tier(TierSpec(id=voucher.id, campaign=info, discount=discount, metadata=voucher.metadata))
-    except TierConfigError:
+        compiled = compile_tier(code_spec(voucher, campaign, terms))
+    except TierConfigError:  # the loader refuses such a code: only a state built by hand has one
         return None
-    cache[voucher.id] = (discount, compiled)
+    cache[voucher.id] = (key, compiled)
+    return compiled
+
+
+def _gift_rules(sim: Simulator, voucher: Voucher, campaign: Campaign | None) -> RuleSet | None:
+    """A gift card's validation rules (its own, else its campaign's)
+    compiled, kept per voucher for as long as the rules object is the same."""
+    rules = code_terms(voucher, campaign).validation_rules
+    if not rules:
+        return None
+    cache: dict[str, tuple[Any, RuleSet]] = derived(sim, "compiled_gift_rules", lambda state: {})
+    found = cache.get(voucher.id)
+    if found is not None and found[0] is rules:
+        return found[1]
+    compiled = compile_rules(rules)  # the loader compiled the same rules: they compile
+    cache[voucher.id] = (rules, compiled)
     return compiled

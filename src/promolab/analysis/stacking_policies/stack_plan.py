@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from ...engine import (
     CompiledTier,
@@ -107,29 +108,44 @@ def _bind_entry(
     if entry.refusal is not None:
         return EntryTables(entry, constant=entry.refusal), None
     tier = entry.discount
-    if tier is None:
-        return EntryTables(entry), None  # gift credits
+    if tier is None:  # gift credits, and the card's rules if it has some
+        tables = EntryTables(entry)
+        rules = entry.gift_rules
+        return tables, _bind_rules(tables, rules.source if rules is not None else None, keys, customers, ctx)
     failure = tier.campaign.evaluate(ctx.now)
     if failure is not None:
         return EntryTables(entry, constant=failure), None
     tables = EntryTables(entry, unit=tier.amount_discount is None)
-    try:
-        program = compile_program(tier.spec.rules)
-    except ValueError as exc:  # NotVectorizable, or logic the masks cannot parse
-        return tables, f"{entry.id}: rules not vectorizable ({exc})"
-    if len(program.leaves) > _MAX_RULES:
-        return tables, f"{entry.id}: more than {_MAX_RULES} rules"
-    if program.tree is not None:
-        tables.rules = program.bind(keys, customers, ctx.now, ctx.redemption_metadata)
-        tables.amount_leaves = frozenset(
-            tables.rules.leaf_keys[rid] for rid, leaf in program.leaves.items() if leaf.family == "order.amount"
-        )
+    problem = _bind_rules(tables, tier.spec.rules, keys, customers, ctx)
+    if problem is not None:
+        return tables, problem
     if not tables.unit:
         try:
             tables.kernel = DiscountKernel(tier, keys)
         except NotVectorizable as exc:
             return tables, f"{entry.id}: discount not vectorizable ({exc})"
     return tables, None
+
+
+def _bind_rules(
+    tables: EntryTables, validation_rule: Mapping[str, Any] | None, keys: KeyTable,
+    customers: Sequence[CustomerContext | None], ctx: PricingContext,
+) -> str | None:
+    """The redeemable's rules as masks on `tables` (a discount's or a gift
+    card's: one path for both); when they have no mask form, why."""
+    entry = tables.entry
+    try:
+        program = compile_program(validation_rule)
+    except ValueError as exc:  # NotVectorizable, or logic the masks cannot parse
+        return f"{entry.id}: rules not vectorizable ({exc})"
+    if len(program.leaves) > _MAX_RULES:
+        return f"{entry.id}: more than {_MAX_RULES} rules"
+    if program.tree is not None:
+        tables.rules = program.bind(keys, customers, ctx.now, ctx.redemption_metadata)
+        tables.amount_leaves = frozenset(
+            tables.rules.leaf_keys[rid] for rid, leaf in program.leaves.items() if leaf.family == "order.amount"
+        )
+    return None
 
 
 def _policy(name: str, rules: StackingRules, tables: Mapping[int, EntryTables]) -> PolicyPlan:

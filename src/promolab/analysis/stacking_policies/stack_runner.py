@@ -42,16 +42,18 @@ def _probe(chunk: Chunk, orders: EngineOrders, catalogue: Catalogue, ctx: Pricin
 
     def probe(tables: EntryTables, code: int, i: int, total: int) -> RuleFailure:
         tier = tables.tier
-        assert tier is not None
+        rules = tier.rules if tier is not None else tables.entry.gift_rules
+        assert rules is not None
         order = orders.get(i, catalogue)
         if total != order.amount:  # the rules read the running total (`RunningOrder.rules_view`)
             order = dataclasses.replace(order, amount=total, memo={}, shared={})
-        failure = tier.rules.evaluate(
+        failure = rules.evaluate(
             order, batch.customer_context(chunk.a + i), ctx.now, ctx.redemption_metadata, ctx.audience_only,
-            usage=ctx.usage, subject=(tier.id, tier.spec.campaign.id), ignored=ctx.ignored_rules,
+            usage=ctx.usage, subject=(tier.id, tier.spec.campaign.id) if tier is not None else None,
+            ignored=ctx.ignored_rules,
         )  # fmt: skip
         if failure is None:
-            raise AssertionError(f"{tier.id}: rule code {code} failed in numpy but the engine passes the order")
+            raise AssertionError(f"{tables.entry.id}: rule code {code} failed in numpy but the engine passes the order")
         return failure
 
     return probe

@@ -21,20 +21,20 @@ final order is the order as sent.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ...models import StackingRules
 from ..context import CustomerContext, PricingContext
 from ..lines import NormalizedOrder
-from ..rule_evaluation import RuleFailure
+from ..rule_evaluation import BudgetScope, RuleFailure
 from .application_order import application_order, initial_amount_mode, skips_no_effect
 from .limits import LIMIT_FAILURES, ApplicationLimits
 from .running_order import RunningOrder
 from .stack_entry import StackedRedeemable, StackEntry, StackKind, Status
 
-__all__ = ["FIXED_REASONS", "StackResult", "evaluate_stack", "why_rules_failed"]
+__all__ = ["FIXED_REASONS", "StackResult", "alone_failure", "evaluate_stack", "why_rules_failed"]
 
 _PRECEDING = RuleFailure(
     "preceding_validation_failed", "Redeemable cannot be applied due to preceding validation failure"
@@ -102,7 +102,7 @@ def evaluate_stack(
         if failed:
             answers[entry.position] = _not_applied(entry, kind, "SKIPPED", _PRECEDING, _WHY_PRECEDING)
             continue
-        failure = _check(entry, running, customer, ctx)
+        failure = _check(entry, running, customer, ctx, _after(entry, running, rules, once))
         if failure is not None:
             why = why_rules_failed(failure, running.total, running.order.amount, len(answers))
             answers[entry.position] = _not_applied(entry, kind, "INAPPLICABLE", failure, why)
@@ -145,17 +145,44 @@ def _not_applied(
     return StackedRedeemable(entry, kind, status, failure.key, failure.message, why)
 
 
+def _after(entry: StackEntry, running: RunningOrder, rules: StackingRules, once: bool) -> Callable[[], int] | None:
+    """What the entry's `order.total_amount` rules read: the running total
+    once its own discount (or credits) applied, priced only if a rule asks
+    (decision: docs/decisions.md § Stacked validations and redemptions)."""
+    tier = entry.discount
+    if tier is not None:
+        if not tier.rules.reads_total:
+            return None
+        initial_mode = initial_amount_mode(entry, rules)
+        return lambda: running.total - running.price(tier, initial_mode, once).total
+    if entry.gift_rules is None or not entry.gift_rules.reads_total:
+        return None
+    return lambda: running.total - running.gift(entry.gift_credits or 0).total
+
+
 def _check(
-    entry: StackEntry, running: RunningOrder, customer: CustomerContext | None, ctx: PricingContext
+    entry: StackEntry, running: RunningOrder, customer: CustomerContext | None, ctx: PricingContext,
+    after: Callable[[], int] | None = None,
 ) -> RuleFailure | None:
     """Why the entry cannot apply to the running order (None: it can)."""
     if entry.refusal is not None:
         return entry.refusal
     tier = entry.discount
-    if tier is None:
-        return None  # a gift card: the caller has checked its balance
+    if tier is None:  # a gift card: the caller has checked its balance; its rules, if any
+        rules = entry.gift_rules
+        if rules is None:
+            return None
+        budget = BudgetScope(ignored=ctx.ignored_rules) if ctx.ignored_rules else None
+        return rules.evaluate_after(
+            after, running.rules_view(), customer, ctx.now, ctx.redemption_metadata, ctx.audience_only, budget
+        )
     failure = None if ctx.audience_only else tier.campaign.evaluate(ctx.now)
-    if failure is None:
+    if failure is None and after is not None:
+        failure = tier.rules.evaluate_after(
+            after, running.rules_view(), customer, ctx.now, ctx.redemption_metadata, ctx.audience_only,
+            BudgetScope(ctx.usage, (tier.id, tier.spec.campaign.id), ctx.ignored_rules),
+        )  # fmt: skip
+    elif failure is None:
         failure = tier.rules.evaluate(
             running.rules_view(), customer, ctx.now, ctx.redemption_metadata, ctx.audience_only,
             usage=ctx.usage, subject=(tier.id, tier.spec.campaign.id), ignored=ctx.ignored_rules,
@@ -163,6 +190,16 @@ def _check(
     if failure is None and tier.amount_discount is None:
         return _UNIT
     return failure
+
+
+def alone_failure(
+    entry: StackEntry, order: NormalizedOrder, customer: CustomerContext | None, ctx: PricingContext
+) -> RuleFailure | None:
+    """Why the entry cannot apply to `order` by itself (None: it can): the
+    check a stack makes of its first redeemable, for callers that judge one
+    redeemable alone (qualifications' gift cards)."""
+    running = RunningOrder(order)
+    return _check(entry, running, customer, ctx, _after(entry, running, StackingRules(), False))
 
 
 def why_rules_failed(failure: RuleFailure, total: int, amount: int, before: int) -> str:

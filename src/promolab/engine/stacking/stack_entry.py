@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ..compiled_tier import CompiledTier
 from ..rule_evaluation import RuleFailure
+from ..rules import RuleSet
 
 if TYPE_CHECKING:
     from .running_order import Step
@@ -54,6 +55,10 @@ class StackEntry:
     #: disabled, redemption limit reached, credits over the balance): it is
     #: INAPPLICABLE with this key and message.
     refusal: RuleFailure | None = None
+    #: A gift card's validation rules (a discount's are its `discount.rules`):
+    #: checked on the running order like a discount's, `order.total_amount`
+    #: reading the total once its credits applied.
+    gift_rules: RuleSet | None = None
     #: The ids of `categories`, what the stacking rules' category lists are
     #: matched against (computed once: read per rule per request).
     category_ids: frozenset[str] = field(init=False, repr=False, compare=False)

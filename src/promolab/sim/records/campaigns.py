@@ -78,6 +78,10 @@ class Campaign(Record):
     discount: dict[str, Any] | None = None
     gift_amount: Money | None = None
     referral: ReferralSettings | None = None
+    #: The codes' validation rules and scope (`applicable_to`: included /
+    #: excluded), as a tier's; a voucher's own replace them.
+    validation_rules: dict[str, Any] | None = None
+    applicable_to: dict[str, Any] | None = None
     created_at: Instant | None = None
 
 
@@ -127,6 +131,9 @@ class Voucher(Record):
     is_referral_code: bool = False
     holder_id: str | None = None
     redemption_quantity: int | None = None
+    #: The code's own rules and scope (None: its campaign's, `Campaign.validation_rules`).
+    validation_rules: dict[str, Any] | None = None
+    applicable_to: dict[str, Any] | None = None
     redeemed_quantity: int = 0
     redeemed_amount: Money = 0
     publish_count: int = 0

@@ -46,6 +46,9 @@ class Builder:
         self._path = ""
         #: Every code so far: a code pool of 100k must not rescan all vouchers.
         self._codes: set[str] = set()
+        #: Code terms compiled already (ids of their discount, rules and scope
+        #: objects, which the state holds): a pool's codes share them.
+        self._compiled_terms: set[tuple[int, int, int]] = set()
         #: Every problem found so far, in build order.
         self.issues: list[ScenarioIssue] = []
         #: (kind, id or source_id) of refused entities: references to them are skipped.

@@ -38,6 +38,7 @@ class CampaignsBuilder(Builder):
                 raise self.fail("a GIFT_VOUCHERS campaign needs gift_amount", "gift_amount")
             if c.referral is not None and c.type != "REFERRAL_PROGRAM":
                 raise self.fail("only a REFERRAL_PROGRAM campaign converts referrals", "referral")
+            self._check_code_terms(path, c.type, c)
             fields = c.model_dump(exclude={"id", "tiers", "stacks", "vouchers", "code_pool"})
             st.campaigns[cid] = Campaign(id=cid, created_at=self.now, **fields)
             # Inside the campaign's block: a refused campaign builds none of them.
@@ -95,8 +96,42 @@ class CampaignsBuilder(Builder):
         except TierConfigError as exc:
             raise self.fail(exc.message) from None
 
+    def _check_code_terms(self, path: str, kind: str, terms: schema.CampaignSpec | schema.VoucherSpec) -> None:
+        """A code's (or a code campaign's) rules and scope, checked where they
+        are written: rules as the engine compiles them; a scope only on
+        discount codes (a gift card pays for the order)."""
+        if kind == "PROMOTION" and (terms.validation_rules is not None or terms.applicable_to is not None):
+            field = "validation_rules" if terms.validation_rules is not None else "applicable_to"
+            raise self.fail("a PROMOTION campaign's tiers carry their own rules and scope", field)
+        if kind == "GIFT_VOUCHERS" and terms.applicable_to is not None:
+            raise self.fail("a gift card pays for the order: it has no applicable_to", "applicable_to")
+        if terms.validation_rules is not None:
+            with self.at(f"{path}.validation_rules"):
+                check_rules(terms.validation_rules)
+
+    def _compile_code(self, voucher: Voucher, campaign: Campaign) -> None:
+        """Compile the code as a stacked validation will
+        (`stack_redeemables._compiled_code`), so a scope or rule the engine
+        cannot evaluate (a bad `applicable_to` entry, an effect the discount
+        does not allow with it) refuses the scenario here, naming the code."""
+        from ...engine import TierConfigError, compile_tier
+        from ..promotions import code_spec, code_terms
+
+        terms = code_terms(voucher, campaign)
+        if voucher.type != "DISCOUNT_VOUCHER" or terms.discount is None:
+            return
+        key = (id(terms.discount), id(terms.validation_rules), id(terms.applicable_to))
+        if key in self._compiled_terms:
+            return
+        try:
+            compile_tier(code_spec(voucher, campaign, terms))
+        except TierConfigError as exc:
+            raise self.fail(exc.message) from None
+        self._compiled_terms.add(key)
+
     def _voucher(self, campaign_id: str, c: schema.CampaignSpec, v: schema.VoucherSpec) -> None:
         st = self.state
+        self._check_code_terms(self._path, c.type, v)
         if v.code in self._codes:
             raise self.fail(f"duplicate voucher code {v.code!r}", "code")
         vid = self.new_id("voucher", v.id, st.vouchers)
@@ -120,8 +155,9 @@ class CampaignsBuilder(Builder):
             additional_info=v.additional_info, metadata=v.metadata,
             is_referral_code=c.type == "REFERRAL_PROGRAM", holder_id=holder,
             redemption_quantity=v.redemption_quantity, publish_count=1 if holder else 0,
-            created_at=self.now,
+            validation_rules=v.validation_rules, applicable_to=v.applicable_to, created_at=self.now,
         )
+        self._compile_code(st.vouchers[vid], st.campaigns[campaign_id])
         self._codes.add(v.code)
 
     def _generate_codes(self, campaign_id: str, pool: Any) -> list[str]:

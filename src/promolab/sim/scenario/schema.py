@@ -138,6 +138,10 @@ class VoucherSpec(Record):
     #: Customer (id or source_id) the code is already published to.
     holder: str | None = None
     redemption_quantity: int | None = Field(default=None, ge=0)
+    #: The code's own rules and scope, as a promotion tier writes them; left
+    #: out, the campaign's apply (docs/scenarios.md § Codes with scope and rules).
+    validation_rules: dict[str, Any] | None = None
+    applicable_to: dict[str, Any] | None = None
 
 
 class CampaignSpec(Record):
@@ -156,6 +160,10 @@ class CampaignSpec(Record):
     discount: dict[str, Any] | None = None
     gift_amount: Money | None = None
     referral: ReferralSettings | None = None
+    #: Every code's rules and scope (a code may carry its own instead); a
+    #: PROMOTION campaign's tiers carry theirs, a gift card has no scope.
+    validation_rules: dict[str, Any] | None = None
+    applicable_to: dict[str, Any] | None = None
     tiers: list[PromotionTierSpec] = Field(default_factory=list)
     stacks: list[PromotionStackSpec] = Field(default_factory=list)
     vouchers: list[VoucherSpec] = Field(default_factory=list)
