@@ -62,7 +62,10 @@ def test_a_redemption_counts_the_unit_tier_and_a_rollback_gives_it_back() -> Non
         except ApiError as exc:
             assert (exc.status, exc.key) == (400, "redemption_rules_violated")
         back = client.rollback_redemption(done.parent_redemption.id)
-        assert back.order.status == "CANCELED"
+        # cancelled: the order as sent, without the free mug (nothing to pay for a unit never ordered)
+        assert (back.order.status, back.order.amount, back.order.total_amount) == ("CANCELED", 1800, 1800)
+        assert [(i.product_id, i.quantity, i.initial_quantity) for i in back.order.items] == [("prod_beans", 1, None)]
+        assert [(r.order.amount, r.order.total_amount, len(r.order.items)) for r in back.rollbacks] == [(1800, 1800, 1)] * 2
         assert all(sim.state.redemptions[r.id].status == "ROLLED_BACK" for r in done.redemptions)
         # rolled back: the budget is free again
         assert client.validate_stacked(redeemables=STACK[:1], order=ORDER).valid
