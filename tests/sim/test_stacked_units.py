@@ -13,6 +13,7 @@ from typing import Any
 
 from promolab import Simulator
 from promolab.client import ApiError
+from promolab.sim.operations.qualifications import QUALIFICATIONS
 
 SCENARIO: dict[str, Any] = {
     "version": 1,
@@ -70,3 +71,20 @@ def test_a_redemption_counts_the_unit_tier_and_a_rollback_gives_it_back() -> Non
         # rolled back: the budget is free again
         assert client.validate_stacked(redeemables=STACK[:1], order=ORDER).valid
     assert json.dumps(sim.state.dump()["vouchers"], sort_keys=True) == before
+
+
+def test_a_promotion_stack_with_a_unit_tier_validates_and_qualifies() -> None:
+    """The same two tiers as a promotion stack: a stacked validation by the
+    stack's id gives the same running orders, and qualifications
+    (`PROMOTION_STACKS`) return the stack with the free mug in its order."""
+    scenario = json.loads(json.dumps(SCENARIO))
+    scenario["campaigns"][0]["tiers"][0].pop("validation_rules")
+    scenario["campaigns"][0]["stacks"] = [{"id": "stack_mug", "name": "Mug and 10 %", "tiers": ["promo_free_mug", "promo_ten"]}]
+    sim = Simulator(scenario=scenario)
+    with sim.client() as client:
+        answer = client.validate_stacked(redeemables=[{"object": "promotion_stack", "id": "stack_mug"}], order=ORDER)
+    assert [(r.id, r.order.total_amount) for r in answer.redeemables] == [("promo_free_mug", 1800), ("promo_ten", 1620)]
+    qualified = sim.apply(QUALIFICATIONS, request={"scenario": "PROMOTION_STACKS", "order": ORDER}).wire
+    (stack,) = qualified["redeemables"]["data"]
+    assert (stack["id"], stack["order"]["amount"], stack["order"]["total_amount"]) == ("stack_mug", 3000, 1620)
+    assert [item["product_id"] for item in stack["order"]["items"]] == ["prod_beans", "prod_mug"]
