@@ -38,9 +38,9 @@ def engine_rows(batch: OrderBatch, entries: Sequence[StackEntry], rules: Mapping
         customer = batch.customer_context(i)
         order = normalize_order(catalogue, {"items": batch.items(i)}, customer.id if customer else None)
         for name, policy in rules.items():
-            result = evaluate_stack(list(entries), order, customer, ctx, policy)
-            orders.append((order_id, name, result.valid, len(result.applicable), order.amount, result.discount,
-                           order.amount - result.discount))
+            result = evaluate_stack(list(entries), order, customer, ctx, policy, catalogue=catalogue)
+            total = result.order()["total_amount"]  # free units (UNIT) raise the amount and are taken off
+            orders.append((order_id, name, result.valid, len(result.applicable), order.amount, result.discount, total))
             for r in result.redeemables:
                 redeemables.append((order_id, name, r.entry.position, r.entry.object, r.entry.id, r.status,
                                     r.applied, r.reason_key, r.reason, r.why))

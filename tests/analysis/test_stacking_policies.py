@@ -198,6 +198,12 @@ CASES = [
         _code(0, {"type": "AMOUNT", "amount_off": 700}, A), _code(1, {"type": "AMOUNT", "amount_off": 300}, B)],
      {"redeemables_sorting_rule": "CATEGORY_HIERARCHY", "applicable_redeemables_limit": 1,
       "applicable_redeemables_per_category_limit": 1, "redeemables_application_mode": "PARTIAL"}, 300),
+    ("a free grinder (the one in the cart), then 10 % of the beans left", lambda: [
+        _code(0, {"type": "UNIT", "effect": "ADD_MISSING_ITEMS", "unit_off": 1, "unit_type": "prod_grinder"}),
+        _code(1, {"type": "PERCENT", "percent_off": 10})], {}, 8900 + 320),
+    ("a free extra bag of beans raises the amount, 10 % sees the same total", lambda: [
+        _code(0, {"type": "UNIT", "effect": "ADD_NEW_ITEMS", "unit_off": 1, "unit_type": "prod_beans_colombia"}),
+        _code(1, {"type": "PERCENT", "percent_off": 10})], {}, 1600 + 1210),
     ("per-category limit skips the second of a category", lambda: [
         _code(0, {"type": "AMOUNT", "amount_off": 700}, A), _code(1, {"type": "AMOUNT", "amount_off": 300}, A),
         _gift(2, 50)], {"redeemables_application_mode": "PARTIAL"}, 750),
@@ -218,7 +224,10 @@ def test_a_stack_the_masks_cannot_hold_takes_the_engine_and_still_equals_it(sim:
     shared = {"included": [{"object": "products_collection", "id": "pc_beans", "aggregated_amount_limit": 500},
                            {"object": "product", "id": "prod_beans_colombia", "aggregated_amount_limit": 300}]}
     for entries in ([_code(0, {"type": "AMOUNT", "amount_off": 100}, rules=budget), _gift(1, 10)],
-                    [_code(0, {"type": "PERCENT", "percent_off": 20, "effect": "APPLY_TO_ITEMS"}, applicable_to=shared)]):
+                    [_code(0, {"type": "PERCENT", "percent_off": 20, "effect": "APPLY_TO_ITEMS"}, applicable_to=shared)],
+                    # free units add lines: the running arrays cannot hold them
+                    [_code(0, {"type": "UNIT", "effect": "ADD_NEW_ITEMS", "unit_off": 1, "unit_type": "prod_mug"}),
+                     _code(1, {"type": "PERCENT", "percent_off": 10})]):
         result = assert_equals_engine(prepare_orders(sim, random_orders(150, seed=8)), entries,
                                       policy_rules(sim, DEFAULT_POLICIES), pricing_view(sim).catalogue,
                                       PricingContext(sim.now, {}, usage=usage_of(sim)))

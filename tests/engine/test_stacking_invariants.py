@@ -4,8 +4,10 @@ The worked examples (test_stacking_examples.py) pin the numbers of a few
 cases; these hold for every case: the running total only ever goes down and
 never below zero, the final order adds up from the applicable steps, ALL is
 all-or-nothing, the limits hold, ONCE discounts a line once, INITIAL_AMOUNT
-percentages add up, and one redeemable alone gets what the single-tier
-engine (`price_normalized`) gives it.
+percentages add up, and one redeemable alone (a UNIT one too) gets what the
+single-tier engine (`price_normalized`) gives it. The generated stacks hold
+UNIT (free item) discounts: their added units raise the order's amount and
+are taken off, so the running total still never rises.
 """
 
 from __future__ import annotations
@@ -72,6 +74,13 @@ item_discounts = st.one_of(
               st.integers(1, 100), st.none() | st.integers(1, 4000)),
     st.builds(lambda f: {"type": "FIXED", "fixed_amount": f, "effect": "APPLY_TO_ITEMS"}, st.integers(0, 3000)),
 )
+unit_types = st.sampled_from([*PRODUCTS, "prod_5h1pp1ng"])  # the built-in shipping product has no price
+unit_effects = st.sampled_from(["ADD_MISSING_ITEMS", "ADD_NEW_ITEMS"])
+one_unit = st.builds(lambda e, n, t: {"effect": e, "unit_off": n, "unit_type": t}, unit_effects, st.integers(0, 4), unit_types)
+unit_discounts = st.one_of(
+    one_unit.map(lambda u: {"type": "UNIT", **u}),
+    st.lists(one_unit, min_size=1, max_size=3).map(lambda us: {"type": "UNIT", "effect": "ADD_MANY_ITEMS", "units": us}),
+)
 amount_rules = st.none() | st.builds(
     lambda op, v: {"rules": {"1": {"name": "order.amount", "conditions": {op: [v]}}}, "logic": "1"},
     st.sampled_from(["$more_than", "$less_than"]), st.integers(0, 30000),
@@ -82,9 +91,11 @@ categories = st.lists(st.builds(StackCategory, st.sampled_from(CATEGORIES), st.i
 
 @st.composite
 def entry_specs(draw: st.DrawFn) -> dict[str, Any]:
-    kind = draw(st.sampled_from(["order", "order", "items", "items", "gift", "refused"]))
+    kind = draw(st.sampled_from(["order", "order", "items", "items", "unit", "gift", "refused"]))
     spec: dict[str, Any] = {"kind": kind, "categories": draw(categories)}
-    if kind == "order":
+    if kind == "unit":
+        spec["discount"], spec["rules"] = draw(unit_discounts), draw(amount_rules)
+    elif kind == "order":
         spec["discount"], spec["rules"] = draw(order_discounts), draw(amount_rules)
     elif kind == "items":
         spec["discount"], spec["rules"], spec["scope"] = draw(item_discounts), draw(amount_rules), draw(scopes)
@@ -124,7 +135,7 @@ def stacking_rules(draw: st.DrawFn) -> StackingRules:
 def evaluate(items: list[dict[str, Any]], specs: list[dict[str, Any]], rules: StackingRules) -> tuple[StackResult, int]:
     order = normalize_order(CATALOGUE, {"items": items}, None)
     entries = [build(i, s) for i, s in enumerate(specs)]
-    return evaluate_stack(entries, order, None, ctx(), rules), order.amount
+    return evaluate_stack(entries, order, None, ctx(), rules, catalogue=CATALOGUE), order.amount
 
 
 def in_tried_order(result: StackResult) -> list[Any]:
@@ -144,26 +155,35 @@ def test_the_running_total_never_rises_nor_goes_negative_and_the_final_order_add
     result, amount = evaluate(items, specs, rules)
     assert sorted(result.tried) == list(range(len(specs)))  # each tried once
     running = amount
-    applied = 0
+    applied = added = 0
     for redeemable in in_tried_order(result):
         if redeemable.status != "APPLICABLE":
             assert redeemable.step is None and result.order_of(redeemable) is None and redeemable.reason_key
             continue
         step = redeemable.step
         assert step.order_discount >= 0 and all(d >= 0 for d in step.line_discounts or ())
+        grown = step.units.added_amount if step.units is not None else 0
         snapshot = result.order_of(redeemable)
-        assert snapshot["total_amount"] == running - step.total >= 0
+        assert snapshot["total_amount"] == running + grown - step.total <= running  # free units are taken off
+        assert snapshot["total_amount"] >= 0
         assert all(line.get("subtotal_amount", 0) >= 0 for line in snapshot.get("items", ()))
-        assert total_discount(snapshot) == amount - snapshot["total_amount"]
-        running -= step.total
+        added += grown
+        assert snapshot["amount"] == amount + added
+        assert total_discount(snapshot) == snapshot["amount"] - snapshot["total_amount"]
+        assert snapshot.get("total_applied_discount_amount", 0) == step.total
+        running += grown - step.total
         applied += step.total
     final = result.order()
-    assert final["amount"] == amount
     assert all(line.get("subtotal_amount", 0) >= 0 for line in final.get("items", ()))
     if result.valid:
-        assert (total_discount(final), final["total_amount"], result.discount) == (applied, amount - applied, applied)
+        assert final["amount"] == amount + added
+        assert (total_discount(final), final["total_amount"], result.discount) == (applied, amount + added - applied, applied)
+        # the applied discounts add up to the order's, line by line too
+        assert final.get("total_applied_discount_amount", 0) == applied
+        assert sum(i.get("discount_amount", 0) for i in final["items"]) == final.get("items_discount_amount", 0)
         assert result.running.total == running
     else:
+        assert final["amount"] == amount
         assert (total_discount(final), final["total_amount"], result.discount) == (0, amount, 0)
 
 
@@ -209,7 +229,7 @@ def test_the_limits_and_exclusivity_hold(
         members = [r for r in applied if category in {c.id for c in r.entry.categories} and r.kind != "EXCLUSIVE"]
         assert per_category is None or len(members) <= per_category
     if rules.redeemables_no_effect_rule == "SKIP":
-        assert all(r.step.total > 0 for r in applied)
+        assert all(r.step.has_effect for r in applied)
     kinds = [result.redeemables[p].kind for p in result.tried]
     assert kinds == sorted(kinds, key=["EXCLUSIVE", "COMMON", "JOINT"].index)  # exclusive first, joint last
     skipped_keys = {r.reason_key for r in result.redeemables if r.status == "SKIPPED"}
@@ -314,6 +334,7 @@ def test_initial_amount_percentages_add_up_to_each_alone_capped_at_the_amount(
 @given(lines, st.one_of(
     st.builds(lambda d, r: {"kind": "order", "discount": d, "rules": r}, order_discounts, amount_rules),
     st.builds(lambda d, r, s: {"kind": "items", "discount": d, "rules": r, "scope": s}, item_discounts, amount_rules, scopes),
+    st.builds(lambda d, r: {"kind": "unit", "discount": d, "rules": r}, unit_discounts, amount_rules),
 ), st.sampled_from(["DISCOUNTED_AMOUNT", "INITIAL_AMOUNT"]), st.sampled_from(["STACK", "ONCE"]))
 def test_one_redeemable_alone_gets_what_the_single_tier_engine_gives(
     items: list[dict[str, Any]], spec: dict[str, Any], mode: str, products: str
@@ -323,14 +344,14 @@ def test_one_redeemable_alone_gets_what_the_single_tier_engine_gives(
     order = normalize_order(CATALOGUE, {"items": items}, None)
     single = price_normalized(CATALOGUE, entry.discount, order, None, ctx())
     rules = StackingRules(discount_calculation_mode=mode, redeemables_products_application_mode=products)
-    result = evaluate_stack([entry], order, None, ctx(), rules)
+    result = evaluate_stack([entry], order, None, ctx(), rules, catalogue=CATALOGUE)
     (answer,) = result.redeemables
     assert result.valid == single.valid
     if not single.valid:
         assert (answer.status, answer.reason_key, answer.reason) == ("INAPPLICABLE", single.reason_key, single.reason)
         return
     assert answer.status == "APPLICABLE"
-    assert answer.step.total == single.discount_amount == result.discount
+    assert answer.step.total == (single.discount_amount or 0) == result.discount
     assert result.order_of(answer) == single.order == result.order()
 
 

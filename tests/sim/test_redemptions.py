@@ -114,7 +114,8 @@ def test_a_refused_redemption_changes_nothing() -> None:
 
 
 CODES = ["WELCOME-ALICE", "WELCOME-OPEN-1", "WELCOME-OPEN-2", "REF-ALICE", "GIFT-ALICE-50", "GIFT-BOB-25"]
-TIERS = ["promo_welcome_10", "promo_beans_15", "promo_mug_3", "promo_merch_split", "promo_vip_mug_5"]
+TIERS = ["promo_welcome_10", "promo_beans_15", "promo_mug_3", "promo_merch_split", "promo_vip_mug_5",
+         "promo_free_shipping", "promo_weekend_starter"]  # the last two: UNIT (free items)
 PRODUCTS = ["prod_mug", "prod_grinder", "prod_beans_ethiopia", "prod_tote"]
 
 

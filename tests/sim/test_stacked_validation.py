@@ -182,7 +182,6 @@ INAPPLICABLE: list[tuple[str, Mutation | None, dict[str, Any], str]] = [
     ("campaign-expired", None, tier("promo_winter_20"), "promotion_not_active_now"),
     ("campaign-off-schedule", None, tier("promo_app_espresso"), "promotion_not_active_now"),
     ("tier-rules", None, tier("promo_beans_15"), "order_rules_violated"),
-    ("unit-tier", None, tier("promo_free_shipping"), "unsupported_in_stack"),
     ("voucher-disabled", _set(_welcome_open, active=False), code("WELCOME-OPEN-1"), "voucher_disabled"),
     ("code-campaign-disabled", _set(lambda s: s.state.campaigns["camp_welcome_codes"], active=False),
      code("WELCOME-OPEN-1"), "voucher_disabled"),

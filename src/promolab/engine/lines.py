@@ -65,6 +65,16 @@ class Line:
             self.match_key,
         )  # fmt: skip
 
+    def with_units(self, quantity: int, amount: int | None) -> Line:
+        """This line with the quantity and amount a UNIT discount of a stack
+        left it (`stacking.running_order`): the same identity for scope
+        matching, no wire template (the template shows the line as sent)."""
+        return Line(
+            self.index, self.product_id, self.sku_id, self.source_id, self.product, self.sku, quantity,
+            self.price, amount, self.collection_ids, self.metadata, self.wire_product, self.wire_sku,
+            self.match_key,
+        )  # fmt: skip
+
 
 # Not frozen either, for the same reason as Line: one is built per request,
 # and nothing changes it after normalize_order (its memo dicts fill up).

@@ -27,7 +27,7 @@ below zero.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .lines import Line, NormalizedOrder
@@ -94,11 +94,12 @@ def _template(line: Line) -> ItemTemplate:
 
 
 def _items(
-    lines: Sequence[Line], discounts: Sequence[int] | None, applied: Sequence[int] | None = None
+    lines: Sequence[Line], discounts: Sequence[int] | None, applied: Sequence[int | None] | None = None
 ) -> list[dict[str, Any]]:
     """Fresh order items for `lines`, with `discounts[k]` cents off line k
     (None: no discounts), of which `applied[k]` were applied by the step shown
-    (None: all of them; a stack's running order, `assemble_running`). One loop
+    (None: all of them; a stack's running order, `assemble_running`; 0 or
+    None: none). One loop
     for all lines rather than a call per line: this builds every item of
     every tier of a request."""
     items = []
@@ -126,7 +127,10 @@ def _items(
     return items
 
 
-def _unit_item(state: UnitLine, discount: int | None) -> dict[str, Any]:
+def _unit_item(state: UnitLine, discount: int | None, applied: int | None) -> dict[str, Any]:
+    """A line a UNIT effect touched: `discount` cents off it (None: it has no
+    price), of which `applied` by the step shown (None: the step did not
+    touch it; a stack's running order)."""
     item: dict[str, Any] = {"object": "order_item"}
     if state.product_id is not None:
         item["product_id"] = state.product_id
@@ -141,8 +145,8 @@ def _unit_item(state: UnitLine, discount: int | None) -> dict[str, Any]:
             item["discount_amount"] = discount
         if state.initial_amount is not None:
             item["initial_amount"] = state.initial_amount
-        if discount is not None:
-            item["applied_discount_amount"] = discount
+        if applied is not None:
+            item["applied_discount_amount"] = applied
     if state.price is not None:
         item["price"] = state.price
     if state.amount is not None:
@@ -199,13 +203,15 @@ def assemble_order(
         trim_from_last(discounts, items_discount - amount)
         items_discount = amount
     if units is not None:
-        plain = _items(lines, None)  # the lines no unit touched are as sent
-        items = [
-            plain[k]
-            if state is None
-            else _unit_item(state, discounts[k] if unit_discounts[k] is not None else None)
-            for k, state in enumerate(states)
-        ]
+        items = _items(lines, None)  # the lines no unit touched are as sent
+        for k, state in enumerate(states):
+            if state is not None:
+                shown = discounts[k] if unit_discounts[k] is not None else None
+                item = _unit_item(state, shown, shown)  # one tier: all of it applied by it
+                if k < len(items):
+                    items[k] = item
+                else:
+                    items.append(item)
     else:
         items = _items(lines, discounts)
     order_discount = max(0, min(order_discount, amount - items_discount))
@@ -258,18 +264,28 @@ def assemble_running(
     order: NormalizedOrder,
     line_discounts: Sequence[int],
     order_discount: int,
-    applied_lines: Sequence[int] | None,
+    applied_lines: Sequence[int | None] | None,
     applied_order: int,
+    units: Mapping[int, UnitLine] | None = None,
+    initial_amount: int | None = None,
 ) -> dict[str, Any]:
     """A stack's running order: `line_discounts` and `order_discount` are the
     discounts so far, `applied_*` those of the step shown (the service's
     `applied_*` fields; on an item, `applied_discount_amount` only where the
-    step discounted it). With one step, the single-tier order exactly."""
+    step discounted it: a 0 or None there is "not this step"). `units`: the
+    lines UNIT discounts touched (shown with their unit fields, `_unit_item`),
+    `initial_amount` the order's when they added priced units. With one
+    step, the single-tier order exactly."""
     applied = applied_lines if applied_lines is not None else [0] * len(order.lines)
     items = _items(order.lines, line_discounts, applied)
+    if units:
+        for k, state in units.items():
+            priced = state.price is not None
+            items[k] = _unit_item(state, line_discounts[k] if priced else None, applied[k] if priced else None)
     return _general_object(
-        order, order.amount, None, order_discount, sum(line_discounts), applied_order, sum(applied), items
-    )
+        order, order.amount, initial_amount, order_discount, sum(line_discounts), applied_order,
+        sum(a or 0 for a in applied), items,
+    )  # fmt: skip
 
 
 def copy_order(order: dict[str, Any]) -> dict[str, Any]:

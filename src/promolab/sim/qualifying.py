@@ -170,7 +170,10 @@ def qualify(sim: Simulator, body: models.QualificationRequest, request: Mapping[
             judged.exclusions.append({"id": entry.id, "object": entry.object, "key": verdict[0], "message": verdict[1]})
     if scope.stacks:
         for stack in sim.state.promotion_stacks.values():
-            _judge_stack(sim, judged, seen, stack)
+            try:
+                _judge_stack(sim, judged, seen, stack)
+            except PricingInputError as exc:  # a UNIT tier's free units past 2^63-1
+                raise invalid_payload(exc) from None
     return judged
 
 
@@ -181,7 +184,9 @@ def _judge_stack(sim: Simulator, judged: Qualifying, customer: CustomerContext |
     tiers = [_input("promotion_tier", tier_id) for tier_id in stack.tier_ids]
     resolved = tuple(resolve_redeemables(sim, judged.view, tiers, Held()))
     rules = sim.state.stacking_rules or models.StackingRules()
-    result = evaluate_stack([r.entry for r in resolved], judged.order, customer, judged.ctx, rules)
+    result = evaluate_stack(
+        [r.entry for r in resolved], judged.order, customer, judged.ctx, rules, catalogue=judged.view.catalogue
+    )
     if result.valid:
         created = stack.created_at or _EPOCH
         judged.qualified.append(QualifiedStack(stack, resolved, result, created, result.discount))

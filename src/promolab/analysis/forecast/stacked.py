@@ -204,7 +204,7 @@ def walk_stacked(
             continue
         normalized = normalize_order(view.catalogue, {"items": cols.items(i)}, context.id if context else None)
         ctx = PricingContext(instant, cols.metadata_of(i), usage=ledger)
-        result = evaluate_stack([r.entry for r in resolved], normalized, context, ctx, rules)
+        result = evaluate_stack([r.entry for r in resolved], normalized, context, ctx, rules, catalogue=view.catalogue)
         applied = [result.redeemables[p] for p in result.tried if result.redeemables[p].status == "APPLICABLE"]
         if not result.valid or not applied:
             continue

@@ -196,9 +196,6 @@ def _inapplicable(planned: PlannedEntry, live: np.ndarray, running: RunningArray
             failures.append((failure, rows))
         passing = live & ok
     bad = np.asarray(live & ~passing, dtype=bool)
-    if tables.unit and passing.any():
-        reason[passing] = table.fixed("unsupported_in_stack")
-        bad = live.copy()
     for failure, rows in failures:
         reason[rows] = table.failure(failure, planned.before)
         if failure.key == "order_rules_violated":

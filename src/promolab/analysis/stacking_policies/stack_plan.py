@@ -52,8 +52,6 @@ class EntryTables:
     constant: RuleFailure | None = None
     rules: BoundRules | None = None
     kernel: DiscountKernel | None = None
-    #: A UNIT discount: INAPPLICABLE (`unsupported_in_stack`) wherever its rules pass.
-    unit: bool = False
     #: The engine's message per failing-rule code (filled on first sight: `RuleMessages`).
     messages: dict[int, RuleFailure] = field(default_factory=dict)
     #: Leaf keys of its `order.amount` rules: masks that change with the running total.
@@ -115,15 +113,18 @@ def _bind_entry(
     failure = tier.campaign.evaluate(ctx.now)
     if failure is not None:
         return EntryTables(entry, constant=failure), None
-    tables = EntryTables(entry, unit=tier.amount_discount is None)
+    tables = EntryTables(entry)
+    if tier.amount_discount is None:
+        # free units add and change lines, which the running arrays (one
+        # column per line of the order as sent) cannot hold
+        return tables, f"{entry.id}: a UNIT discount (free items change the order's lines)"
     problem = _bind_rules(tables, tier.spec.rules, keys, customers, ctx)
     if problem is not None:
         return tables, problem
-    if not tables.unit:
-        try:
-            tables.kernel = DiscountKernel(tier, keys)
-        except NotVectorizable as exc:
-            return tables, f"{entry.id}: discount not vectorizable ({exc})"
+    try:
+        tables.kernel = DiscountKernel(tier, keys)
+    except NotVectorizable as exc:
+        return tables, f"{entry.id}: discount not vectorizable ({exc})"
     return tables, None
 
 

@@ -65,7 +65,9 @@ def write_result(result: StackResult, amount: int, out: StackOutputs, i: int, p:
     out.valid[i, p] = result.valid
     out.applicable[i, p] = len(result.applicable)
     out.discount[i, p] = result.discount
-    out.total[i, p] = amount - result.discount
+    # the order's total_amount: with free units (UNIT) the amount grows by
+    # what they add and the discount takes them off, so not amount - discount
+    out.total[i, p] = result.running.total if result.valid else amount
     for answer in result.redeemables:
         r = answer.entry.position
         out.status[i, p, r] = _STATUS[answer.status]
@@ -85,7 +87,7 @@ def _engine_chunk(plan: StackPlan, chunk: Chunk, orders: EngineOrders, catalogue
         order = orders.get(i, catalogue)
         customer = batch.customer_context(chunk.a + i)
         for p, policy in enumerate(plan.policies):
-            result = evaluate_stack(entries, order, customer, ctx, policy.rules)
+            result = evaluate_stack(entries, order, customer, ctx, policy.rules, catalogue=catalogue)
             write_result(result, order.amount, out, i, p, table)
 
 

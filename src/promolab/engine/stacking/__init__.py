@@ -13,6 +13,8 @@ do together", under a project's `StackingRules`:
 - `running_order`: the order as the discounts so far left it, and what one
   more discount does to it (the base of a percentage per calculation mode,
   products discounted once or many times);
+- `running_units`: what a UNIT (free item) discount does to it (the units
+  it adds, on the lines as the redeemables before it left them);
 - `limits`: how many may apply, in all, per category, from exclusive
   categories;
 - `evaluation`: the loop that puts them together (`evaluate_stack`).

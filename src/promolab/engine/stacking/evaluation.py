@@ -10,8 +10,9 @@ For each redeemable, in application order (`application_order`):
 3. SKIPPED `exclusion_rules_not_met` when it is common and an exclusive one
    applied (exclusive ones are tried first, so one sent later still wins);
 4. SKIPPED when a limit is reached (`limits`);
-5. its discount is computed on the running order; when it takes nothing
-   off and the no-effect rule says SKIP, it is SKIPPED `no_effect`;
+5. its discount is computed on the running order (a UNIT discount adds its
+   units to it first, `running_units`); when it changes nothing and the
+   no-effect rule says SKIP, it is SKIPPED `no_effect`;
 6. otherwise it is APPLICABLE and the running order takes its discount.
 
 `valid`: under ALL, nothing INAPPLICABLE and something applied; under
@@ -26,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...models import StackingRules
+from ..catalogue import Catalogue
 from ..context import CustomerContext, PricingContext
 from ..lines import NormalizedOrder
 from ..rule_evaluation import BudgetScope, RuleFailure
@@ -41,9 +43,6 @@ _PRECEDING = RuleFailure(
 )
 _EXCLUSION = RuleFailure("exclusion_rules_not_met", "Redeemable cannot be applied due to exclusion rules")
 _NO_EFFECT = RuleFailure("no_effect", "Redeemable cannot be applied due to no effect")
-_UNIT = RuleFailure(
-    "unsupported_in_stack", "UNIT (free item) discounts are validated alone, not in a stack"
-)
 
 
 @dataclass(slots=True)
@@ -64,7 +63,7 @@ class StackResult:
     @property
     def discount(self) -> int:
         """Cents off the order in all (0 when the request is not valid under ALL)."""
-        return self.running.order.amount - self.running.total if self.valid else 0
+        return self.running.discount if self.valid else 0
 
     def order(self) -> dict[str, Any]:
         """The final order, wire shape (applied fields: the whole request's)."""
@@ -76,10 +75,7 @@ class StackResult:
         """The running order once `redeemable` applied (None unless APPLICABLE)."""
         if redeemable.after is None or redeemable.step is None:
             return None
-        snapshot = RunningOrder(self.running.order)
-        snapshot.line_discounts = list(redeemable.after[0])
-        snapshot.order_discount = redeemable.after[1]
-        return snapshot.wire(redeemable.step)
+        return RunningOrder.restore(self.running.order, redeemable.after).wire(redeemable.step)
 
 
 def evaluate_stack(
@@ -88,8 +84,12 @@ def evaluate_stack(
     customer: CustomerContext | None,
     ctx: PricingContext,
     rules: StackingRules,
+    catalogue: Catalogue | None = None,
 ) -> StackResult:
-    """Try `entries` (positions 0..n-1, the request's order) on `order`."""
+    """Try `entries` (positions 0..n-1, the request's order) on `order`.
+
+    `catalogue`: what UNIT discounts add (the product or SKU they name, its
+    price); needed only when an entry has one (ValueError without it)."""
     running = RunningOrder(order)
     limits = ApplicationLimits(rules)
     all_mode = rules.redeemables_application_mode == "ALL"
@@ -115,18 +115,23 @@ def evaluate_stack(
         if refusal is not None:
             answers[entry.position] = _not_applied(entry, kind, "SKIPPED", refusal, refusal.message)
             continue
-        if entry.discount is not None:
-            step = running.price(entry.discount, initial_amount_mode(entry, rules), once)
-        else:
+        tier = entry.discount
+        if tier is None:
             step = running.gift(entry.gift_credits or 0)
-        if step.total == 0 and skips_no_effect(entry, rules):
+        elif tier.amount_discount is not None:
+            step = running.price(tier, initial_amount_mode(entry, rules), once)
+        elif catalogue is None:
+            raise ValueError(f"{entry.id}: a UNIT discount in a stack needs the catalogue")
+        else:
+            step = running.units(tier, catalogue, once)
+        if not step.has_effect and skips_no_effect(entry, rules):
             answers[entry.position] = _not_applied(entry, kind, "SKIPPED", _NO_EFFECT, _WHY_NO_EFFECT)
             continue
         running.apply(step)
         limits.record(entry, kind)
         exclusive_applied = exclusive_applied or kind == "EXCLUSIVE"
         answers[entry.position] = StackedRedeemable(
-            entry, kind, "APPLICABLE", step=step, after=(tuple(running.line_discounts), running.order_discount)
+            entry, kind, "APPLICABLE", step=step, after=running.snapshot()
         )
     statuses = [a.status for a in answers.values()]
     applied = "APPLICABLE" in statuses
@@ -136,7 +141,7 @@ def evaluate_stack(
 
 _WHY_PRECEDING = "an earlier redeemable was inapplicable, and the rules apply all or none"
 _WHY_EXCLUSION = "a redeemable of an exclusive category applied"
-_WHY_NO_EFFECT = "it would take nothing off the order as the redeemables before it left it"
+_WHY_NO_EFFECT = "it would change nothing in the order as the redeemables before it left it"
 
 
 def _not_applied(
@@ -187,8 +192,6 @@ def _check(
             running.rules_view(), customer, ctx.now, ctx.redemption_metadata, ctx.audience_only,
             usage=ctx.usage, subject=(tier.id, tier.spec.campaign.id), ignored=ctx.ignored_rules,
         )  # fmt: skip
-    if failure is None and tier.amount_discount is None:
-        return _UNIT
     return failure
 
 
@@ -218,6 +221,5 @@ FIXED_REASONS: dict[str, tuple[str, str]] = {
     _PRECEDING.key: (_PRECEDING.message, _WHY_PRECEDING),
     _EXCLUSION.key: (_EXCLUSION.message, _WHY_EXCLUSION),
     _NO_EFFECT.key: (_NO_EFFECT.message, _WHY_NO_EFFECT),
-    _UNIT.key: (_UNIT.message, _UNIT.message),
     **{f.key: (f.message, f.message) for f in LIMIT_FAILURES},
 }

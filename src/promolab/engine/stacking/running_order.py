@@ -16,7 +16,12 @@ the service's stacked responses, worked examples in docs/stacking.md):
 - under the products mode ONCE a line an earlier redeemable discounted is out
   of reach of later item-level discounts;
 - nothing goes below zero: a line's discount stops at its subtotal, a step's
-  discount at the running total.
+  discount at the running total;
+- a UNIT (free item) discount adds its units to the lines (`running_units`):
+  from then on `current` is the order with them, its amount raised by the
+  priced units added and the free units taken off as item discounts, so the
+  running total does not move; later discounts and rules read those lines,
+  an INITIAL_AMOUNT percentage still the amount as sent.
 
 One redeemable alone therefore gets exactly what the single-tier engine
 gives it (tests/engine/test_stacking.py checks it against `price_normalized`).
@@ -24,14 +29,18 @@ gives it (tests/engine/test_stacking.py checks it against `price_normalized`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..catalogue import Catalogue
 from ..compiled_tier import CompiledTier
 from ..lines import Line, NormalizedOrder
+from ..unit_discounts import UnitLine
 from ..wire_order import assemble_running, trim_from_last
+from .running_units import UnitStep, unit_step
 
-__all__ = ["RunningOrder", "Step"]
+__all__ = ["RunningOrder", "RunningState", "Step"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +50,9 @@ class Step:
     order_discount: int = 0
     #: Cents off each line of the order, by line index (None: no item discount).
     line_discounts: tuple[int, ...] | None = None
+    #: What a UNIT discount did to the lines (None: not a UNIT discount, or
+    #: one that changed nothing).
+    units: UnitStep | None = None
 
     @property
     def items(self) -> int:
@@ -50,28 +62,77 @@ class Step:
     def total(self) -> int:
         return self.order_discount + self.items
 
+    @property
+    def has_effect(self) -> bool:
+        """Whether the step changed the order: it took something off, or it
+        added free units (a free item without a price, free shipping, is
+        what the customer was promised though it takes nothing off)."""
+        return self.total > 0 or (self.units is not None and self.units.added_units > 0)
+
+
+@dataclass(frozen=True, slots=True)
+class RunningState:
+    """A running order's state once a step applied, from which its wire
+    order is built when read (`RunningOrder.restore`)."""
+
+    current: NormalizedOrder
+    unit_lines: Mapping[int, UnitLine]
+    unit_priced: bool
+    line_discounts: tuple[int, ...]
+    order_discount: int
+
 
 class RunningOrder:
     """An order with the discounts applied so far."""
 
-    __slots__ = ("line_discounts", "order", "order_discount")
+    __slots__ = ("current", "line_discounts", "order", "order_discount", "unit_lines", "unit_priced")
 
     def __init__(self, order: NormalizedOrder) -> None:
+        #: the order as sent
         self.order = order
-        #: cumulative item discount of each line
+        #: the order with the units UNIT discounts added (`order` until one does)
+        self.current = order
+        #: cumulative item discount of each line of `current`
         self.line_discounts = [0] * len(order.lines)
         #: cumulative order-level discount
         self.order_discount = 0
+        #: the lines UNIT discounts touched, by index, with their unit fields
+        self.unit_lines: Mapping[int, UnitLine] = {}
+        #: whether a UNIT discount added priced units (the wire order then
+        #: shows the amount as sent as `initial_amount`)
+        self.unit_priced = False
+
+    @classmethod
+    def restore(cls, order: NormalizedOrder, state: RunningState) -> RunningOrder:
+        """The running order of `order` in `state` (a step's snapshot)."""
+        running = cls(order)
+        running.current = state.current
+        running.unit_lines = state.unit_lines
+        running.unit_priced = state.unit_priced
+        running.line_discounts = list(state.line_discounts)
+        running.order_discount = state.order_discount
+        return running
+
+    def snapshot(self) -> RunningState:
+        return RunningState(
+            self.current, self.unit_lines, self.unit_priced, tuple(self.line_discounts), self.order_discount
+        )
 
     @property
     def total(self) -> int:
         """The running `total_amount`."""
-        return self.order.amount - self.order_discount - sum(self.line_discounts)
+        return self.current.amount - self.order_discount - sum(self.line_discounts)
+
+    @property
+    def discount(self) -> int:
+        """Cents off the order so far (`total_discount_amount`)."""
+        return self.current.amount - self.total
 
     def rules_view(self) -> NormalizedOrder:
         """The order as the next redeemable's rules read it: the amount is the
-        running total, everything else as sent."""
-        order = self.order
+        running total, the lines as UNIT discounts left them (amounts before
+        discounts), everything else as sent."""
+        order = self.current
         total = self.total
         if total == order.amount:
             return order
@@ -81,11 +142,11 @@ class RunningOrder:
         """What `tier`'s AMOUNT, PERCENT or FIXED discount takes off now."""
         benefit = tier.amount_discount
         if benefit is None:
-            raise ValueError(f"{tier.id}: UNIT discounts are not applied in stacks")
+            raise ValueError(f"{tier.id}: a UNIT discount is applied with `units`")
         left = self.total
-        order = self.order
+        order = self.current
         if benefit.order_level:
-            base = order.amount if initial_mode else left
+            base = self.order.amount if initial_mode else left
             return Step(order_discount=min(benefit.order_discount(base), left))
         done = self.line_discounts
         reachable = [k for k in range(len(order.lines)) if not (once and done[k])]
@@ -103,12 +164,29 @@ class RunningOrder:
         trim_from_last(out, sum(out) - left)
         return Step(line_discounts=tuple(out))
 
+    def units(self, tier: CompiledTier, catalogue: Catalogue, once: bool) -> Step:
+        """What `tier`'s UNIT discount adds and takes off now (`running_units`)."""
+        done = self.line_discounts
+        found = unit_step(tier, catalogue, self.current, self.unit_lines, done, once, self.unit_priced)
+        if found is None:
+            return Step(line_discounts=(0,) * len(done))
+        units, raw = found
+        out = list(raw)
+        trim_from_last(out, sum(out) - (self.total + units.added_amount))
+        return Step(line_discounts=tuple(out), units=units)
+
     def gift(self, credits: int) -> Step:
         """A gift card's credits: an order-level discount, at most the running total."""
         return Step(order_discount=min(credits, self.total))
 
     def apply(self, step: Step) -> None:
         self.order_discount += step.order_discount
+        units = step.units
+        if units is not None:
+            self.current = units.order
+            self.unit_lines = units.lines
+            self.unit_priced = units.priced
+            self.line_discounts.extend([0] * (len(units.order.lines) - len(self.line_discounts)))
         if step.line_discounts is not None:
             done = self.line_discounts
             for k, value in enumerate(step.line_discounts):
@@ -118,13 +196,23 @@ class RunningOrder:
         """The running order as the service shows it after `step` (applied
         fields: that step's); without a step, the request's final order
         (applied fields: everything the request applied)."""
+        initial = self.order.amount if self.unit_priced else None
         if step is None:
             return assemble_running(
-                self.order, self.line_discounts, self.order_discount, self.line_discounts, self.order_discount
-            )
+                self.current, self.line_discounts, self.order_discount, self.line_discounts, self.order_discount,
+                self.unit_lines, initial,
+            )  # fmt: skip
+        applied: list[int | None] | tuple[int, ...] | None = step.line_discounts
+        if self.unit_lines:
+            # a unit line shows `applied_discount_amount` where this step
+            # discounted it or added its units (also when that is 0)
+            touched = step.units.touched if step.units is not None else frozenset()
+            shown = applied if applied is not None else (0,) * len(self.line_discounts)
+            applied = [a if a or k in touched else None for k, a in enumerate(shown)]
         return assemble_running(
-            self.order, self.line_discounts, self.order_discount, step.line_discounts, step.order_discount
-        )
+            self.current, self.line_discounts, self.order_discount, applied, step.order_discount,
+            self.unit_lines, initial,
+        )  # fmt: skip
 
     @staticmethod
     def _line_base(line: Line, done: int, initial_mode: bool) -> Line:

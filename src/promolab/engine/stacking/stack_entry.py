@@ -18,7 +18,7 @@ from ..rule_evaluation import RuleFailure
 from ..rules import RuleSet
 
 if TYPE_CHECKING:
-    from .running_order import Step
+    from .running_order import RunningState, Step
 
 __all__ = ["StackCategory", "StackEntry", "StackKind", "StackedRedeemable", "Status"]
 
@@ -85,9 +85,9 @@ class StackedRedeemable:
     why: str | None = None
     #: What it did to the order (APPLICABLE only).
     step: Step | None = None
-    #: The cumulative line and order-level discounts once it applied, from
-    #: which its running order is built when read (`StackResult.order_of`).
-    after: tuple[tuple[int, ...], int] | None = None
+    #: The running order's state once it applied, from which its running
+    #: order is built when read (`StackResult.order_of`).
+    after: RunningState | None = None
 
     @property
     def applied(self) -> int:

@@ -127,7 +127,10 @@ def priced_stack(sim: Simulator, request: Any) -> StackedRequest:
     resolved = resolve_redeemables(sim, view, redeemables, held(sim, except_key=session_key))
     refuse_the_same_code_twice(resolved)
     ctx = PricingContext(sim.now, body.metadata or {}, usage=usage_of(sim))
-    result = evaluate_stack([r.entry for r in resolved], order, customer, ctx, rules)
+    try:
+        result = evaluate_stack([r.entry for r in resolved], order, customer, ctx, rules, catalogue=view.catalogue)
+    except PricingInputError as exc:  # a UNIT discount's free units past 2^63-1
+        raise invalid_payload(exc) from None
     tracking = tracking_id(sim.state.project.id, source) if source is not None else body.tracking_id
     return StackedRequest(body, view, resolved, result, rules, tracking)
 

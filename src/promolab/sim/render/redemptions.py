@@ -23,19 +23,36 @@ _DISCOUNT_FIELDS = (
 )  # fmt: skip
 
 
+#: What an item loses with its discounts: the amounts, and what UNIT discounts did to it.
+_UNIT_ITEM_FIELDS = (
+    "discount_amount", "applied_discount_amount", "discount_quantity", "initial_quantity", "initial_amount",
+)  # fmt: skip
+
+
 def _with_order_ids(order: dict[str, Any], stored: RedeemedOrder) -> dict[str, Any]:
     return {"id": stored.id, "source_id": stored.source_id, **order}
 
 
 def undiscounted(order: dict[str, Any]) -> dict[str, Any]:
     """A wire order without its discounts (what a rollback that cancels the
-    order shows): every discount field dropped, totals back to the amounts."""
+    order shows): every discount field dropped, totals back to the amounts.
+    The free units of UNIT discounts go with them (decision: docs/decisions.md
+    § Stacked validations and redemptions): a line they created is dropped,
+    a line they topped up is back at its `initial_quantity` and
+    `initial_amount`, the order at its `initial_amount`, the amount as sent."""
     out = {k: v for k, v in order.items() if k not in _DISCOUNT_FIELDS}
     if "amount" in out:
+        out["amount"] = order.get("initial_amount", out["amount"])
         out["total_amount"] = out["amount"]
     items = []
     for item in order.get("items", ()):
-        plain = {k: v for k, v in item.items() if k not in ("discount_amount", "applied_discount_amount")}
+        if item.get("initial_quantity") == 0:
+            continue  # a line of free units only
+        plain = {k: v for k, v in item.items() if k not in _UNIT_ITEM_FIELDS}
+        if "initial_quantity" in item:
+            plain["quantity"] = item["initial_quantity"]
+            if "initial_amount" in item:
+                plain["amount"] = item["initial_amount"]
         if "amount" in plain:
             plain["subtotal_amount"] = plain["amount"]
         items.append(plain)
