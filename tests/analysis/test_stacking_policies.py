@@ -82,6 +82,7 @@ def categorised(_demo_document: dict[str, Any]) -> Simulator:
     for campaign in document["campaigns"]:
         if campaign["id"] in names:
             campaign["category_id"] = names[campaign["id"]]
+    document["categories"] = [{"id": c, "name": c} for c in sorted(set(names.values()))]
     return Simulator.from_scenario(document)
 
 

@@ -17,6 +17,7 @@ from ._base import Instant, Metadata, Money, Record
 __all__ = [
     "Campaign",
     "CampaignType",
+    "Category",
     "CodePool",
     "GiftState",
     "PromotionStack",
@@ -59,6 +60,26 @@ class ReferralSettings(Record):
     referrer_reward: ReferrerReward | None = None
 
 
+def _none(ids: list[str]) -> bool:
+    """Left out of dumps while empty, so that a state without categories (every
+    scenario before they existed) dumps, and fingerprints, as before."""
+    return not ids
+
+
+class Category(Record):
+    """A category of the project, named by campaigns and tiers.
+
+    Its stacking type is not kept here: the project's stacking rules
+    (`exclusive_categories`, `joint_categories`) decide it, and the management
+    API may change them; answers read it from the rules in force."""
+
+    id: str
+    name: str
+    #: Lower first under CATEGORY_HIERARCHY (the service's default 1, lowest 0).
+    hierarchy: int = Field(default=1, ge=0)
+    created_at: Instant | None = None
+
+
 class Campaign(Record):
     id: str
     name: str
@@ -68,8 +89,8 @@ class Campaign(Record):
     expiration_date: Instant | None = None
     validity_timeframe: ValidityTimeframe | None = None
     validity_day_of_week: list[int] | None = None
-    category_id: str | None = None
-    category: str | None = None
+    #: Ids of the project's categories it is in, in the order given.
+    categories: list[str] = Field(default_factory=list, exclude_if=_none)
     metadata: Metadata = Field(default_factory=dict)
     #: Campaign-level join_once: one published code per customer.
     join_once: bool = False
@@ -87,6 +108,8 @@ class PromotionTier(Record):
     name: str
     banner: str | None = None
     hierarchy: int = Field(default=1, ge=0)
+    #: The tier's own categories (empty: it is in its campaign's).
+    categories: list[str] = Field(default_factory=list, exclude_if=_none)
     active: bool = True
     discount: dict[str, Any]
     validation_rules: dict[str, Any] | None = None
