@@ -15,7 +15,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_core import PydanticCustomError
 
 from ...display import is_currency_code
-from ...models import StackingRulesChange
+from ...models import StackingRulesChange, StackingRulesType
 from ...models.stacking_rules import MAX_CATEGORY_IDS
 from ..records import (
     CodePool,
@@ -115,7 +115,7 @@ class CategorySpec(Record):
     #: Never stackable (EXCLUSIVE) or always stackable (JOINT): the loader adds
     #: the category to the project's stacking rules' `exclusive_categories` /
     #: `joint_categories`, which decide it from then on. Left out: common.
-    stacking_rules_type: Literal["EXCLUSIVE", "JOINT"] | None = None
+    stacking_rules_type: StackingRulesType | None = None
 
 
 #: Category ids a campaign or a tier is in (each one of the top-level `categories`).
