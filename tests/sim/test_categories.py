@@ -189,10 +189,15 @@ def test_limits_per_category_silver_two_gold_one_bronze_the_default() -> None:
 
 # -- the answers show the categories as the service does --------------------------------------------------------
 WIRE_CATEGORIES = [
-    {"id": "cat_flash", "name": "Flash", "hierarchy": 0, "stacking_rules_type": "EXCLUSIVE"},
+    {"id": "cat_flash", "name": "Flash", "hierarchy": 0, "stacking_rules_type": "EXCLUSIVE",
+     "created_at": "2025-11-30T08:15:00.250Z"},
     {"id": "cat_gift", "name": "Gift cards", "stacking_rules_type": "JOINT"},
     {"id": "cat_coffee", "name": "Coffee", "hierarchy": 4},
 ]
+
+
+#: A category's own creation instant (a real project's), kept to the millisecond.
+FLASH_CREATED = {"created_at": "2025-11-30T08:15:00.250Z"}
 
 
 def _wire_sim() -> Simulator:
@@ -219,7 +224,7 @@ def test_a_stacked_validation_lists_each_redeemables_categories_with_their_stack
     wire = [r.model_dump(mode="json")["categories"] for r in answer.redeemables]
     assert wire == [
         [_category("cat_coffee", 4, "Coffee")],
-        [_category("cat_coffee", 4, "Coffee"), _category("cat_flash", 0, "Flash", "EXCLUSIVE")],
+        [_category("cat_coffee", 4, "Coffee"), {**_category("cat_flash", 0, "Flash", "EXCLUSIVE"), **FLASH_CREATED}],
         [_category("cat_gift", 1, "Gift cards", "JOINT")],
     ]
     assert statuses(answer, ["promo_plain"]) == [("promo_plain", "SKIPPED", "exclusion_rules_not_met")]
@@ -228,7 +233,8 @@ def test_a_stacked_validation_lists_each_redeemables_categories_with_their_stack
         assert (rules.exclusive_categories, rules.joint_categories) == (["cat_flash"], ["cat_gift"])
         client.update_stacking_rules(sim.state.project.id, rules.id, {"exclusive_categories": []})
     answer = validate(sim, sent)
-    assert answer.model_dump(mode="json")["redeemables"][1]["categories"][1] == _category("cat_flash", 0, "Flash")
+    assert answer.model_dump(mode="json")["redeemables"][1]["categories"][1] == {**_category("cat_flash", 0, "Flash"),
+                                                                                **FLASH_CREATED}
     # both tiers now common, in Coffee: its limit of one lets the first alone through
     assert statuses(answer, ["promo_plain", "promo_flash", "GIFT-1"]) == [
         ("promo_plain", "APPLICABLE", None), ("promo_flash", "SKIPPED", "applicable_redeemables_per_category_limit_exceeded"),
@@ -244,10 +250,10 @@ def test_validation_and_qualification_expand_categories_and_codes_show_the_first
         published = client.publish(voucher="GIFT-1", customer={"source_id": "ann"})
     campaigns = {p.id: p.model_dump(mode="json")["campaign"].get("categories") for p in promotions}
     # a validation shows the campaign's categories (promo_plain's campaign has none; the tier's own are the stack's)
-    assert campaigns == {"promo_flash": [_category("cat_coffee", 4, "Coffee"), _category("cat_flash", 0, "Flash")],
-                         "promo_plain": None}
+    flash = {**_category("cat_flash", 0, "Flash"), **FLASH_CREATED}
+    assert campaigns == {"promo_flash": [_category("cat_coffee", 4, "Coffee"), flash], "promo_plain": None}
     listed = {q.id: q.model_dump(mode="json").get("categories") for q in found}
-    assert listed["promo_flash"] == [_category("cat_coffee", 4, "Coffee"), _category("cat_flash", 0, "Flash", "EXCLUSIVE")]
+    assert listed["promo_flash"] == [_category("cat_coffee", 4, "Coffee"), {**flash, "stacking_rules_type": "EXCLUSIVE"}]
     assert listed["promo_plain"] == [_category("cat_coffee", 4, "Coffee")]
     assert all(q.categories is None for q in plain)
     assert (published.voucher.category_id, published.voucher.category) == ("cat_gift", "Gift cards")

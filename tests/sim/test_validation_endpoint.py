@@ -62,13 +62,14 @@ CAMPAIGN_SPECIFIC = EXAMPLES["Campaign Specific"]
 
 #: A scenario seeding the example's catalogue (products exactly as the response
 #: shows them: the T-shirts have no source_id) and its one campaign/tier.
-#: The clock starts at the example category's created_at: a category is taken
-#: as created with its campaign, which is created when the scenario loads.
+#: The example's category, hierarchy and creation instant included, is a
+#: top-level category the campaign names by the service's `category_id`.
 EXAMPLE_SCENARIO: dict[str, Any] = {
     "version": 1,
     "seed": 11,
     "clock": {"start": "2022-07-13T08:27:14.926Z"},
-    "categories": [{"id": "cat_0b5f66bc97ce5be3c6", "name": "Sixth", "hierarchy": 6}],
+    "categories": [{"id": "cat_0b5f66bc97ce5be3c6", "name": "Sixth", "hierarchy": 6,
+                    "created_at": "2022-07-13T08:27:14.926Z"}],
     "catalogue": {
         "products": [
             {"id": "prod_0a9f9ab4ab019a42d5", "name": "Red T-Shirt", "price": 2900},

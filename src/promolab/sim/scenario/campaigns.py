@@ -37,7 +37,8 @@ class CampaignsBuilder(Builder):
                 if c.stacking_rules_type is not None:
                     self._check_stacking_type(c.id, c.stacking_rules_type)
                     typed[c.stacking_rules_type].append(c.id)
-                st.categories[c.id] = Category(id=c.id, name=c.name, hierarchy=c.hierarchy, created_at=self.now)
+                st.categories[c.id] = Category(id=c.id, name=c.name, hierarchy=c.hierarchy,
+                                               created_at=c.created_at or self.now)
         if not (typed["EXCLUSIVE"] or typed["JOINT"]):
             return
         rules = st.stacking_rules

@@ -116,6 +116,8 @@ class CategorySpec(Record):
     #: the category to the project's stacking rules' `exclusive_categories` /
     #: `joint_categories`, which decide it from then on. Left out: common.
     stacking_rules_type: StackingRulesType | None = None
+    #: As a real project's category says it; left out, the clock's start.
+    created_at: Instant | None = None
 
 
 #: Category ids a campaign or a tier is in (each one of the top-level `categories`).
