@@ -268,6 +268,13 @@ def test_categories_survive_a_snapshot_and_a_state_without_them_dumps_as_before(
     dumped = bare.state.dump()
     assert "categories" not in dumped and "categories" not in dumped["campaigns"]["camp_promo_plain"]
     assert "categories" not in dumped["tiers"]["promo_plain"] and bare.state.stacking_rules is None
+    # a snapshot of the campaigns' one-category fields of old: null ones restore, a value is refused
+    old = bare.snapshot()
+    old["state"]["campaigns"]["camp_promo_plain"].update(category_id=None, category=None)
+    assert Simulator.restore(old).initial_fingerprint() == bare.initial_fingerprint()
+    old["state"]["campaigns"]["camp_promo_plain"]["category_id"] = "cat_old"
+    with pytest.raises(ValueError, match="category_id"):
+        Simulator.restore(old)
 
 
 # -- what a scenario may say ------------------------------------------------------------------------------------

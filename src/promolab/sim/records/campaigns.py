@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ._base import Instant, Metadata, Money, Record
 
@@ -100,6 +100,18 @@ class Campaign(Record):
     gift_amount: Money | None = None
     referral: ReferralSettings | None = None
     created_at: Instant | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _before_categories(cls, data: Any) -> Any:
+        """A snapshot written before campaigns had `categories` carries
+        `category_id` and `category`: a campaign without a category (both
+        null) still restores; one with a value named a category no state
+        held (there were no top-level categories), so it is refused, naming
+        the field, like any other unknown key."""
+        if isinstance(data, dict) and data.get("category_id") is None and data.get("category") is None:
+            return {k: v for k, v in data.items() if k not in ("category_id", "category")}
+        return data
 
 
 class PromotionTier(Record):
