@@ -20,6 +20,9 @@ Prints, never asserts; every figure comes from this one run.
     (c) less the write path of `Simulator.apply` (the lock, the id-counter
     mark a failed write rewinds to, the try around the run), whose cost is
     printed as (c) - (e) and (c) / (e), with the mark's own cost.
+(f) (a) with every redeemable in categories (`CATEGORISED`: two per campaign,
+    hierarchies, an always-stackable gift card, limits per category) under
+    CATEGORY_HIERARCHY: what the categories' order and limits cost, as (f) / (a).
 
 Timing as in bench_validation.py: warm-up, then ROUNDS rounds in which every
 variant runs its batch back to back (interleaved, so a slow moment hits all
@@ -79,6 +82,19 @@ SCENARIO: dict[str, Any] = {
          "vouchers": [{"code": "GIFT50"}]},
     ],
     "project": {"stacking_rules": {"applicable_redeemables_limit": 5}},
+}
+
+#: SCENARIO with its campaigns in categories (the same five redeemables all apply).
+CATEGORISED: dict[str, Any] = {
+    **SCENARIO,
+    "categories": [{"id": "cat_a", "name": "A", "hierarchy": 2}, {"id": "cat_b", "name": "B", "hierarchy": 0},
+                   {"id": "cat_c", "name": "C"}, {"id": "cat_gift", "name": "Gift", "stacking_rules_type": "JOINT"}],
+    "campaigns": [{**c, **{"camp_promo": {"categories": ["cat_a", "cat_b"]}, "camp_items": {"categories": ["cat_c"]},
+                          "camp_fixed": {"categories": ["cat_c", "cat_a"]},
+                          "camp_gift": {"category_id": "cat_gift"}}[c["id"]]} for c in SCENARIO["campaigns"]],
+    "project": {"stacking_rules": {"applicable_redeemables_limit": 5, "redeemables_sorting_rule": "CATEGORY_HIERARCHY",
+                                   "applicable_redeemables_per_category_limit": 3,
+                                   "applicable_redeemables_category_limits": {"cat_a": 4}}},
 }
 
 REQUEST: dict[str, Any] = {
@@ -148,10 +164,24 @@ def main() -> None:
     def through_client() -> Any:
         return client.validate_stacked(REQUEST)
 
+    categorised = Simulator.from_scenario(CATEGORISED)
+    cat_view = pricing_view(categorised)
+    cat_entries = [r.entry for r in resolve_redeemables(categorised, cat_view, body.redeemables, held(categorised))]
+    cat_rules = stacking_rules_in_force(categorised)
+    assert all(e.categories for e in cat_entries)
+
+    def engine_with_categories() -> Any:
+        order = normalize_order(cat_view.catalogue, REQUEST["order"], customer.id if customer else None)
+        return evaluate_stack(cat_entries, order, customer, ctx, cat_rules, catalogue=cat_view.catalogue)
+
+    ordered = engine_with_categories()
+    assert ordered.valid and len(ordered.applicable) == 5 and ordered.tried != engine().tried, ordered.tried
+
     per_round = measure({
         "engine": (engine, 400), "engine_unit": (engine_unit, 400), "wire": (engine_with_wire, 200),
         "wire_unit": (wire_unit, 200), "operation": (operation, 100),
         "client": (through_client, 50), "bare": (bare_operation, 100), "mark": (sim.ids.mark, 2000),
+        "categories": (engine_with_categories, 400),
     }, ROUNDS)
     client.close()
     print(f"stacked validation: 5 redeemables (item %, proportional split, order %, gift credits, amount with a rule)"
@@ -164,15 +194,18 @@ def main() -> None:
         "operation": "(c) the validate_stacked operation in-process",
         "client": "(d) through sim.client().validate_stacked",
         "bare": "(e) the operation's function, without apply's write path",
+        "categories": "(f) (a) with categories, under CATEGORY_HIERARCHY",
     }
     for name, label in labels.items():
         median, best = statistics.median(per_round[name]), min(per_round[name])
-        target = "   target >= 10,000/s" if name in ("engine", "engine_unit") else ""
+        target = "   target >= 10,000/s" if name in ("engine", "engine_unit", "categories") else ""
         print(f"{label:<58} median {median:8.1f} us ({1e6 / median:9,.0f}/s)  best {best:8.1f} us{target}")
     with_path, bare = statistics.median(per_round["operation"]), statistics.median(per_round["bare"])
     print(f"the write path of apply (c) - (e): {with_path - bare:+.1f} us a write, (c) / (e) = {with_path / bare:.3f}; "
           f"of it, the id-counter mark: {statistics.median(per_round['mark']):.2f} us "
           f"({len(sim.ids.state())} kinds of id)")
+    ratio = statistics.median(per_round["categories"]) / statistics.median(per_round["engine"])
+    print(f"categories' order and limits: (f) / (a) = {ratio:.3f}")
 
 
 if __name__ == "__main__":

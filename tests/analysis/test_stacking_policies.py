@@ -70,18 +70,33 @@ EVERY_FIELD = {
     "by_category": {"initial_amount_mode_categories": ["cat_welcome"], "discounted_amount_mode_categories": ["cat_beans"],
                     "no_effect_skip_categories": ["cat_vip"], "no_effect_redeem_anyway_categories": ["cat_gift"],
                     "redeemables_application_mode": "PARTIAL", "applicable_redeemables_per_category_limit": 2},
+    # exclusive ones by hierarchy, one of them also in a common category with a limit of its own
+    "exclusive_hierarchy": {"redeemables_sorting_rule": "CATEGORY_HIERARCHY", "exclusive_categories": ["cat_mugs", "cat_beans"],
+                            "joint_categories": ["cat_welcome"], "applicable_exclusive_redeemables_limit": 2,
+                            "applicable_exclusive_redeemables_per_category_limit": 1,
+                            "applicable_redeemables_category_limits": {"cat_vip": 1, "cat_beans": 2},
+                            "redeemables_application_mode": "PARTIAL"},
 }
 
 
 @pytest.fixture
 def categorised(_demo_document: dict[str, Any]) -> Simulator:
-    """The demo with its campaigns in categories (the demo has none)."""
+    """The demo with its campaigns in categories of several hierarchies (the
+    demo has none): one campaign in two, codes by the one-item `category_id`,
+    and a tier in categories of its own instead of its campaign's."""
     document = copy.deepcopy(_demo_document)
-    names = {"camp_beans": "cat_beans", "camp_welcome": "cat_welcome", "camp_welcome_codes": "cat_welcome",
-             "camp_gift": "cat_gift", "camp_vip": "cat_vip"}
+    hierarchies = {"cat_beans": 2, "cat_welcome": 0, "cat_gift": 1, "cat_vip": 3, "cat_mugs": 1}
+    document["categories"] = [{"id": c, "name": c, "hierarchy": h} for c, h in hierarchies.items()]
+    names = {"camp_beans": ["cat_beans"], "camp_welcome": ["cat_welcome"], "camp_gift": ["cat_gift"],
+             "camp_vip": ["cat_vip", "cat_welcome"]}
     for campaign in document["campaigns"]:
         if campaign["id"] in names:
-            campaign["category_id"] = names[campaign["id"]]
+            campaign["categories"] = names[campaign["id"]]
+        if campaign["id"] == "camp_welcome_codes":
+            campaign["category_id"] = "cat_welcome"
+        for tier in campaign.get("tiers", ()):
+            if tier["id"] == "promo_vip_mug_5":
+                tier["categories"] = ["cat_mugs", "cat_vip"]
     return Simulator.from_scenario(document)
 
 

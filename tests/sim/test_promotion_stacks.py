@@ -121,7 +121,8 @@ def test_a_qualifying_stack_shows_only_the_tiers_it_applies() -> None:
     per category leaves the second tier out (SKIPPED): the stack still
     qualifies, with the one tier it applies."""
     scenario = _scenario([{"id": "stack_d", "name": "Both", "tiers": ["promo_ten", "promo_five"]}])
-    scenario["campaigns"][0]["category_id"] = "cat_weekend"
+    scenario["categories"] = [{"id": "cat_weekend", "name": "Weekend"}]
+    scenario["campaigns"][0]["category_id"] = "cat_weekend"  # the service's one-category field
     sim = Simulator(scenario=scenario)
     with sim.client() as client:
         found = client.qualifications(order=ORDER, scenario="PROMOTION_STACKS").redeemables.data

@@ -44,7 +44,7 @@ from promolab.sim.operations.publishing import PUBLISH
 from promolab.sim.operations.purchases import PURCHASE_REWARD
 from promolab.sim.refusals import SimError
 from promolab.sim.render import iso, render_customer
-from promolab.sim.render.vouchers import render_voucher, wire_instant
+from promolab.sim.render.vouchers import first_category, render_voucher, wire_instant
 from promolab.sim.webhooks import WebhookEvent, build_envelope, encode_body
 from promolab.sim.webhooks.envelope import EventBodies
 from wire_asserts import model_refusal, payload_refusal
@@ -128,7 +128,8 @@ def _wire_voucher(sim: Simulator, voucher: records.Voucher) -> dict[str, Any]:
     it round-trips, its instants are their wire text, and a fresh copy of the
     records (no object shared with the live ones) renders the same bytes."""
     campaign = _campaign_of(sim, voucher)
-    shown = render_voucher(voucher, campaign, seed=sim.seed)
+    category = first_category(sim.state, campaign)
+    shown = render_voucher(voucher, campaign, seed=sim.seed, category=category)
     wire = _round_trips(shown)
     created = voucher.created_at or (campaign.created_at if campaign is not None else None)
     instants = {"start_date": voucher.start_date, "expiration_date": voucher.expiration_date,
@@ -136,7 +137,8 @@ def _wire_voucher(sim: Simulator, voucher: records.Voucher) -> dict[str, Any]:
     for name, moment in instants.items():
         assert wire[name] == _instant_text(moment), name
     fresh = render_voucher(
-        voucher.model_copy(deep=True), campaign.model_copy(deep=True) if campaign is not None else None, seed=sim.seed
+        voucher.model_copy(deep=True), campaign.model_copy(deep=True) if campaign is not None else None, seed=sim.seed,
+        category=category.model_copy(deep=True) if category is not None else None,
     )
     assert fresh.model_dump_json() == shown.model_dump_json()
     return wire
@@ -268,8 +270,9 @@ CHANGES: list[tuple[str, str, Change, dict[str, Any]]] = [
      {"validity_timeframe": {"duration": "PT1H", "interval": "P2D"}}),  # the record's field order
     ("campaign", "validity_day_of_week", lambda v, c: setattr(c, "validity_day_of_week", [1, 2]),
      {"validity_day_of_week": [1, 2]}),
-    ("campaign", "category_id", lambda v, c: setattr(c, "category_id", "cat_1"), {"category_id": "cat_1"}),
-    ("campaign", "category", lambda v, c: setattr(c, "category", "Coffee"), {"category": "Coffee"}),
+    # the first category shows as the one-category fields (`_apply` defines cat_coffee and cat_tea)
+    ("campaign", "categories", lambda v, c: setattr(c, "categories", ["cat_coffee", "cat_tea"]),
+     {"category_id": "cat_coffee", "category": "Coffee"}),
     ("campaign", "metadata", lambda v, c: c.metadata.update(x=1), {}),
     ("campaign", "join_once", lambda v, c: setattr(c, "join_once", False), {}),
     ("campaign", "discount", lambda v, c: setattr(c, "discount", {"type": "AMOUNT", "amount_off": 100}), {}),
@@ -299,6 +302,8 @@ def _flat(wire: dict[str, Any]) -> dict[str, str]:
 
 
 def _apply(sim: Simulator, voucher: records.Voucher, change: Change) -> None:
+    for category_id, name in (("cat_coffee", "Coffee"), ("cat_tea", "Tea")):  # named by the categories change
+        sim.state.categories.setdefault(category_id, records.Category(id=category_id, name=name))
     campaign = _campaign_of(sim, voucher)
     assert campaign is not None
     change(voucher, campaign)
@@ -350,7 +355,7 @@ def test_vouchers_follow_any_sequence_of_changes(demo_snapshot: dict[str, Any], 
         campaign = _campaign_of(sim, voucher)
         if voucher.created_at is None and (campaign is None or campaign.created_at is None):
             with pytest.raises(ValidationError):  # the wire voucher needs a created_at
-                render_voucher(voucher, campaign, seed=sim.seed)
+                render_voucher(voucher, campaign, seed=sim.seed, category=None)
             return
         _wire_voucher(sim, voucher)
 

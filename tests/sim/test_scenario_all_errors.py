@@ -17,7 +17,7 @@ from promolab.sim.scenario.issues import MAX_SHOWN, ScenarioIssue
 
 AMOUNT_OFF = {"type": "AMOUNT", "amount_off": 100, "effect": "APPLY_TO_ORDER"}
 TOP_LEVEL_KEYS = ("version, description, seed, project, settings, clock, catalogue, customers, segments, "
-                  "campaigns, loyalty, event_schema, webhooks")
+                  "categories, campaigns, loyalty, event_schema, webhooks")
 
 #: kind -> (document, path, problem): an unknown key, at every kind of place.
 UNKNOWN_KEYS: dict[str, tuple[dict[str, Any], str, str]] = {

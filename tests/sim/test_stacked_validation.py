@@ -31,6 +31,7 @@ from promolab.engine import (
     price_normalized,
     price_tier,
 )
+from promolab.sim import records
 from promolab.sim.promotions import customer_context, pricing_view
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "scenarios" / "demo.yaml"
@@ -354,10 +355,11 @@ def test_one_code_alone_is_its_discount_priced_as_a_tier(order: dict[str, Any], 
 
 # -- categories ----------------------------------------------------------------------------------------
 def categorised(**by_campaign: str) -> Mutation:
-    """Give campaigns a category (hierarchy 0 in the simulator: scenarios have no category ordering)."""
+    """Put campaigns in a category each, of hierarchy 0 (before the default 1)."""
     def mutate(sim: Simulator) -> None:
         for campaign_id, category_id in by_campaign.items():
-            sim.state.campaigns[campaign_id].category_id = category_id
+            sim.state.categories[category_id] = records.Category(id=category_id, name=category_id, hierarchy=0)
+            sim.state.campaigns[campaign_id].categories = [category_id]
     return mutate
 
 

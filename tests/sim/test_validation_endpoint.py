@@ -62,12 +62,14 @@ CAMPAIGN_SPECIFIC = EXAMPLES["Campaign Specific"]
 
 #: A scenario seeding the example's catalogue (products exactly as the response
 #: shows them: the T-shirts have no source_id) and its one campaign/tier.
-#: The clock starts at the example category's created_at: a category is taken
-#: as created with its campaign, which is created when the scenario loads.
+#: The example's category, hierarchy and creation instant included, is a
+#: top-level category the campaign names by the service's `category_id`.
 EXAMPLE_SCENARIO: dict[str, Any] = {
     "version": 1,
     "seed": 11,
     "clock": {"start": "2022-07-13T08:27:14.926Z"},
+    "categories": [{"id": "cat_0b5f66bc97ce5be3c6", "name": "Sixth", "hierarchy": 6,
+                    "created_at": "2022-07-13T08:27:14.926Z"}],
     "catalogue": {
         "products": [
             {"id": "prod_0a9f9ab4ab019a42d5", "name": "Red T-Shirt", "price": 2900},
@@ -83,8 +85,7 @@ EXAMPLE_SCENARIO: dict[str, Any] = {
             "id": "camp_nYcAyjFXmEaBU0nB7EQ4hVTr",
             "name": "Campaign specific",
             "type": "PROMOTION",
-            "category_id": "cat_0b5f66bc97ce5be3c6",
-            "category": "Sixth",
+            "category_id": "cat_0b5f66bc97ce5be3c6",  # the service's one-category field: categories: [id]
             "tiers": [
                 {"id": "promo_g83qUzYZpfX0OMAFOVoQuOYG", "name": "1", "hierarchy": 1,
                  "discount": {"type": "AMOUNT", "effect": "APPLY_TO_ORDER", "amount_off": 100}},
@@ -101,20 +102,17 @@ EXAMPLE_SCENARIO: dict[str, Any] = {
 
 
 def _expected_campaign_specific(tracking_id: str) -> dict[str, Any]:
-    """The example response with the fields a simulator cannot reproduce replaced:
-
-    - `tracking_id` (top level and tier): a keyed hash of the customer's source_id
-      whose key is the project; the real service's key is unknown.
-    - `campaign.categories[0].hierarchy`: 6 in the example; a scenario gives a
-      category by name/id only, and the simulator reports hierarchy 0.
-    Everything else (order amounts, items, products, SKUs, discount, campaign,
-    ids, key order) must match byte for byte.
+    """The example response with the one field a simulator cannot reproduce
+    replaced: `tracking_id` (top level and tier), a keyed hash of the
+    customer's source_id whose key is the project (the real service's key is
+    unknown). Everything else (order amounts, items, products, SKUs, discount,
+    campaign and its category of hierarchy 6, ids, key order) must match byte
+    for byte.
     """
     expected = copy.deepcopy(CAMPAIGN_SPECIFIC["response"])
     expected["tracking_id"] = tracking_id
     promo = expected["promotions"][0]
     promo["tracking_id"] = tracking_id
-    promo["campaign"]["categories"][0]["hierarchy"] = 0
     return expected  # type: ignore[no-any-return]
 
 
@@ -351,7 +349,9 @@ def test_a_filter_matching_nothing_is_valid_false(sim: Simulator) -> None:
 # --- options.expand -----------------------------------------------------------------------------
 def test_expand_category_adds_the_campaign_categories() -> None:
     scenario = copy.deepcopy(EXAMPLE_SCENARIO)
-    scenario["campaigns"][1]["category"] = "Seasonal"  # a name without an id
+    scenario["categories"].append({"id": "cat_seasonal", "name": "Seasonal", "hierarchy": 0})
+    scenario["categories"].append({"id": "cat_spring", "name": "Spring"})  # the default hierarchy, 1
+    scenario["campaigns"][1]["categories"] = ["cat_seasonal", "cat_spring"]
     sim = Simulator.from_scenario(scenario)
     request = {"order": CAMPAIGN_SPECIFIC["request"]["order"]}
     plain = validate(sim, request)
@@ -359,10 +359,9 @@ def test_expand_category_adds_the_campaign_categories() -> None:
     expanded = validate(sim, {**request, "options": {"expand": ["category"]}})
     first, second = (p["campaign"] for p in expanded["promotions"])
     assert list(first) == ["id", "start_date", "expiration_date", "active", "categories", "object"]
-    assert first["categories"] == [{"id": "cat_0b5f66bc97ce5be3c6", "name": "Sixth", "hierarchy": 0,
+    assert first["categories"] == [{"id": "cat_0b5f66bc97ce5be3c6", "name": "Sixth", "hierarchy": 6,
                                     "created_at": "2022-07-13T08:27:14.926Z", "object": "category"}]
-    (seasonal,) = second["categories"]
-    assert seasonal["name"] == "Seasonal" and seasonal["id"].startswith("cat_")
+    assert [(c["id"], c["hierarchy"]) for c in second["categories"]] == [("cat_seasonal", 0), ("cat_spring", 1)]
     # the typed response accepts them (a category needs id, name, hierarchy, created_at)
     typed = validate_typed(sim, {**request, "options": {"expand": ["category"]}})
     assert [t.campaign.categories[0].name for t in typed.promotions if t.campaign.categories] == ["Sixth", "Seasonal"]

@@ -78,6 +78,7 @@ from .rules import AUDIENCE_FAMILIES, RULE_FAMILIES, RuleSet, compile_rules
 from .schedule import RunningTiers
 from .stacking import (
     FIXED_REASONS,
+    CategoryLimit,
     StackCategory,
     StackedRedeemable,
     StackEntry,
@@ -85,6 +86,7 @@ from .stacking import (
     StackResult,
     alone_failure,
     application_order,
+    category_limits,
     evaluate_stack,
     initial_amount_mode,
     skips_no_effect,
@@ -111,6 +113,7 @@ __all__ = [
     "CatalogueCollection",
     "CatalogueProduct",
     "CatalogueSku",
+    "CategoryLimit",
     "CompiledTier",
     "CustomerContext",
     "Line",
@@ -136,6 +139,7 @@ __all__ = [
     "WeekStart",
     "alone_failure",
     "application_order",
+    "category_limits",
     "checker",
     "compile_conditions",
     "compile_rules",

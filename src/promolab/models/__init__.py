@@ -8,7 +8,7 @@ them. The models know nothing about the simulator or HTTP.
 
 from ._base import RequestModel, WireModel
 from .balance import AddBalanceRequest, BalanceRelatedObject, BalanceResult, BalanceType
-from .categories import Category
+from .categories import Category, CategoryWithStackingRulesType, StackingRulesType
 from .common import (
     INT32_MAX,
     INT64_MAX,
@@ -224,6 +224,7 @@ __all__ = [
     "CardTransactionStatus",
     "CardTransactionType",
     "Category",
+    "CategoryWithStackingRulesType",
     "CodeConfig",
     "CustomEventRequest",
     "CustomEventResult",
@@ -337,6 +338,7 @@ __all__ = [
     "StackingRules",
     "StackingRulesChange",
     "StackingRulesList",
+    "StackingRulesType",
     "StoredOrder",
     "TierCampaign",
     "Timestamp",

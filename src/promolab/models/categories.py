@@ -1,4 +1,9 @@
-"""Campaign/voucher categories, as expanded with ``options.expand: ["category"]``."""
+"""Campaign/voucher categories, as expanded with ``options.expand: ["category"]``.
+
+Stacked validations and qualifications list a redeemable's categories with
+their stacking type (`CategoryWithStackingRulesType`): EXCLUSIVE ("never
+stackable") or JOINT ("always stackable") as the project's stacking rules
+make it, left out for a common category (as in the service's examples)."""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from typing import Literal
 from ._base import WireModel
 from .common import NonNegativeInt64, Timestamp
 
-__all__ = ["Category"]
+__all__ = ["Category", "CategoryWithStackingRulesType", "StackingRulesType"]
 
 
 class Category(WireModel):
@@ -19,3 +24,12 @@ class Category(WireModel):
     created_at: Timestamp
     updated_at: Timestamp | None = None
     object: Literal["category"] = "category"
+
+
+StackingRulesType = Literal["JOINT", "EXCLUSIVE"]
+
+
+class CategoryWithStackingRulesType(Category):
+    __omit_if_none__ = frozenset({"updated_at", "stacking_rules_type"})
+
+    stacking_rules_type: StackingRulesType | None = None

@@ -22,7 +22,7 @@ from typing import Annotated, Any, Literal, get_args
 from pydantic import Field, Strict, WithJsonSchema, field_validator
 
 from ._base import RequestModel, WireModel, checked_after, fail
-from .categories import Category
+from .categories import CategoryWithStackingRulesType
 from .common import INTEGER_ONLY, Metadata, Money, NonNegativeInt64, Timestamp
 from .customers import CustomerInput
 from .discounts import Discount
@@ -215,7 +215,7 @@ class QualifiedRedeemable(WireModel):
     applicable_to: ApplicableToList
     inapplicable_to: ApplicableToList
     metadata: Metadata = Field(default_factory=dict)
-    categories: list[Category] | None = None
+    categories: list[CategoryWithStackingRulesType] | None = None
     campaign_name: str | None = None
     campaign_id: str | None = None
     name: str | None = None

@@ -18,7 +18,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StrictBool
 
 from ._base import RequestModel, WireModel
-from .categories import Category
+from .categories import CategoryWithStackingRulesType
 from .common import INTEGER_ONLY, Metadata, Money, NonNegativeInt64
 from .customers import CustomerInput
 from .discounts import Discount
@@ -167,7 +167,7 @@ class RedeemableOutcome(WireModel):
     inapplicable_to: ApplicableToList | None = None
     result: RedeemableResult = Field(default_factory=RedeemableResult)
     metadata: Metadata | None = None
-    categories: list[Category] | None = None
+    categories: list[CategoryWithStackingRulesType] | None = None
     campaign_name: str | None = None
     campaign_id: str | None = None
     name: str | None = None

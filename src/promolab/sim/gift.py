@@ -35,6 +35,7 @@ from .records import GiftState, Voucher, VoucherTransaction
 from .refusals import BadRequest, NotFound
 from .render.customers import customer_body
 from .render.vouchers import (
+    first_category,
     render_balance,
     render_simple_campaign,
     render_simple_voucher,
@@ -130,12 +131,13 @@ def gift_balance_added_data(
     assert voucher.holder_id is not None and voucher.campaign_id is not None
     campaign = sim.state.campaigns[voucher.campaign_id]
     customer = sim.state.customers[voucher.holder_id]
+    category = first_category(sim.state, campaign)
     return validated(
         models.GiftBalanceAddedData,
         {
             "customer": customer_body(customer),
-            "campaign": render_simple_campaign(campaign),
-            "voucher": render_simple_voucher(voucher, campaign, fallback_created_at=sim.now),
+            "campaign": render_simple_campaign(campaign, category=category),
+            "voucher": render_simple_voucher(voucher, campaign, fallback_created_at=sim.now, category=category),
             "balance": render_balance(voucher, transaction.amount),
             "transaction": render_voucher_transaction(transaction),
         }

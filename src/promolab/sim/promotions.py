@@ -13,6 +13,7 @@ import base64
 import functools
 import hashlib
 import hmac
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -30,6 +31,7 @@ from ..engine import (
     TierSpec,
     compile_tier,
 )
+from ..models import StackingRules
 from .clock import format_instant
 from .refusals import InvalidPayload
 from .state import derived
@@ -40,7 +42,9 @@ if TYPE_CHECKING:
     from .state import State
 
 __all__ = [
-    "CodeTerms", "PricingView", "campaign_info", "code_spec", "code_terms", "customer_context", "invalid_payload", "pricing_view", "tier_spec", "tracking_id",
+    "CodeTerms", "PricingView", "campaign_categories", "campaign_info", "categories_wire", "code_spec", "code_terms",
+    "customer_context", "invalid_payload", "pricing_view", "tier_categories", "tier_spec", "tracking_id",
+    "with_stacking_types",
 ]
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -79,29 +83,52 @@ def catalogue_of(state: State) -> Catalogue:
     )
 
 
-def campaign_categories(campaign: Campaign) -> tuple[dict[str, Any], ...]:
-    """The campaign's category as `options.expand: ["category"]` lists it.
-
-    A scenario gives a category as `category` (a name) and/or `category_id`;
-    the wire Category needs both an id and a name, plus `hierarchy` and
-    `created_at`. Missing parts are derived so that the typed client can parse
-    the response: the name falls back to the id, the id to a stable hash of the
-    name, the hierarchy is 0 (scenarios have no category ordering) and the
-    category is taken as created with its campaign.
-    """
-    if not (campaign.category_id or campaign.category):
-        return ()
-    name = campaign.category or campaign.category_id or ""
-    category_id = campaign.category_id or "cat_" + hashlib.blake2b(name.encode(), digest_size=9).hexdigest()
-    created = campaign.created_at or campaign.start_date or _EPOCH
-    return ({
-        "id": category_id, "name": name, "hierarchy": 0, "created_at": format_instant(created),
-        "object": "category",
-    },)
+def categories_wire(state: State, ids: Sequence[str]) -> tuple[dict[str, Any], ...]:
+    """The categories `ids` names, as the service lists them (`{id, name,
+    hierarchy, created_at, object}`, the order given); an id the state does
+    not hold (the loader refuses one, a test may poke one in) is left out.
+    A category without a creation instant is taken as created with the
+    project's epoch, so the typed client can parse it."""
+    out = []
+    for category_id in ids:
+        category = state.categories.get(category_id)
+        if category is not None:
+            out.append({
+                "id": category.id, "name": category.name, "hierarchy": category.hierarchy,
+                "created_at": format_instant(category.created_at or _EPOCH), "object": "category",
+            })
+    return tuple(out)
 
 
-def campaign_info(campaign: Campaign, index: int) -> CampaignInfo:
-    categories = campaign_categories(campaign)
+def campaign_categories(state: State, campaign: Campaign) -> tuple[dict[str, Any], ...]:
+    """The campaign's categories as `options.expand: ["category"]` lists them."""
+    return categories_wire(state, campaign.categories)
+
+
+def tier_categories(state: State, tier: PromotionTier, campaign: Campaign) -> tuple[dict[str, Any], ...]:
+    """A tier's categories: its own, else its campaign's (decision:
+    docs/decisions.md § Stacked validations and redemptions)."""
+    return categories_wire(state, tier.categories or campaign.categories)
+
+
+def with_stacking_types(categories: Sequence[Mapping[str, Any]], rules: StackingRules) -> list[dict[str, Any]]:
+    """`categories` as a stacked validation or a qualification lists them
+    (`CategoryWithStackingRulesType`): `stacking_rules_type` EXCLUSIVE or
+    JOINT after `object` when the rules in force name the category, left out
+    for a common one (as in the service's examples)."""
+    out = []
+    for category in categories:
+        shown = dict(category)
+        if category["id"] in rules.exclusive_categories:
+            shown["stacking_rules_type"] = "EXCLUSIVE"
+        elif category["id"] in rules.joint_categories:
+            shown["stacking_rules_type"] = "JOINT"
+        out.append(shown)
+    return out
+
+
+def campaign_info(state: State, campaign: Campaign, index: int) -> CampaignInfo:
+    categories = campaign_categories(state, campaign)
     return CampaignInfo(
         id=campaign.id,
         name=campaign.name,
@@ -158,7 +185,7 @@ def code_spec(voucher: Voucher, campaign: Campaign | None, terms: CodeTerms) -> 
 
 def build_view(state: State) -> PricingView:
     campaign_order = {cid: i for i, cid in enumerate(state.campaigns)}
-    infos = {cid: campaign_info(c, campaign_order[cid]) for cid, c in state.campaigns.items()}
+    infos = {cid: campaign_info(state, c, campaign_order[cid]) for cid, c in state.campaigns.items()}
     ordered = sorted(
         (t for t in state.tiers.values() if t.active),
         key=lambda t: (campaign_order[t.campaign_id], t.hierarchy),

@@ -32,7 +32,7 @@ from ..engine import (
     compile_rules,
     compile_tier,
 )
-from .promotions import PricingView, campaign_categories, code_spec, code_terms
+from .promotions import PricingView, campaign_categories, code_spec, code_terms, tier_categories
 from .refusals import InvalidPayload, NotFound, SimError
 from .sessions import Held
 from .state import derived
@@ -59,7 +59,8 @@ class ResolvedRedeemable:
     voucher: Voucher | None
     #: What refused it, as the service reports it (None: the engine decides).
     error: SimError | None
-    #: The categories as the wire shows them (`categories` of the answer).
+    #: Its categories as the wire shows them, without their stacking types
+    #: (`promotions.with_stacking_types` adds them for the answer).
     categories: tuple[dict[str, Any], ...]
     campaign: Campaign | None
 
@@ -155,7 +156,7 @@ def _tier(sim: Simulator, view: PricingView, position: int, tier_id: str) -> Res
     if record is None:
         return _refused(position, "promotion_tier", tier_id, NotFound("promotion_tier", tier_id))
     campaign = sim.state.campaigns[record.campaign_id]
-    categories = campaign_categories(campaign)
+    categories = tier_categories(sim.state, record, campaign)
     compiled = view.by_id.get(tier_id)
     if compiled is None:  # not in the view: the tier is inactive
         error = SimError(f"Promotion tier {tier_id} is inactive", key="promotion_inactive",
@@ -173,7 +174,7 @@ def _code(sim: Simulator, position: int, sent: models.RedeemableInput, holds: He
     if voucher is None:
         return _refused(position, "voucher", sent.id, NotFound("voucher", sent.id))
     campaign = st.campaigns.get(voucher.campaign_id) if voucher.campaign_id else None
-    categories = campaign_categories(campaign) if campaign is not None else ()
+    categories = campaign_categories(st, campaign) if campaign is not None else ()
 
     def refuse(key: str, message: str, details: str) -> ResolvedRedeemable:
         error = SimError(details, key=key, message=message, resource_id=voucher.code, resource_type="voucher")

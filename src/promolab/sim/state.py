@@ -20,6 +20,7 @@ from .records import (
     Card,
     CardDefinition,
     CardTransaction,
+    Category,
     Collection,
     Customer,
     DeliveryAttempt,
@@ -70,6 +71,9 @@ class State(Record):
     collections: dict[str, Collection] = Field(default_factory=dict)
     customers: dict[str, Customer] = Field(default_factory=dict)
     segments: dict[str, Segment] = Field(default_factory=dict)
+    #: The project's categories (campaigns and tiers name them by id). Left
+    #: out of dumps while empty, for the same reason as `stacking_rules`.
+    categories: dict[str, Category] = Field(default_factory=dict, exclude_if=_empty)
     campaigns: dict[str, Campaign] = Field(default_factory=dict)
     tiers: dict[str, PromotionTier] = Field(default_factory=dict)
     vouchers: dict[str, Voucher] = Field(default_factory=dict)

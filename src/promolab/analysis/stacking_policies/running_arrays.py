@@ -151,17 +151,8 @@ class _Limits:
         if planned.kind == "EXCLUSIVE":
             refuse("applicable_exclusive_redeemables_limit_exceeded",
                    self.exclusive >= rules.applicable_exclusive_redeemables_limit)
-            limit = rules.applicable_exclusive_redeemables_per_category_limit
-            if limit is not None:
-                for category in planned.categories:
-                    refuse("applicable_exclusive_redeemables_per_category_limit_exceeded", self._of(category) >= limit)
-            return out
-        overrides = rules.applicable_redeemables_category_limits
-        default = rules.applicable_redeemables_per_category_limit
-        for category in planned.categories:
-            limit = overrides.get(category, default)
-            if limit is not None:
-                refuse("applicable_redeemables_per_category_limit_exceeded", self._of(category) >= limit)
+        for limit in planned.category_limits:
+            refuse(limit.failure.key, self._of(limit.category) >= limit.limit)
         return out
 
     def record(self, planned: PlannedEntry, applied: np.ndarray) -> None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...engine import (
+    CategoryLimit,
     CompiledTier,
     CustomerContext,
     PricingContext,
@@ -29,6 +30,7 @@ from ...engine import (
     StackEntry,
     StackKind,
     application_order,
+    category_limits,
     initial_amount_mode,
     skips_no_effect,
 )
@@ -73,6 +75,8 @@ class PlannedEntry:
     #: Redeemables tried before it (what a rule failure's `why` counts).
     before: int
     categories: tuple[str, ...]
+    #: Its categories' limits, as the engine states them (`category_limits`).
+    category_limits: tuple[CategoryLimit, ...]
 
 
 @dataclass(frozen=True)
@@ -153,7 +157,7 @@ def _policy(name: str, rules: StackingRules, tables: Mapping[int, EntryTables]) 
     ordered = application_order([t.entry for t in tables.values()], rules)
     planned = tuple(
         PlannedEntry(tables[entry.position], kind, initial_amount_mode(entry, rules), skips_no_effect(entry, rules),
-                     before, tuple(c.id for c in entry.categories))
+                     before, tuple(c.id for c in entry.categories), category_limits(entry, rules))
         for before, (entry, kind) in enumerate(ordered)
     )
     return PolicyPlan(name, rules, planned)

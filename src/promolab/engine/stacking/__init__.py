@@ -25,9 +25,11 @@ docs/decisions.md § Stacking and each is made in one place here.
 
 from .application_order import application_order, initial_amount_mode, skips_no_effect
 from .evaluation import FIXED_REASONS, StackResult, alone_failure, evaluate_stack, why_rules_failed
+from .limits import CategoryLimit, category_limits
 from .stack_entry import StackCategory, StackedRedeemable, StackEntry, StackKind
 
 __all__ = [
-    "FIXED_REASONS", "StackCategory", "StackEntry", "StackKind", "StackResult", "StackedRedeemable",
-    "alone_failure", "application_order", "evaluate_stack", "initial_amount_mode", "skips_no_effect", "why_rules_failed",
+    "FIXED_REASONS", "CategoryLimit", "StackCategory", "StackEntry", "StackKind", "StackResult", "StackedRedeemable",
+    "alone_failure", "application_order", "category_limits", "evaluate_stack", "initial_amount_mode", "skips_no_effect",
+    "why_rules_failed",
 ]

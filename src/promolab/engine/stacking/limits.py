@@ -5,17 +5,24 @@ limit a redeemable would pass is its SKIPPED reason (the service's keys and
 messages). A limit of `None` is "no limit". Joint (always stackable)
 redeemables count like the others: "always stackable" is about exclusivity,
 not about the limits (decision: docs/decisions.md § Stacking).
+
+A redeemable counts in each of its categories, and each category has its own
+limit (`category_limits`): the project's override for it
+(`applicable_redeemables_category_limits`) if there is one, else, for a
+category of `exclusive_categories`, the exclusive per-category limit, else
+`applicable_redeemables_per_category_limit`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 
 from ...models import StackingRules
 from ..rule_evaluation import RuleFailure
 from .stack_entry import StackEntry, StackKind
 
-__all__ = ["LIMIT_FAILURES", "ApplicationLimits"]
+__all__ = ["LIMIT_FAILURES", "ApplicationLimits", "CategoryLimit", "category_limits"]
 
 _TOTAL = RuleFailure("applicable_redeemables_limit_exceeded", "Applicable redeemables limit exceeded")
 _PER_CATEGORY = RuleFailure(
@@ -29,8 +36,35 @@ _EXCLUSIVE_PER_CATEGORY = RuleFailure(
     "Applicable exclusive redeemables limit per category exceeded",
 )
 
-#: Every limit's refusal, in the order `refusal` checks them.
+#: Every limit's refusal: the total, the exclusive total, then the categories' (`category_limits`).
 LIMIT_FAILURES = (_TOTAL, _EXCLUSIVE, _EXCLUSIVE_PER_CATEGORY, _PER_CATEGORY)
+
+
+@dataclass(frozen=True, slots=True)
+class CategoryLimit:
+    """How many redeemables of one category may apply, and the refusal past it."""
+
+    category: str
+    limit: int
+    failure: RuleFailure
+
+
+def category_limits(entry: StackEntry, rules: StackingRules) -> tuple[CategoryLimit, ...]:
+    """The limits `entry`'s categories set, in its categories' order (the
+    first one reached is the refusal); a category without a limit is left out.
+    The one statement of which limit holds for a category: the analysis
+    layer's vectorized comparison reads it too."""
+    overrides = rules.applicable_redeemables_category_limits
+    out = []
+    for category in entry.categories:
+        if category.id in rules.exclusive_categories:
+            default, failure = rules.applicable_exclusive_redeemables_per_category_limit, _EXCLUSIVE_PER_CATEGORY
+        else:
+            default, failure = rules.applicable_redeemables_per_category_limit, _PER_CATEGORY
+        limit = overrides.get(category.id, default)
+        if limit is not None:
+            out.append(CategoryLimit(category.id, limit, failure))
+    return tuple(out)
 
 
 class ApplicationLimits:
@@ -49,19 +83,13 @@ class ApplicationLimits:
         rules = self._rules
         if self._total >= rules.applicable_redeemables_limit:
             return _TOTAL
-        if kind == "EXCLUSIVE":
-            if self._exclusive >= rules.applicable_exclusive_redeemables_limit:
-                return _EXCLUSIVE
-            limit = rules.applicable_exclusive_redeemables_per_category_limit
-            if limit is not None and any(self._per_category[c.id] >= limit for c in entry.categories):
-                return _EXCLUSIVE_PER_CATEGORY
+        if kind == "EXCLUSIVE" and self._exclusive >= rules.applicable_exclusive_redeemables_limit:
+            return _EXCLUSIVE
+        if not entry.categories:
             return None
-        overrides = rules.applicable_redeemables_category_limits
-        default = rules.applicable_redeemables_per_category_limit
-        for category in entry.categories:
-            limit = overrides.get(category.id, default)
-            if limit is not None and self._per_category[category.id] >= limit:
-                return _PER_CATEGORY
+        for limit in category_limits(entry, rules):
+            if self._per_category[limit.category] >= limit.limit:
+                return limit.failure
         return None
 
     def record(self, entry: StackEntry, kind: StackKind) -> None:

@@ -31,7 +31,7 @@ from ...engine import StackEntry, evaluate_stack
 from ...models import Rendered, endpoints, format_timestamp
 from ...models.qualifications import parse_cursor
 from ..operation import bind
-from ..promotions import tracking_id
+from ..promotions import tracking_id, with_stacking_types
 from ..qualifying import Qualified, QualifiedStack, Qualifying, qualify
 from ..request_parsing import parse
 from ..sessions import held
@@ -138,7 +138,7 @@ def _render(sim: Simulator, judged: Qualifying, q: Qualified | QualifiedStack,
         tier = entry.discount
         out["metadata"] = dict(tier.spec.metadata) if tier is not None else {}
     if "category" in expand:
-        out["categories"] = [dict(c) for c in resolved.categories]
+        out["categories"] = with_stacking_types(resolved.categories, stacking_rules_in_force(sim))
     if "redeemable" in expand and resolved.campaign is not None:
         out["campaign_name"] = resolved.campaign.name
         out["campaign_id"] = resolved.campaign.id

@@ -28,7 +28,14 @@ from ...engine import (
 )
 from ...models import Rendered, endpoints
 from ..operation import bind
-from ..promotions import PricingView, customer_context, invalid_payload, pricing_view, tracking_id
+from ..promotions import (
+    PricingView,
+    customer_context,
+    invalid_payload,
+    pricing_view,
+    tracking_id,
+    with_stacking_types,
+)
 from ..records import SessionHold
 from ..refusals import SimError
 from ..request_parsing import parse
@@ -93,7 +100,7 @@ class StackedRequest:
             else:
                 out["result"] = {"details": details}
         out["metadata"] = self._metadata(resolved)
-        out["categories"] = [dict(c) for c in resolved.categories]
+        out["categories"] = with_stacking_types(resolved.categories, self.rules)
         if "redeemable" in self.expand and resolved.campaign is not None:
             out["campaign_name"] = resolved.campaign.name
             out["campaign_id"] = resolved.campaign.id

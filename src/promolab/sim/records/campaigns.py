@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from ._base import Instant, Metadata, Money, Record
 
 __all__ = [
     "Campaign",
     "CampaignType",
+    "Category",
     "CodePool",
     "GiftState",
     "PromotionStack",
@@ -59,6 +60,26 @@ class ReferralSettings(Record):
     referrer_reward: ReferrerReward | None = None
 
 
+def _none(ids: list[str]) -> bool:
+    """Left out of dumps while empty, so that a state without categories (every
+    scenario before they existed) dumps, and fingerprints, as before."""
+    return not ids
+
+
+class Category(Record):
+    """A category of the project, named by campaigns and tiers.
+
+    Its stacking type is not kept here: the project's stacking rules
+    (`exclusive_categories`, `joint_categories`) decide it, and the management
+    API may change them; answers read it from the rules in force."""
+
+    id: str
+    name: str
+    #: Lower first under CATEGORY_HIERARCHY (the service's default 1, lowest 0).
+    hierarchy: int = Field(default=1, ge=0)
+    created_at: Instant | None = None
+
+
 class Campaign(Record):
     id: str
     name: str
@@ -68,8 +89,8 @@ class Campaign(Record):
     expiration_date: Instant | None = None
     validity_timeframe: ValidityTimeframe | None = None
     validity_day_of_week: list[int] | None = None
-    category_id: str | None = None
-    category: str | None = None
+    #: Ids of the project's categories it is in, in the order given.
+    categories: list[str] = Field(default_factory=list, exclude_if=_none)
     metadata: Metadata = Field(default_factory=dict)
     #: Campaign-level join_once: one published code per customer.
     join_once: bool = False
@@ -84,6 +105,18 @@ class Campaign(Record):
     applicable_to: dict[str, Any] | None = None
     created_at: Instant | None = None
 
+    @model_validator(mode="before")
+    @classmethod
+    def _before_categories(cls, data: Any) -> Any:
+        """A snapshot written before campaigns had `categories` carries
+        `category_id` and `category`: a campaign without a category (both
+        null) still restores; one with a value named a category no state
+        held (there were no top-level categories), so it is refused, naming
+        the field, like any other unknown key."""
+        if isinstance(data, dict) and data.get("category_id") is None and data.get("category") is None:
+            return {k: v for k, v in data.items() if k not in ("category_id", "category")}
+        return data
+
 
 class PromotionTier(Record):
     id: str
@@ -91,6 +124,8 @@ class PromotionTier(Record):
     name: str
     banner: str | None = None
     hierarchy: int = Field(default=1, ge=0)
+    #: The tier's own categories (empty: it is in its campaign's).
+    categories: list[str] = Field(default_factory=list, exclude_if=_none)
     active: bool = True
     discount: dict[str, Any]
     validation_rules: dict[str, Any] | None = None

@@ -11,6 +11,7 @@ from .customers import render_customer
 from .loyalty import render_card_transaction, render_incentive, render_reward
 from .publications import render_publication
 from .vouchers import (
+    first_category,
     render_balance,
     render_simple_campaign,
     render_simple_voucher,
@@ -19,6 +20,7 @@ from .vouchers import (
 )
 
 __all__ = [
+    "first_category",
     "iso",
     "render_balance",
     "render_card_transaction",

@@ -8,7 +8,7 @@ from ... import models
 from ..fast_validate import validated
 from ..records import Publication
 from .customers import customer_body
-from .vouchers import render_voucher, wire_instant
+from .vouchers import first_category, render_voucher, wire_instant
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -36,7 +36,7 @@ def render_publication(sim: Simulator, record: Publication) -> models.Publicatio
             "source_id": record.source_id,
             "result": "SUCCESS",
             "customer": customer_body(st.customers[record.customer_id]),
-            "voucher": render_voucher(voucher, campaign, seed=sim.seed),
+            "voucher": render_voucher(voucher, campaign, seed=sim.seed, category=first_category(st, campaign)),
             "vouchers_id": [voucher.id],
         }
     )

@@ -14,15 +14,19 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ... import models
-from ..records import Campaign, Voucher, VoucherTransaction
+from ..records import Campaign, Category, Voucher, VoucherTransaction
 from ._time import iso
+
+if TYPE_CHECKING:
+    from ..state import State
 
 __all__ = [
     "ASSETS_BASE_URL",
+    "first_category",
     "render_balance",
     "render_simple_campaign",
     "render_simple_voucher",
@@ -59,8 +63,17 @@ def wire_instant(value: datetime | None) -> datetime | str | None:
     return iso(value)
 
 
-def render_voucher(voucher: Voucher, campaign: Campaign | None, *, seed: int) -> models.Voucher:
-    """The full voucher object embedded in a publication."""
+def first_category(state: State, campaign: Campaign | None) -> Category | None:
+    """The category a voucher or campaign object names in its one-category
+    fields (`category_id`, `category`: the id and the name): the campaign's
+    first, as the service's single-category fields can show one only."""
+    if campaign is None or not campaign.categories:
+        return None
+    return state.categories.get(campaign.categories[0])
+
+
+def render_voucher(voucher: Voucher, campaign: Campaign | None, *, seed: int, category: Category | None) -> models.Voucher:
+    """The full voucher object embedded in a publication (`category`: `first_category`)."""
     code = quote(voucher.code, safe="")
     gift = voucher.gift
     body: dict[str, Any] = {
@@ -68,8 +81,8 @@ def render_voucher(voucher: Voucher, campaign: Campaign | None, *, seed: int) ->
         "code": voucher.code,
         "campaign": campaign.name if campaign is not None else None,
         "campaign_id": voucher.campaign_id,
-        "category": campaign.category if campaign is not None else None,
-        "category_id": campaign.category_id if campaign is not None else None,
+        "category": category.name if category is not None else None,
+        "category_id": category.id if category is not None else None,
         "type": voucher.type,
         "discount": voucher.discount,
         "gift": None if gift is None else {"amount": gift.amount, "balance": gift.balance, "effect": gift.effect},
@@ -104,7 +117,7 @@ def render_voucher(voucher: Voucher, campaign: Campaign | None, *, seed: int) ->
     return models.Voucher.model_validate(body)
 
 
-def render_simple_campaign(campaign: Campaign) -> dict[str, Any]:
+def render_simple_campaign(campaign: Campaign, *, category: Category | None) -> dict[str, Any]:
     """`data.campaign` of the gift balance webhook (SimpleCampaign)."""
     voucher: dict[str, Any] = {
         "type": "GIFT_VOUCHER" if campaign.type == "GIFT_VOUCHERS" else "DISCOUNT_VOUCHER",
@@ -125,8 +138,8 @@ def render_simple_campaign(campaign: Campaign) -> dict[str, Any]:
         "auto_join": False,
         "join_once": campaign.join_once,
         "active": campaign.active,
-        "category_id": campaign.category_id,
-        "category": campaign.category,
+        "category_id": category.id if category is not None else None,
+        "category": category.name if category is not None else None,
         "metadata": campaign.metadata,
         "start_date": iso(campaign.start_date),
         "expiration_date": iso(campaign.expiration_date),
@@ -138,7 +151,9 @@ def render_simple_campaign(campaign: Campaign) -> dict[str, Any]:
     return body
 
 
-def render_simple_voucher(voucher: Voucher, campaign: Campaign | None, *, fallback_created_at: Any) -> dict[str, Any]:
+def render_simple_voucher(
+    voucher: Voucher, campaign: Campaign | None, *, fallback_created_at: Any, category: Category | None
+) -> dict[str, Any]:
     """`data.voucher` of the gift balance webhook (SimpleVoucher), for the
     wire model to check (instants as `wire_instant` gives them)."""
     gift = voucher.gift
@@ -151,7 +166,7 @@ def render_simple_voucher(voucher: Voucher, campaign: Campaign | None, *, fallba
         "campaign_id": voucher.campaign_id,
         "is_referral_code": voucher.is_referral_code,
         "holder_id": voucher.holder_id,
-        "category_id": campaign.category_id if campaign is not None else None,
+        "category_id": category.id if category is not None else None,
         "active": voucher.active,
         "created_at": wire_instant(voucher_created_at(voucher, campaign) or fallback_created_at),
         "updated_at": wire_instant(voucher.updated_at),

@@ -12,7 +12,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from ..records import Campaign, GiftState, PromotionStack, PromotionTier, Voucher
+from ...models import ProjectStackingRules
+from ..records import Campaign, Category, GiftState, PromotionStack, PromotionTier, Voucher
 from . import schema
 from .builder import Builder
 from .wire_checks import check_discount, check_rules
@@ -21,7 +22,65 @@ __all__ = ["CampaignsBuilder"]
 
 
 class CampaignsBuilder(Builder):
-    """The `campaigns:` section of a scenario."""
+    """The `categories:` and `campaigns:` sections of a scenario."""
+
+    def _categories(self, categories: list[schema.CategorySpec]) -> None:
+        """The project's categories; a stacking type joins the project's
+        stacking rules (`exclusive_categories` / `joint_categories`), the one
+        place that decides it once loaded (the management API may change it)."""
+        st = self.state
+        typed: dict[str, list[str]] = {"EXCLUSIVE": [], "JOINT": []}
+        for i, c in enumerate(categories):
+            with self.entity(f"categories[{i}]", "category", c.id):
+                if c.id in st.categories:
+                    raise self.fail(f"duplicate id {c.id!r}", "id")
+                if c.stacking_rules_type is not None:
+                    self._check_stacking_type(c.id, c.stacking_rules_type)
+                    typed[c.stacking_rules_type].append(c.id)
+                st.categories[c.id] = Category(id=c.id, name=c.name, hierarchy=c.hierarchy,
+                                               created_at=c.created_at or self.now)
+        if not (typed["EXCLUSIVE"] or typed["JOINT"]):
+            return
+        rules = st.stacking_rules
+        if rules is None:
+            rules = ProjectStackingRules(id=self.ids.next("stacking_rules"), created_at=self.now)
+        exclusive = [*rules.exclusive_categories, *(c for c in typed["EXCLUSIVE"] if c not in rules.exclusive_categories)]
+        joint = [*rules.joint_categories, *(c for c in typed["JOINT"] if c not in rules.joint_categories)]
+        with self.entity("categories"):
+            st.stacking_rules = ProjectStackingRules.model_validate(
+                {**rules.model_dump(), "exclusive_categories": exclusive, "joint_categories": joint}
+            )
+
+    def _check_stacking_type(self, category_id: str, kind: str) -> None:
+        """A category the scenario's stacking rules list under the other type is a contradiction."""
+        rules = self.state.stacking_rules
+        other, listed = ("joint_categories", "JOINT") if kind == "EXCLUSIVE" else ("exclusive_categories", "EXCLUSIVE")
+        if rules is not None and category_id in getattr(rules, other):
+            raise self.fail(f"{kind} here, but project.stacking_rules.{other} makes it {listed}", "stacking_rules_type")
+
+    def _category_refs(self, ids: list[str], field: str) -> list[str]:
+        """Category ids named by a campaign or a tier: each once, each defined."""
+        for k, category_id in enumerate(ids):
+            if category_id not in self.state.categories:
+                raise self.missing("category", category_id, f"{field}[{k}]")
+        if len(set(ids)) != len(ids):
+            raise self.fail("names a category more than once", field)
+        return list(ids)
+
+    def _campaign_categories(self, c: schema.CampaignSpec) -> list[str]:
+        """`categories: [ids]`, or the service's `category_id` as a one-item list
+        (not both). `category`, the service's category *name*, is refused: a
+        name is no reference, and the category is defined once, at the top."""
+        if c.category is not None:
+            raise self.fail("a campaign names its categories by id: define the category under the top-level "
+                            "`categories:` and list its id in `categories: [...]`", "category")
+        if c.category_id is not None:
+            if c.categories:
+                raise self.fail("give categories or category_id (a one-item categories), not both", "category_id")
+            if c.category_id not in self.state.categories:
+                raise self.missing("category", c.category_id, "category_id")
+            return [c.category_id]
+        return self._category_refs(c.categories, "categories")
 
     def _campaign(self, path: str, c: schema.CampaignSpec) -> None:
         st = self.state
@@ -39,8 +98,10 @@ class CampaignsBuilder(Builder):
             if c.referral is not None and c.type != "REFERRAL_PROGRAM":
                 raise self.fail("only a REFERRAL_PROGRAM campaign converts referrals", "referral")
             self._check_code_terms(path, c.type, c)
-            fields = c.model_dump(exclude={"id", "tiers", "stacks", "vouchers", "code_pool"})
-            st.campaigns[cid] = Campaign(id=cid, created_at=self.now, **fields)
+            categories = self._campaign_categories(c)
+            fields = c.model_dump(exclude={"id", "tiers", "stacks", "vouchers", "code_pool", "categories",
+                                           "category_id", "category"})
+            st.campaigns[cid] = Campaign(id=cid, created_at=self.now, categories=categories, **fields)
             # Inside the campaign's block: a refused campaign builds none of them.
             for j, t in enumerate(c.tiers):
                 with self.entity(f"{path}.tiers[{j}]"):
@@ -52,7 +113,8 @@ class CampaignsBuilder(Builder):
                             check_rules(t.validation_rules)
                     record = PromotionTier(
                         id=tid, campaign_id=cid, created_at=self.now,
-                        **t.model_dump(exclude={"id"}),
+                        categories=self._category_refs(t.categories, "categories"),
+                        **t.model_dump(exclude={"id", "categories"}),
                     )
                     self._compile_tier(record, st.campaigns[cid], len(st.campaigns) - 1)
                     st.tiers[tid] = record
@@ -92,7 +154,7 @@ class CampaignsBuilder(Builder):
         from ..promotions import campaign_info, tier_spec
 
         try:
-            compile_tier(tier_spec(tier, campaign_info(campaign, index)))
+            compile_tier(tier_spec(tier, campaign_info(self.state, campaign, index)))
         except TierConfigError as exc:
             raise self.fail(exc.message) from None
 

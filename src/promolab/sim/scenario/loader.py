@@ -10,7 +10,8 @@ file and the path; the last two report every problem they find at once (a
 user fixes a file in one round, not one per error). The state is only handed
 over when all passes succeeded, so nothing is ever half-loaded.
 
-The build runs section by section: the catalogue (`catalogue`), customers
+The build runs section by section: the project's categories (`campaigns`,
+whose stacking types join the stacking rules), the catalogue (`catalogue`), customers
 and segments, the event schema, campaigns (`campaigns`), loyalty
 (`loyalty`), referrals, webhooks; what the sections share (the state being
 built, error paths, refused entities, ids) is `builder.Builder`.
@@ -101,6 +102,7 @@ class _Builder(CatalogueBuilder, CampaignsBuilder, LoyaltyBuilder):
                 st.stacking_rules = ProjectStackingRules(
                     id=self.ids.next("stacking_rules"), created_at=self.now, **rules.settings()
                 )
+        self._categories(spec.categories)
         self._catalogue(spec.catalogue)
         self._customers(spec)
         for i, event in enumerate(spec.event_schema):

@@ -9,13 +9,14 @@ seed. References between entities are by id (customers also by source_id).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, SecretStr, field_validator
 from pydantic_core import PydanticCustomError
 
 from ...display import is_currency_code
-from ...models import StackingRulesChange
+from ...models import StackingRulesChange, StackingRulesType
+from ...models.stacking_rules import MAX_CATEGORY_IDS
 from ..records import (
     CodePool,
     Credentials,
@@ -104,11 +105,32 @@ class SegmentSpec(Record):
     customers: list[str] = Field(default_factory=list)
 
 
+class CategorySpec(Record):
+    """A category campaigns and tiers name by id (docs/scenarios.md § categories)."""
+
+    id: str = Field(min_length=1, max_length=100)
+    name: str = Field(min_length=1)
+    #: Lower first under CATEGORY_HIERARCHY; the service's default 1, lowest 0.
+    hierarchy: int = Field(default=1, ge=0, le=2**31 - 1)
+    #: Never stackable (EXCLUSIVE) or always stackable (JOINT): the loader adds
+    #: the category to the project's stacking rules' `exclusive_categories` /
+    #: `joint_categories`, which decide it from then on. Left out: common.
+    stacking_rules_type: StackingRulesType | None = None
+    #: As a real project's category says it; left out, the clock's start.
+    created_at: Instant | None = None
+
+
+#: Category ids a campaign or a tier is in (each one of the top-level `categories`).
+CategoryRefs = Annotated[list[str], Field(max_length=MAX_CATEGORY_IDS)]
+
+
 class PromotionTierSpec(Record):
     id: str | None = None
     name: str
     banner: str | None = None
     hierarchy: int = Field(default=1, ge=0)
+    #: The tier's own categories; left out, it is in its campaign's.
+    categories: CategoryRefs = Field(default_factory=list)
     active: bool = True
     discount: dict[str, Any]
     validation_rules: dict[str, Any] | None = None
@@ -153,7 +175,11 @@ class CampaignSpec(Record):
     expiration_date: Instant | None = None
     validity_timeframe: ValidityTimeframe | None = None
     validity_day_of_week: list[int] | None = None
+    categories: CategoryRefs = Field(default_factory=list)
+    #: The service's one-category field: the same as `categories: [id]`.
     category_id: str | None = None
+    #: The service's category *name*: refused with a pointer to `categories`
+    #: (a name is not a reference; see `CampaignsBuilder._campaign_categories`).
     category: str | None = None
     metadata: Metadata = Field(default_factory=dict)
     join_once: bool = False
@@ -268,6 +294,7 @@ class Scenario(Record):
     catalogue: CatalogueSpec = Field(default_factory=CatalogueSpec)
     customers: list[CustomerSpec] = Field(default_factory=list)
     segments: list[SegmentSpec] = Field(default_factory=list)
+    categories: list[CategorySpec] = Field(default_factory=list)
     campaigns: list[CampaignSpec] = Field(default_factory=list)
     loyalty: LoyaltySpec = Field(default_factory=LoyaltySpec)
     event_schema: list[EventSchema] = Field(default_factory=list)
