@@ -2,13 +2,15 @@
 
 Loading happens in three passes: parse (YAML/JSON syntax, within the limits
 of `parsing`), validate the document against `schema.Scenario` (types,
-ranges, unknown keys), then build the flat state while resolving references
-and checking wire shapes (discounts, incentives, rewards) against the wire
-models, and compiling every promotion tier with the pricing engine
+ranges, unknown keys), then check every reference against what the document
+defines (`references`, one table) and build the flat state while resolving
+references and checking wire shapes (discounts, incentives, rewards) against
+the wire models, and compiling every promotion tier with the pricing engine
 (`campaigns._compile_tier`). Each pass raises `ScenarioError` naming the
-file and the path; the last two report every problem they find at once (a
-user fixes a file in one round, not one per error). The state is only handed
-over when all passes succeeded, so nothing is ever half-loaded.
+file, the path and, for a file, the line (`positions`); the last two report
+every problem they find at once, in the file's order (a user fixes a file in
+one round, not one per error). The state is only handed over when all
+passes succeeded, so nothing is ever half-loaded.
 
 The build runs section by section: the catalogue (`catalogue`), customers
 and segments, the event schema, campaigns (`campaigns`), loyalty
