@@ -396,22 +396,22 @@ def test_a_wrong_type_names_the_value_it_got_and_its_line(tmp_path: Path) -> Non
 DEMO = yaml.safe_load(DEMO_TEXT)
 
 
-def _demo_references() -> list[tuple[tuple[int | str, ...], str, list[str]]]:
-    """Every (loc, id, ids of its kinds there) the demo references, read by
-    walking the demo with the same tables (`PLACES`)."""
+def _references(doc: dict[str, Any]) -> list[tuple[tuple[int | str, ...], str, list[str]]]:
+    """Every (loc, id, ids of its kinds there) `doc` references, read by
+    walking it with the same tables (`PLACES`)."""
     from promolab.sim.scenario import references as r
 
-    defined = r._defined(DEMO)
+    defined = r._defined(doc)
     found = []
     for place in PLACES:
         within = len(r._steps(place.within)) if place.within else 0
-        for ref in r._found(DEMO, place):
+        for ref in r._found(doc, place):
             ids = [i for kind in ref.kinds for loc, i in defined[kind] if loc[:within] == ref.loc[:within]]
             found.append((ref.loc, ref.id, ids))
     return found
 
 
-DEMO_REFERENCES = _demo_references()
+DEMO_REFERENCES = _references(DEMO)
 
 
 def test_the_bundled_scenarios_reference_only_what_they_define() -> None:
@@ -478,3 +478,44 @@ def test_the_table_holds_places_and_kinds_only_once() -> None:
     patterns = [place.pattern for place in PLACES]
     assert len(patterns) == len(set(patterns))
     assert all(isinstance(place, Place) for place in PLACES)
+
+
+def _demo_definitions() -> list[tuple[tuple[int | str, ...], str]]:
+    """Every (loc, id) of the demo's definitions that some reference names."""
+    from promolab.sim.scenario import references as r
+
+    named = {ident for _, ident, _ in DEMO_REFERENCES}
+    return sorted({(loc, ident) for found in r._defined(DEMO).values() for loc, ident in found if ident in named})
+
+
+DEMO_DEFINITIONS = _demo_definitions()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(which=st.integers(0, len(DEMO_DEFINITIONS) - 1), how=typos, at=st.integers(0, 40),
+       letter=st.sampled_from("abcxyz_0"))
+def test_a_renamed_definition_leaves_exactly_its_references_dangling(
+    which: int, how: str, at: int, letter: str
+) -> None:
+    from promolab.sim.scenario.issues import format_loc
+
+    loc, ident = DEMO_DEFINITIONS[which]
+    renamed = _typo(ident, how, at, letter)
+    every_id = {i for _, i, ids in DEMO_REFERENCES for i in [i, *ids]}
+    if renamed in every_id:  # another entity's id (or the same one): nothing dangles, or two share one id
+        return
+    doc = copy.deepcopy(DEMO)
+    _set(doc, loc, ident, renamed)
+    expected = {format_loc(ref_loc) for ref_loc, named, ids in DEMO_REFERENCES
+                if named == ident and ident not in dangling_after(doc, ref_loc)}
+    with pytest.raises(ScenarioError) as caught:
+        Simulator.from_scenario(doc)
+    # besides what the new id itself may break (`linc_` ids are hex), exactly its references
+    dangling = [issue for issue in caught.value.issues if issue.path != format_loc(loc)]
+    assert {issue.path for issue in dangling} == expected
+    assert all(repr(ident) in issue.problem for issue in dangling)
+
+
+def dangling_after(doc: dict[str, Any], ref_loc: tuple[int | str, ...]) -> list[str]:
+    """The ids still defined for the reference at `ref_loc` once `doc` is changed."""
+    return next(ids for loc, _, ids in _references(doc) if loc == ref_loc)
