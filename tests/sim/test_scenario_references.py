@@ -65,17 +65,22 @@ def _tier(doc: dict[str, Any]) -> dict[str, Any]:
     return tier
 
 
-def _scope(side: str, **entry: Any) -> Setter:
+Holder = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+def _scope(side: str, at: Holder = _tier, **entry: Any) -> Setter:
+    """An `applicable_to` of one entry on the tier (or what `at` picks); `...` is the reference."""
     def put(doc: dict[str, Any], ref: Any) -> None:
         fields = {key: (ref if value is ... else value) for key, value in entry.items()}
-        _tier(doc)["applicable_to"] = {side: [fields]}
+        at(doc)["applicable_to"] = {side: [fields]}
     return put
 
 
-def _rule(name: str, target: Callable[[Any], Any] = lambda ref: ref, op: str = "$in") -> Setter:
+def _rule(name: str, target: Callable[[Any], Any] = lambda ref: ref, op: str = "$in", at: Holder = _tier) -> Setter:
+    """Validation rules of one rule on the tier (or what `at` picks), naming the reference."""
     def put(doc: dict[str, Any], ref: Any) -> None:
-        _tier(doc)["validation_rules"] = {"rules": {"1": {"name": name, "conditions": {op: [target(ref)]}}},
-                                          "logic": "1"}
+        at(doc)["validation_rules"] = {"rules": {"1": {"name": name, "conditions": {op: [target(ref)]}}},
+                                       "logic": "1"}
     return put
 
 
