@@ -216,7 +216,7 @@ def test_a_bad_scenario_file_names_the_file_and_the_path(pytester: pytest.Pytest
             pass
         """, "--promolab-scenario", "broken.yaml")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*broken.yaml: customers[[]0[]].emial: unknown key*"])
+    result.stdout.fnmatch_lines(["*broken.yaml: customers[[]0[]].emial (line *, column *): unknown key*"])
 
 
 def test_the_marker_and_option_are_documented_in_help(pytester: pytest.Pytester) -> None:

@@ -189,7 +189,7 @@ def test_stacking_rules_lines_read_as_what_they_did(sim: Simulator) -> None:
     rules = sim.state.stacking_rules
     assert rules is not None
     rules_id = rules.id
-    assert result.timeline["result"].tolist() == [f"{rules_id} PARTIAL REQUESTED_ORDER 5/30", "1 stacking rules"]
+    assert result.timeline["result"].tolist() == [f"{rules_id} PARTIAL REQUESTED_ORDER 5/30"] * 2
     ids = {**project, "stacking_rules_id": rules_id}
     more = [
         line("update_stacking_rules", {**ids, "request": {"applicable_redeemables_limit": 3}}),
@@ -201,4 +201,4 @@ def test_stacking_rules_lines_read_as_what_they_did(sim: Simulator) -> None:
     assert texts == [f"{rules_id} PARTIAL REQUESTED_ORDER 3/30", f"{rules_id} PARTIAL REQUESTED_ORDER 3/30",
                      f"{rules_id} deleted"]
     assert result.timeline["status"].tolist() == [200, 200, 204]
-    assert replay(sim, [line("list_stacking_rules", project)]).timeline["result"].tolist() == ["0 stacking rules"]
+    assert replay(sim, [line("list_stacking_rules", project)]).timeline["result"].tolist() == ["defaults ALL REQUESTED_ORDER 5/30"]

@@ -306,7 +306,12 @@ def test_delete_a_webhook(sdk: Any) -> None:
 def test_stacking_rules_lifecycle(sdk: Any) -> None:
     api, project = sdk.management, sdk.project_id
     listed = api.list_stacking_rules(project)
-    assert (listed.object, listed.total, listed.data) == ("list", 0, [])
+    # always one item: the defaults, without an id, until rules are created
+    assert (listed.object, listed.total, len(listed.data)) == ("list", 1, 1)
+    defaults = listed.data[0]
+    assert defaults.id is None and defaults.created_at is None
+    assert (defaults.redeemables_limit, defaults.applicable_redeemables_limit, defaults.redeemables_application_mode,
+            defaults.redeemables_sorting_rule) == (30, 5, "ALL", "REQUESTED_ORDER")
 
     created = api.create_stacking_rules(project, voucherify.ManagementProjectsStackingRulesCreateRequestBody(
         redeemables_application_mode="PARTIAL", applicable_redeemables_limit=3, exclusive_categories=["cat_flash"]))
@@ -338,7 +343,8 @@ def test_stacking_rules_lifecycle(sdk: Any) -> None:
         "PARTIAL", 20)
 
     assert api.delete_stacking_rules(project, created.id) is None  # 204
-    assert api.list_stacking_rules(project).total == 0
+    listed = api.list_stacking_rules(project)  # the defaults again
+    assert (listed.total, listed.data[0].id, listed.data[0].redeemables_application_mode) == (1, None, "ALL")
     with pytest.raises(NotFoundException):
         api.get_stacking_rules(project, created.id)
 

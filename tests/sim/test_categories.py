@@ -295,9 +295,9 @@ def _campaign(document: dict[str, Any], **fields: Any) -> None:
 
 REFUSED: list[tuple[str, Any, str]] = [
     ("an unknown category", lambda d: d["campaigns"][0].update(categories=["cat_a", "cat_c"]),
-     "campaigns[0].categories[1]: unknown category 'cat_c'"),
+     "campaigns[0].categories[1]: unknown category 'cat_c'; did you mean 'cat_b'?"),
     ("an unknown category_id", lambda d: _campaign(d, category_id="cat_z"),
-     "campaigns[0].category_id: unknown category 'cat_z'"),
+     "campaigns[0].category_id: unknown category 'cat_z'; did you mean 'cat_b'?"),
     ("both forms", lambda d: d["campaigns"][0].update(category_id="cat_a"),
      "campaigns[0].category_id: give categories or category_id (a one-item categories), not both"),
     ("a category name", lambda d: _campaign(d, category="A"),
@@ -306,13 +306,13 @@ REFUSED: list[tuple[str, Any, str]] = [
     ("one category twice", lambda d: d["campaigns"][0].update(categories=["cat_a", "cat_a"]),
      "campaigns[0].categories: names a category more than once"),
     ("a tier's unknown category", lambda d: d["campaigns"][0]["tiers"][0].update(categories=["cat_q"]),
-     "campaigns[0].tiers[0].categories[0]: unknown category 'cat_q'"),
+     "campaigns[0].tiers[0].categories[0]: unknown category 'cat_q'; did you mean 'cat_b'?"),
     ("a category defined twice", lambda d: d["categories"].append({"id": "cat_a", "name": "again"}),
      "categories[2].id: duplicate id 'cat_a'"),
     ("a negative hierarchy", lambda d: d["categories"][0].update(hierarchy=-1),
-     "categories[0].hierarchy: Input should be greater than or equal to 0"),
+     "categories[0].hierarchy: Input should be greater than or equal to 0 (got -1)"),
     ("an unknown stacking type", lambda d: d["categories"][0].update(stacking_rules_type="NEVER"),
-     "categories[0].stacking_rules_type: Input should be 'JOINT' or 'EXCLUSIVE'"),
+     "categories[0].stacking_rules_type: Input should be 'JOINT' or 'EXCLUSIVE' (got 'NEVER')"),
     ("a type the stacking rules contradict", lambda d: (d["categories"][0].update(stacking_rules_type="JOINT"),
                                                         d.update(project={"stacking_rules": {"exclusive_categories": ["cat_a"]}})),
      "categories[0].stacking_rules_type: JOINT here, but project.stacking_rules.exclusive_categories makes it EXCLUSIVE"),
@@ -330,8 +330,8 @@ def test_category_id_is_a_one_item_categories_and_stacking_types_join_the_writte
     one = Simulator.from_scenario(_changed(lambda d: _campaign(d, category_id="cat_b")))
     assert one.state.campaigns["camp_promo_x"].categories == ["cat_b"]
     typed = _changed(lambda d: (d["categories"][1].update(stacking_rules_type="EXCLUSIVE"),
-                                d.update(project={"stacking_rules": {"exclusive_categories": ["cat_old"],
+                                d.update(project={"stacking_rules": {"exclusive_categories": ["cat_a"],
                                                                      "applicable_redeemables_limit": 3}})))
     rules = Simulator.from_scenario(typed).state.stacking_rules
-    assert rules is not None and rules.exclusive_categories == ["cat_old", "cat_b"]
+    assert rules is not None and rules.exclusive_categories == ["cat_a", "cat_b"]
     assert rules.applicable_redeemables_limit == 3 and rules.joint_categories == []

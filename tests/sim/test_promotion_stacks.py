@@ -75,10 +75,10 @@ def test_a_stack_comes_alone(redeemables: list[dict[str, Any]], status: int, key
 
 
 @pytest.mark.parametrize(("stack", "message"), [
-    ({"name": "Foreign", "tiers": ["promo_ten", "promo_other"]}, "promo_other is not a tier of this campaign"),
+    ({"name": "Foreign", "tiers": ["promo_ten", "promo_other"]}, "'promo_other' is not a promotion tier of campaigns[0]"),
     ({"name": "Twice", "tiers": ["promo_ten", "promo_ten"]}, "a stack names each tier once"),
     ({"name": "Empty", "tiers": []}, "tiers"),
-    ({"name": "Missing", "tiers": ["promo_gone"]}, "promo_gone is not a tier of this campaign"),
+    ({"name": "Missing", "tiers": ["promo_gone"]}, "unknown promotion tier 'promo_gone' in campaigns[0]"),
 ])
 def test_the_scenario_checks_its_stacks(stack: dict[str, Any], message: str) -> None:
     with pytest.raises(ScenarioError) as caught:

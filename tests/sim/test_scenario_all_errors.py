@@ -56,11 +56,12 @@ SEVERAL: dict[str, tuple[dict[str, Any], list[tuple[str, str]]]] = {
     "format errors: types, ranges and unknown keys": (
         {"seed": "seven", "catalog": {}, "customers": [{"emial": "a@example.com"}, {"metadata": "gold"}],
          "catalogue": {"products": [{"name": "P", "price": -1}]}},
-        [("seed", "Input should be a valid integer, unable to parse string as an integer"),
-         ("catalogue.products[0].price", "Input should be greater than or equal to 0"),
+        # in the document's order, each refused value named
+        [("seed", "Input should be a valid integer, unable to parse string as an integer (got 'seven')"),
+         ("catalog", "unknown key; did you mean 'catalogue'?"),
          ("customers[0].emial", "unknown key; did you mean 'email'?"),
-         ("customers[1].metadata", "Input should be a valid dictionary"),
-         ("catalog", "unknown key; did you mean 'catalogue'?")]),
+         ("customers[1].metadata", "Input should be a valid dictionary (got 'gold')"),
+         ("catalogue.products[0].price", "Input should be greater than or equal to 0 (got -1)")]),
     "build errors: references, duplicates, refused tiers": (
         {"customers": [{"id": "cust_a"}, {"id": "cust_a"}],
          "segments": [{"name": "S", "customers": ["nobody"]}],
@@ -72,7 +73,7 @@ SEVERAL: dict[str, tuple[dict[str, Any], list[tuple[str, str]]]] = {
         [("customers[1].id", "duplicate id 'cust_a'"),
          ("segments[0].customers[0]", "unknown customer 'nobody'"),
          ("campaigns[0].gift_amount", "a GIFT_VOUCHERS campaign needs gift_amount"),
-         ("campaigns[1].tiers[0].discount", "discount.type should be one of AMOUNT, PERCENT, FIXED, UNIT"),
+         ("campaigns[1].tiers[0].discount", "discount.type should be one of AMOUNT, PERCENT, FIXED, UNIT (got {'type': 'BOGO'})"),
          ("loyalty.programs[0].members[0].customer", "unknown customer 'ghost'"),
          ("webhooks[0]", "give exactly one of url or receiver")]),
     "a reference to a refused entity is not reported again": (

@@ -62,8 +62,8 @@ def test_a_file_is_read_and_the_change_prices_differently() -> None:
 @pytest.mark.parametrize(("changes", "where", "expected"), [
     ({"tiers.promo_vip_10pct.discount.amount_limit": 1000},
      lambda d: _tier(d, "promo_vip_10pct")["discount"]["amount_limit"], 1000),
-    ({"tiers.promo_vip_10pct.validation_rules.rules.1.conditions": {"$in": ["seg_new"]}},
-     lambda d: _tier(d, "promo_vip_10pct")["validation_rules"]["rules"]["1"]["conditions"], {"$in": ["seg_new"]}),
+    ({"tiers.promo_vip_10pct.validation_rules.rules.1.conditions": {"$in": ["seg_newsletter"]}},
+     lambda d: _tier(d, "promo_vip_10pct")["validation_rules"]["rules"]["1"]["conditions"], {"$in": ["seg_newsletter"]}),
     ({("tiers", "promo_vip_10pct", "validation_rules", "rules", "logic"): "1 and 2"},
      lambda d: _tier(d, "promo_vip_10pct")["validation_rules"]["rules"]["logic"], "1 and 2"),
     ({"tiers.promo_vip_mug_5.applicable_to.included.0.price": 400},
@@ -152,7 +152,7 @@ def test_a_value_refused_against_another_field_names_the_change_and_the_field(de
     with pytest.raises(ScenarioError) as info:
         with_changes(demo, {"tiers.promo_vip_10pct.active": False, "stacking_rules.redeemables_limit": 3})
     assert info.value.path == "stacking_rules.redeemables_limit"
-    assert info.value.problem == ("3 refused: must be less than or equal to redeemables_limit "
+    assert info.value.problem == ("3 refused: must be less than or equal to redeemables_limit (got 5) "
                                   "(at project.stacking_rules.applicable_redeemables_limit)")
 
 

@@ -22,7 +22,8 @@ MATERIAL = {"product": {"id": "prod_x"}}
 
 
 def incentive(**fields: Any) -> dict[str, Any]:
-    return {"loyalty": {"incentives": [{"name": "Mug", "type": "MATERIAL", "material": MATERIAL, **fields}]}}
+    return {"catalogue": {"products": [{"id": "prod_x", "name": "X"}]},
+            "loyalty": {"incentives": [{"name": "Mug", "type": "MATERIAL", "material": MATERIAL, **fields}]}}
 
 
 def tier(discount: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
@@ -44,18 +45,18 @@ CASES: dict[str, tuple[dict[str, Any], str, str]] = {
     "unknown nested key (typo)": (
         {"customers": [{"id": "cust_a", "emial": "a@example.com"}]}, "customers[0].emial", "unknown key; did you mean 'email'?"),
     "wrong type": (
-        {"customers": [{"id": "cust_a", "metadata": "gold"}]}, "customers[0].metadata", "Input should be a valid dictionary"),
+        {"customers": [{"id": "cust_a", "metadata": "gold"}]}, "customers[0].metadata", "Input should be a valid dictionary (got 'gold')"),
     "wrong type: fractional money": (
-        {"catalogue": {"products": [{"name": "P", "price": 12.5}]}}, "catalogue.products[0].price", "Input should be a valid integer"),
+        {"catalogue": {"products": [{"name": "P", "price": 12.5}]}}, "catalogue.products[0].price", "Input should be a valid integer (got 12.5)"),
     "out of range: negative price": (
         {"catalogue": {"products": [{"name": "P", "price": -1}]}}, "catalogue.products[0].price",
-        "Input should be greater than or equal to 0"),
+        "Input should be greater than or equal to 0 (got -1)"),
     "out of range: stock 2147483648": (
-        incentive(stock=2147483648), "loyalty.incentives[0].stock", "Input should be less than or equal to 2147483647"),
+        incentive(stock=2147483648), "loyalty.incentives[0].stock", "Input should be less than or equal to 2147483647 (got 2147483648)"),
     "out of range: negative card balance": (
         {"customers": [{"id": "c"}], "loyalty": {"programs": [{**PROGRAM_WITH_DEF, "members": [
             {"customer": "c", "cards": [{"card_definition": "lcdef_pts", "balance": -5}]}]}]}},
-        "loyalty.programs[0].members[0].cards[0].balance", "Input should be greater than or equal to 0"),
+        "loyalty.programs[0].members[0].cards[0].balance", "Input should be greater than or equal to 0 (got -5)"),
     "currency not of ISO 4217": (
         {"project": {"currency": "ABC"}}, "project.currency",
         "'ABC' is not an ISO 4217 currency code (three upper-case letters, such as 'USD', 'EUR' or 'CLP')"),
@@ -64,9 +65,9 @@ CASES: dict[str, tuple[dict[str, Any], str, str]] = {
         "'clp' is not an ISO 4217 currency code (three upper-case letters, such as 'USD', 'EUR' or 'CLP')"),
     "wrong enum value": (
         {"loyalty": {"rewards": [{"name": "R", "type": "PHYSICAL"}]}}, "loyalty.rewards[0].type",
-        "Input should be 'MATERIAL' or 'DIGITAL'"),
+        "Input should be 'MATERIAL' or 'DIGITAL' (got 'PHYSICAL')"),
     "naive timestamp": (
-        {"clock": {"start": "2026-03-06T10:00:00"}}, "clock.start", "Input should have timezone info"),
+        {"clock": {"start": "2026-03-06T10:00:00"}}, "clock.start", "Input should have timezone info (got '2026-03-06T10:00:00')"),
     "duplicate id": (
         {"customers": [{"id": "cust_a"}, {"id": "cust_a"}]}, "customers[1].id", "duplicate id 'cust_a'"),
     "duplicate customer source_id": (
@@ -78,50 +79,52 @@ CASES: dict[str, tuple[dict[str, Any], str, str]] = {
         "campaigns[0].vouchers[1].code", "duplicate voucher code 'A'"),
     "unknown reference: member's customer": (
         {"loyalty": {"programs": [{"name": "Club", "members": [{"customer": "nobody"}]}]}},
-        "loyalty.programs[0].members[0].customer", "unknown customer 'nobody'"),
+        "loyalty.programs[0].members[0].customer", "unknown customer 'nobody': the scenario defines none"),
     "unknown reference: reward assignment's reward": (
         {"loyalty": {"programs": [{**PROGRAM_WITH_DEF, "rewards": [
             {"reward": "lrew_nope", "costs": [{"card_definition": "lcdef_pts", "points": 1}]}]}]}},
-        "loyalty.programs[0].rewards[0].reward", "unknown reward 'lrew_nope'"),
+        "loyalty.programs[0].rewards[0].reward", "unknown reward 'lrew_nope': the scenario defines none"),
     "unknown reference: card definition": (
         {"customers": [{"id": "c"}], "loyalty": {"programs": [{**PROGRAM_WITH_DEF, "members": [
             {"customer": "c", "cards": [{"card_definition": "lcdef_other"}]}]}]}},
         "loyalty.programs[0].members[0].cards[0].card_definition",
-        "unknown card definition 'lcdef_other' in this program"),
+        "unknown card definition 'lcdef_other' in loyalty.programs[0]; did you mean 'lcdef_pts'?"),
     "unknown reference: incentive's card definition": (
         {"loyalty": {"incentives": [POINTS_INCENTIVE]}},
-        "loyalty.incentives[0].card_definition_id", "unknown card definition 'lcdef_pts'"),
+        "loyalty.incentives[0].points.card_definition_id",
+        "unknown card definition 'lcdef_pts': the scenario defines none"),
     "unknown reference: collection product": (
         {"catalogue": {"collections": [{"name": "All", "products": ["prod_nope"]}]}},
-        "catalogue.collections[0].products[0]", "unknown product 'prod_nope'"),
+        "catalogue.collections[0].products[0]", "unknown product 'prod_nope': the scenario defines none"),
     "unknown reference: segment customer": (
-        {"segments": [{"name": "VIP", "customers": ["nobody"]}]}, "segments[0].customers[0]", "unknown customer 'nobody'"),
+        {"segments": [{"name": "VIP", "customers": ["nobody"]}]}, "segments[0].customers[0]", "unknown customer 'nobody': the scenario defines none"),
     "unknown reference: earning rule incentive": (
         {"event_schema": [{"name": "order_placed"}], "loyalty": {"programs": [{**PROGRAM_WITH_DEF, "earning_rules": [
             {"event": "order_placed", "incentive": "linc_ffff"}]}]}},
-        "loyalty.programs[0].earning_rules[0].incentive", "unknown incentive 'linc_ffff'"),
+        "loyalty.programs[0].earning_rules[0].incentive", "unknown incentive 'linc_ffff': the scenario defines none"),
     "unknown reference: earning rule event": (
         {"loyalty": {"incentives": [POINTS_INCENTIVE], "programs": [{**PROGRAM_WITH_DEF, "earning_rules": [
             {"event": "order_placed", "incentive": "linc_ab"}]}]}},
-        "loyalty.programs[0].earning_rules[0].event", "event 'order_placed' is not in the event schema"),
+        "loyalty.programs[0].earning_rules[0].event", "unknown event 'order_placed': the scenario defines none"),
     "unknown reference: referral program": (
         {"event_schema": [{"name": "first_order"}], "campaigns": [{"name": "Ref", "type": "REFERRAL_PROGRAM", "referral": {
             "conversion_event": "first_order", "referrer_reward": {
-                "type": "LOYALTY_POINTS", "program_id": "lprg_nope", "card_definition_id": "lcdef_pts", "points": 5}}}]},
+                "type": "LOYALTY_POINTS", "program_id": "lprg_nope", "card_definition_id": "lcdef_pts", "points": 5}}}],
+         "loyalty": {"programs": [{**PROGRAM_WITH_DEF, "id": "lprg_club"}]}},
         "campaigns[0].referral.referrer_reward.program_id", "unknown program 'lprg_nope'"),
     "unknown reference: referral campaign": (
         {"event_schema": [{"name": "first_order"}], "campaigns": [{"name": "Ref", "type": "REFERRAL_PROGRAM", "referral": {
             "conversion_event": "first_order", "referrer_reward": {"type": "DISCOUNT_COUPON", "campaign_id": "camp_nope"}}}]},
-        "campaigns[0].referral.referrer_reward.campaign_id", "unknown campaign 'camp_nope'"),
+        "campaigns[0].referral.referrer_reward.campaign_id", "unknown campaign 'camp_nope': the scenario defines none"),
     "unknown reference: referral conversion event": (
         {"campaigns": [{"name": "Ref", "type": "REFERRAL_PROGRAM", "referral": {"conversion_event": "nope"}}]},
-        "campaigns[0].referral.conversion_event", "event 'nope' is not in the event schema"),
+        "campaigns[0].referral.conversion_event", "unknown event 'nope': the scenario defines none"),
     "unknown reference: reward's digital campaign": (
         {"loyalty": {"rewards": [{"name": "R", "type": "DIGITAL", "digital": {"discount_coupons": {"campaign_id": "camp_x"}}}]}},
-        "loyalty.rewards[0].digital.discount_coupons.campaign_id", "unknown campaign 'camp_x'"),
+        "loyalty.rewards[0].digital.discount_coupons.campaign_id", "unknown campaign 'camp_x': the scenario defines none"),
     "bad discount shape: unknown type": (
         tier({"type": "BOGO"}), "campaigns[0].tiers[0].discount",
-        "discount.type should be one of AMOUNT, PERCENT, FIXED, UNIT"),
+        "discount.type should be one of AMOUNT, PERCENT, FIXED, UNIT (got {'type': 'BOGO'})"),
     "bad validation rule: unknown rule name": (
         tier(validation_rules=rules({"name": "order.colour", "conditions": {"$is": ["red"]}})),
         "campaigns[0].tiers[0].validation_rules", "unsupported rule order.colour"),
@@ -129,9 +132,9 @@ CASES: dict[str, tuple[dict[str, Any], str, str]] = {
         tier(validation_rules=rules({"name": "order.amount", "conditions": {"$roughly": [5000]}})),
         "campaigns[0].tiers[0].validation_rules", "unknown operator $roughly in rule order.amount"),
     "incentive id breaking ^linc_[a-f0-9]+$": (
-        incentive(id="linc_XYZ"), "loyalty.incentives[0].id", "String should match pattern '^linc_[a-f0-9]+$'"),
+        incentive(id="linc_XYZ"), "loyalty.incentives[0].id", "String should match pattern '^linc_[a-f0-9]+$' (got 'linc_XYZ')"),
     "incentive name over 200 characters": (
-        incentive(name="x" * 201), "loyalty.incentives[0].name", "String should have at most 200 characters"),
+        incentive(name="x" * 201), "loyalty.incentives[0].name", "String should have at most 200 characters (got '" + "x" * 58 + "…)"),
     "incentive detail not matching its type": (
         incentive(type="POINTS"), "loyalty.incentives[0].points", "points is required when type is POINTS"),
     "gift balance above the amount": (
@@ -150,13 +153,14 @@ CASES: dict[str, tuple[dict[str, Any], str, str]] = {
     "webhook with neither url nor receiver": (
         {"webhooks": [{}]}, "webhooks[0]", "give exactly one of url or receiver"),
     "reward assignment without a cost": (
-        {"loyalty": {"rewards": [{"id": "lrew_a", "name": "A", "type": "MATERIAL", "material": MATERIAL}],
+        {"catalogue": {"products": [{"id": "prod_x", "name": "X"}]},
+         "loyalty": {"rewards": [{"id": "lrew_a", "name": "A", "type": "MATERIAL", "material": MATERIAL}],
                      "programs": [{**PROGRAM_WITH_DEF, "rewards": [{"reward": "lrew_a", "costs": []}]}]}},
         "loyalty.programs[0].rewards[0].costs", "a reward assignment needs at least one cost"),
     "event defined twice": (
         {"event_schema": [{"name": "e"}, {"name": "e"}]}, "event_schema[1].name", "event 'e' is defined twice"),
     "wrong type at the top: seed": (
-        {"seed": "seven"}, "seed", "Input should be a valid integer, unable to parse string as an integer"),
+        {"seed": "seven"}, "seed", "Input should be a valid integer, unable to parse string as an integer (got 'seven')"),
 }
 
 
@@ -239,7 +243,8 @@ def test_a_bad_tier_in_a_file_names_the_file(tmp_path: Path) -> None:
     file = write(tmp_path, "cheapest.yaml", yaml.safe_dump(document))
     with pytest.raises(ScenarioError) as info:
         Simulator.from_scenario(file)
-    assert str(info.value) == f"{file}: {path}: {problem}"
+    line = file.read_text().splitlines().index("  - applicable_to:") + 1  # where the refused tier begins
+    assert str(info.value) == f"{file}: {path} (line {line}, column 5): {problem}"
 
 
 @pytest.mark.parametrize(("document", "path", "problem"), CASES.values(), ids=list(CASES))
@@ -315,14 +320,19 @@ def test_errors_in_a_yaml_file_name_the_file_and_the_path(tmp_path: Path) -> Non
     path = write(tmp_path, "shop.yaml", yaml.safe_dump(document))
     with pytest.raises(ScenarioError) as info:
         Simulator.from_scenario(path)
-    assert str(info.value) == f"{path}: loyalty.programs[0].members[0].customer: unknown customer 'nobody'"
+    line = next(n for n, text in enumerate(path.read_text().splitlines(), 1) if "customer: nobody" in text)
+    assert str(info.value) == (f"{path}: loyalty.programs[0].members[0].customer (line {line}, column 17): "
+                               "unknown customer 'nobody': the scenario defines none")
+    assert (info.value.issues[0].line, info.value.issues[0].column) == (line, 17)
 
 
 def test_errors_in_a_json_file_name_the_file_and_the_path(tmp_path: Path) -> None:
     path = write(tmp_path, "shop.json", json.dumps(incentive(stock=-1)))
     with pytest.raises(ScenarioError) as info:
         Simulator.from_scenario(path)
-    assert str(info.value) == f"{path}: loyalty.incentives[0].stock: Input should be greater than or equal to 0"
+    column = path.read_text().index("-1") + 1  # one line of JSON: the column of the value
+    assert str(info.value) == (f"{path}: loyalty.incentives[0].stock (line 1, column {column}): "
+                               "Input should be greater than or equal to 0 (got -1)")
 
 
 def test_a_typo_in_the_demo_names_the_demo(tmp_path: Path, demo_path: Path) -> None:
@@ -332,7 +342,9 @@ def test_a_typo_in_the_demo_names_the_demo(tmp_path: Path, demo_path: Path) -> N
     path = write(tmp_path, "demo-typo.yaml", text)
     with pytest.raises(ScenarioError) as info:
         Simulator.from_scenario(path)
-    assert str(info.value) == f"{path}: settings.purchase_delay_secs: unknown key; did you mean 'purchase_delay_seconds'?"
+    line = text.splitlines().index("  purchase_delay_secs: 2") + 1
+    assert str(info.value) == (f"{path}: settings.purchase_delay_secs (line {line}, column 24): "
+                               "unknown key; did you mean 'purchase_delay_seconds'?")
 
 
 def test_cli_validate_reports_the_error_and_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -341,5 +353,5 @@ def test_cli_validate_reports_the_error_and_exits_2(tmp_path: Path, capsys: pyte
     path = write(tmp_path, "bad.yaml", "webhooks:\n  - {url: 'https://x.example', receiver: r}\n")
     assert main(["validate", "--scenario", str(path)]) == 2
     assert capsys.readouterr().err.strip() == (
-        f"promolab: scenario refused: {path}: webhooks[0]: give exactly one of url or receiver"
+        f"promolab: scenario refused: {path}: webhooks[0] (line 2, column 5): give exactly one of url or receiver"
     )

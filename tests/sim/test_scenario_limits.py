@@ -342,10 +342,11 @@ def test_cli_validate_exits_2_with_the_message_and_no_traceback(tmp_path: Path, 
     if case == "several errors":
         name, content = SEVERAL
         path = tmp_path / name
-        expected = (f"promolab: scenario refused: {path}: 3 errors\n"
-                    "  seed: Input should be a valid integer, unable to parse string as an integer\n"
-                    "  customers[0].emial: unknown key; did you mean 'email'?\n"
-                    "  catalog: unknown key; did you mean 'catalogue'?\n")
+        expected = (f"promolab: scenario refused: {path}: 3 errors\n"  # in the file's order, each with its line
+                    "  catalog (line 1, column 10): unknown key; did you mean 'catalogue'?\n"
+                    "  seed (line 2, column 7): Input should be a valid integer, unable to parse string as an integer"
+                    " (got 'seven')\n"
+                    "  customers[0].emial (line 3, column 35): unknown key; did you mean 'email'?\n")
     else:
         name, content, where, problem = FILE_CASES[case]
         path = tmp_path / name

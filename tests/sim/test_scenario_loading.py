@@ -77,9 +77,13 @@ def test_an_empty_scenario_is_an_empty_project() -> None:
     assert sim.clock.iso() == "2026-01-01T00:00:00.000Z"
 
 
+#: An explicit product id in the interface's format (the other products' ids are generated).
+GIFT_MUG = "prod_" + "0" * 23 + "1"
+
 GENERATED = {
     "catalogue": {
-        "products": [{"name": "Mug", "price": 1200, "skus": [{"sku": "Blue", "price": 1200}]}],
+        "products": [{"name": "Mug", "price": 1200, "skus": [{"sku": "Blue", "price": 1200}]},
+                     {"id": GIFT_MUG, "name": "Gift mug", "price": 900}],
         "collections": [{"name": "All", "products": ["mug-source"]}],
     },
     "customers": [{"source_id": "ann"}, {"source_id": "ben"}],
@@ -91,7 +95,8 @@ GENERATED = {
          "vouchers": [{"code": "C-1", "holder": "ann"}]},
     ],
     "loyalty": {
-        "rewards": [{"name": "Mug", "type": "MATERIAL", "material": {"product": {"id": "x"}}}],
+        # a reward names its product by id, which only an explicit id can be (a generated one is not known yet)
+        "rewards": [{"name": "Mug", "type": "MATERIAL", "material": {"product": {"id": GIFT_MUG}}}],
         "incentives": [{"name": "Ten", "type": "POINTS", "points": {"value": 10, "card_definition_id": "lcdef_fixed"}}],
         "programs": [{
             "name": "Club",
@@ -148,7 +153,7 @@ def test_references_resolve_by_id_and_customers_and_products_by_source_id() -> N
     (voucher,) = st.vouchers.values()
     assert voucher.holder_id == ann and voucher.publish_count == 1
     (collection,) = st.collections.values()
-    assert collection.products == list(st.products)
+    assert collection.products == [p for p in st.products if p != GIFT_MUG]
     (card,) = st.cards.values()
     assert (card.member_id, card.card_definition_id, card.balance) == (member.id, "lcdef_fixed", 5)
 

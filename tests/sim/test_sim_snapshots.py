@@ -85,13 +85,15 @@ def test_two_simulators_with_the_same_seed_and_calls_are_identical(demo_path: An
 
 
 def test_different_seeds_give_different_generated_ids() -> None:
-    document = {"catalogue": {"products": [{"name": "Mug"}]}, "customers": [{"source_id": "ann"}],
+    document = {"catalogue": {"products": [{"name": "Mug"}, {"id": "x", "name": "X"}]},
+                "customers": [{"source_id": "ann"}],
                 "loyalty": {"incentives": [{"name": "Mug", "type": "MATERIAL", "material": {"product": {"id": "x"}}}]}}
 
     def ids(seed: int) -> list[str]:
         sim = Simulator.from_scenario(document, seed=seed)
         state = sim.state
-        return [*state.products, *state.customers, *state.incentives, sim.ids.next("card_transaction")]
+        generated = [p for p in state.products if p != "x"]  # "x": the product the incentive gives, named
+        return [*generated, *state.customers, *state.incentives, sim.ids.next("card_transaction")]
 
     assert ids(1) == ids(1)
     one, two = ids(1), ids(2)

@@ -110,9 +110,26 @@ def test_a_bad_setting_is_refused_naming_its_field_and_nothing_changes(
 
 
 # -- the five operations ------------------------------------------------------------------------------
-def test_a_project_starts_with_none_and_the_defaults_in_force(sim: Simulator) -> None:
-    assert sim.apply(LIST_STACKING_RULES, project_id=PROJECT) == models.StackingRulesList(data=[], total=0)
+def test_a_project_starts_with_none_and_the_list_holds_the_defaults(sim: Simulator) -> None:
+    listed = sim.apply(LIST_STACKING_RULES, project_id=PROJECT)
+    assert listed == models.StackingRulesList(data=[models.StackingRules()], total=1)
     assert stacking_rules_in_force(sim) == models.StackingRules()
+    # the defaults have no id (nothing to get, update or delete) and no dates
+    assert "id" not in listed.model_dump(mode="json")["data"][0]
+    assert set(listed.model_dump(mode="json")["data"][0]) == set(models.StackingRules.model_fields)
+
+
+def test_the_list_is_never_empty_nor_longer_than_one() -> None:
+    for data in ([], [models.StackingRules(), models.StackingRules()]):
+        with pytest.raises(ValidationError):
+            models.StackingRulesList(data=data, total=len(data))
+
+
+def test_the_documented_object_reads_as_the_lists_one_item() -> None:
+    example = json.loads((ROOT / "tests" / "data" / "stacking_rules_example.json").read_text())["example"]
+    listed = models.StackingRulesList.model_validate({"object": "list", "data_ref": "data", "data": [example], "total": 1})
+    assert isinstance(listed.data[0], models.ProjectStackingRules)
+    assert listed.data[0] == models.ProjectStackingRules.model_validate(example)
 
 
 def test_create_list_get_update_delete(sim: Simulator) -> None:
@@ -124,7 +141,7 @@ def test_create_list_get_update_delete(sim: Simulator) -> None:
     assert created.redeemables_application_mode == "PARTIAL" and created.redeemables_limit == 30  # a default
     assert stacking_rules_in_force(sim) == created
     listed = sim.apply(LIST_STACKING_RULES, project_id=PROJECT)
-    assert (listed.total, listed.data) == (1, [created])
+    assert (listed.total, listed.data) == (1, [created])  # the object replaces the defaults
     assert sim.apply(GET_STACKING_RULES, project_id=PROJECT, stacking_rules_id=created.id) == created
 
     sim.advance(60)
@@ -140,7 +157,7 @@ def test_create_list_get_update_delete(sim: Simulator) -> None:
     assert updated.redeemables_application_mode == "PARTIAL" and updated.applicable_redeemables_limit == 10  # kept
 
     assert sim.apply(DELETE_STACKING_RULES, project_id=PROJECT, stacking_rules_id=created.id) is None
-    assert sim.apply(LIST_STACKING_RULES, project_id=PROJECT).total == 0
+    assert sim.apply(LIST_STACKING_RULES, project_id=PROJECT).data == [models.StackingRules()]  # the defaults again
     assert stacking_rules_in_force(sim) == models.StackingRules()
     again = sim.apply(CREATE_STACKING_RULES, project_id=PROJECT, request={})
     assert again.id != created.id and again.settings() == models.StackingRules().settings()

@@ -120,9 +120,20 @@ class ProjectStackingRules(StackingRules):
     object: Literal["stacking_rules"] = "stacking_rules"
 
 
-class StackingRulesList(ListEnvelope[ProjectStackingRules]):
-    """The project's stacking rules as a list: the one object, or none when
-    the project has never written any (the defaults then apply)."""
+#: An item of the list: the project's stored object, or the defaults (the
+#: settings alone: no id, since there is nothing to get, update or delete).
+ListedStackingRules = ProjectStackingRules | StackingRules
+
+
+class StackingRulesList(ListEnvelope[ListedStackingRules]):
+    """The rules in force as a list of exactly one item, as the service
+    answers it ("Returns always a list with one item"): the project's object,
+    or the defaults without an id while the project has none (before one is
+    created, and again after it is deleted). An SDK caller reading `data[0]`
+    always finds the settings that stacked requests follow."""
+
+    data: Annotated[list[ListedStackingRules], Field(min_length=1, max_length=1)]
+    total: Literal[1] = 1
 
 
 class StackingRulesChange(RequestModel):

@@ -144,12 +144,14 @@ def _delete_webhook_summary(args: dict[str, Any], result: Any) -> Summary:
 
 def _stacking_rules_summary(args: dict[str, Any], result: Any) -> Summary:
     """`stk_… ALL REQUESTED_ORDER 5/30`: the id, the application mode and
-    order, applied of sent; a list says how many objects it holds."""
+    order, applied of sent. A list always holds one item, the rules in
+    force, and reads as that item; the defaults have no id and read
+    `defaults ALL REQUESTED_ORDER 5/30`."""
     if _get(result, "object") == "list":
-        return f"{_get(result, 'total')} stacking rules", None, None, None
+        result = (_get(result, "data") or [None])[0]
     mode, order = _text(_get(result, "redeemables_application_mode")), _text(_get(result, "redeemables_sorting_rule"))
     limits = f"{_get(result, 'applicable_redeemables_limit')}/{_get(result, 'redeemables_limit')}"
-    return f"{_get(result, 'id')} {mode} {order} {limits}", None, None, None
+    return f"{_get(result, 'id') or 'defaults'} {mode} {order} {limits}", None, None, None
 
 
 def _delete_stacking_rules_summary(args: dict[str, Any], result: Any) -> Summary:

@@ -1,7 +1,8 @@
 """Managing the project's stacking rules (management API, beyond the interface).
 
 A project has at most one stacking-rules object. Until one is created the
-service's defaults apply (`models.StackingRules()`); creating one when it
+service's defaults apply (`models.StackingRules()`, which the list answers as
+its one item, without an id); creating one when it
 exists is 409 (update it instead); an update changes the fields sent (an
 array sent replaces the stored one); deleting it brings the defaults back.
 Every write is checked as a whole (limits nested, category lists disjoint)
@@ -67,9 +68,9 @@ def create_stacking_rules(sim: Simulator, *, project_id: str, request: Any) -> m
 
 
 def list_stacking_rules(sim: Simulator, *, project_id: str) -> models.StackingRulesList:
+    """Always one item: the project's object, or the defaults (no id) while it has none."""
     _check_project(sim, project_id)
-    rules = sim.state.stacking_rules
-    return models.StackingRulesList.of([] if rules is None else [rules])
+    return models.StackingRulesList.of([stacking_rules_in_force(sim)])
 
 
 def get_stacking_rules(sim: Simulator, *, project_id: str, stacking_rules_id: str) -> models.ProjectStackingRules:

@@ -38,7 +38,7 @@ class Builder:
     the next one, so that `build` reports every problem of the file at once.
     """
 
-    def __init__(self, origin: str, ids: IdGenerator, now: datetime) -> None:
+    def __init__(self, origin: str, ids: IdGenerator, now: datetime, *, reported: frozenset[str] = frozenset()) -> None:
         self.origin = origin
         self.ids = ids
         self.now = now
@@ -53,6 +53,9 @@ class Builder:
         self.issues: list[ScenarioIssue] = []
         #: (kind, id or source_id) of refused entities: references to them are skipped.
         self._refused: set[tuple[str, str]] = set()
+        #: Ids the reference check (`references`) already reported as dangling:
+        #: a reference to one ends its entity without a second message.
+        self._reported = reported
 
     @contextmanager
     def at(self, path: str) -> Iterator[None]:
@@ -92,7 +95,7 @@ class Builder:
     def missing(self, kind: str, ref: str, field: str, problem: str | None = None) -> Exception:
         """The error for a reference to an unknown `kind`: `_Skip` when that
         entity was refused (already reported), else `unknown <kind> 'ref'`."""
-        if (kind, ref) in self._refused:
+        if (kind, ref) in self._refused or ref in self._reported:
             return _Skip()
         return self.fail(problem or f"unknown {kind} {ref!r}", field)
 

@@ -135,7 +135,7 @@ class CampaignsBuilder(Builder):
         for k, tier_id in enumerate(stack.tiers):
             tier = st.tiers.get(tier_id)
             if tier is None or tier.campaign_id != campaign_id:
-                raise self.fail(f"{tier_id} is not a tier of this campaign", f"tiers[{k}]")
+                raise self.missing("promotion tier", tier_id, f"tiers[{k}]", f"{tier_id} is not a tier of this campaign")
         if len(set(stack.tiers)) != len(stack.tiers):
             raise self.fail("a stack names each tier once", "tiers")
         sid = self.new_id("promotion_stack", stack.id, st.promotion_stacks)
@@ -241,7 +241,8 @@ class CampaignsBuilder(Builder):
     def _check_referral(self, c: schema.CampaignSpec) -> None:
         assert c.referral is not None
         if c.referral.conversion_event not in self.state.event_schemas:
-            raise self.fail(f"event {c.referral.conversion_event!r} is not in the event schema", "conversion_event")
+            event = c.referral.conversion_event
+            raise self.missing("event", event, "conversion_event", f"event {event!r} is not in the event schema")
         reward = c.referral.referrer_reward
         if reward is None:
             return

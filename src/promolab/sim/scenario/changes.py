@@ -81,7 +81,7 @@ def with_changes(
     label = f"{origin} (changed)"
     if not changes:
         raise ScenarioError(label, "", "no changes given: a changed copy needs at least one path and value")
-    changed = copy.deepcopy(document)
+    changed = copy.deepcopy(dict(document))  # a plain document: the file's lines are not the copy's
     applied = [_apply(changed, path, value, label) for path, value in changes.items()]
     try:
         load_scenario(changed, ids=IdGenerator(0), now=_CHECK_INSTANT, origin=label)

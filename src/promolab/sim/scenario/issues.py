@@ -17,7 +17,16 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-__all__ = ["MAX_SHOWN", "ScenarioError", "ScenarioIssue", "format_loc", "join_path", "validation_issues"]
+__all__ = [
+    "MAX_SHOWN",
+    "SHOWN_VALUE_CHARS",
+    "ScenarioError",
+    "ScenarioIssue",
+    "format_loc",
+    "join_path",
+    "shown_value",
+    "validation_issues",
+]
 
 #: The message lists at most this many problems (`.issues` keeps them all):
 #: a file with thousands of mistakes should not print thousands of lines.
@@ -27,13 +36,20 @@ MAX_SHOWN = 50
 @dataclass(frozen=True, slots=True)
 class ScenarioIssue:
     """One problem: `path` inside the document (dotted, or `line L, column C`
-    in the text, or "" when the whole document is at fault) and what is wrong."""
+    in the text, or "" when the whole document is at fault) and what is wrong;
+    `line` and `column` (1-based) where the path's value is written in the
+    file, when the document was read from one (`positions.locate_issues`)."""
 
     path: str
     problem: str
+    line: int | None = None
+    column: int | None = None
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.problem}" if self.path else self.problem
+        where = self.path
+        if self.line is not None:
+            where = f"{where} (line {self.line}, column {self.column})"
+        return f"{where}: {self.problem}" if where else self.problem
 
 
 class ScenarioError(ValueError):
@@ -43,21 +59,26 @@ class ScenarioError(ValueError):
     user can jump to the place; with several, `<file>: N errors` and then one
     indented `<path>: <problem>` line each. `.issues` holds every problem;
     `.path` and `.problem` are the first one's (`.path` is the dotted path
-    inside the document, `campaigns[0].tiers[1].discount.amount_off`).
+    inside the document, `campaigns[0].tiers[1].discount.amount_off`); each
+    issue has the `line` and `column` of its path when the document was read
+    from a file.
     """
 
-    def __init__(self, origin: str, path: str, problem: str, *, more: Sequence[ScenarioIssue] = ()) -> None:
+    def __init__(
+        self, origin: str, path: str, problem: str, *, more: Sequence[ScenarioIssue] = (), line: int | None = None,
+        column: int | None = None,
+    ) -> None:
         self.origin = origin
         self.path = path
         self.problem = problem
-        self.issues: tuple[ScenarioIssue, ...] = (ScenarioIssue(path, problem), *more)
+        self.issues: tuple[ScenarioIssue, ...] = (ScenarioIssue(path, problem, line, column), *more)
         super().__init__(_message(origin, self.issues))
 
     @classmethod
     def of(cls, origin: str, issues: Sequence[ScenarioIssue]) -> ScenarioError:
         """The error of several problems (at least one), in the order given."""
         first, *rest = issues
-        return cls(origin, first.path, first.problem, more=rest)
+        return cls(origin, first.path, first.problem, more=rest, line=first.line, column=first.column)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # The default rebuilds from `args` (the message alone), which does not
@@ -101,11 +122,35 @@ def validation_issues(exc: ValidationError, prefix: str = "", model: type[BaseMo
     that place, or the list of allowed keys when none is near.
     """
     issues: dict[ScenarioIssue, None] = {}  # ordered; a union may report a problem per member
-    for error in exc.errors(include_url=False, include_context=False, include_input=False):
+    for error in exc.errors(include_url=False, include_context=False):
         loc = tuple(error["loc"])
-        problem = _unknown_key(model, loc) if error["type"] == "extra_forbidden" else error["msg"]
+        if error["type"] == "extra_forbidden":
+            problem = _unknown_key(model, loc)
+        elif error["type"] == "missing" or error.get("input") is None or any(part in _SECRET_KEYS for part in loc):
+            problem = error["msg"]
+        else:
+            shown = shown_value(error["input"])
+            problem = error["msg"] if shown in error["msg"] else f"{error['msg']} (got {shown})"
         issues[ScenarioIssue(join_path(prefix, format_loc(loc)), problem)] = None
     return list(issues)
+
+
+#: Keys under which a refused value is not repeated in the message: the
+#: message is printed and logged, a secret is not.
+_SECRET_KEYS = frozenset({"credentials", "secret", "secret_key", "token", "management_token"})
+
+#: A value shown in a message is cut to this many characters.
+SHOWN_VALUE_CHARS = 60
+
+
+def shown_value(value: Any) -> str:
+    """`value` as a message shows it: its repr, at most SHOWN_VALUE_CHARS
+    characters (a whole mapping pasted at the wrong place would fill the
+    screen)."""
+    text = repr(value)
+    if len(text) <= SHOWN_VALUE_CHARS:
+        return text
+    return text[: SHOWN_VALUE_CHARS - 1] + "…"
 
 
 def _unknown_key(model: type[BaseModel] | None, loc: tuple[int | str, ...]) -> str:

@@ -2,13 +2,15 @@
 
 Loading happens in three passes: parse (YAML/JSON syntax, within the limits
 of `parsing`), validate the document against `schema.Scenario` (types,
-ranges, unknown keys), then build the flat state while resolving references
-and checking wire shapes (discounts, incentives, rewards) against the wire
-models, and compiling every promotion tier with the pricing engine
+ranges, unknown keys), then check every reference against what the document
+defines (`references`, one table) and build the flat state while resolving
+references and checking wire shapes (discounts, incentives, rewards) against
+the wire models, and compiling every promotion tier with the pricing engine
 (`campaigns._compile_tier`). Each pass raises `ScenarioError` naming the
-file and the path; the last two report every problem they find at once (a
-user fixes a file in one round, not one per error). The state is only handed
-over when all passes succeeded, so nothing is ever half-loaded.
+file, the path and, for a file, the line (`positions`); the last two report
+every problem they find at once, in the file's order (a user fixes a file in
+one round, not one per error). The state is only handed over when all
+passes succeeded, so nothing is ever half-loaded.
 
 The build runs section by section: the project's categories (`campaigns`,
 whose stacking types join the stacking rules), the catalogue (`catalogue`), customers
@@ -34,9 +36,11 @@ from ..state import State
 from . import schema
 from .campaigns import CampaignsBuilder
 from .catalogue import CatalogueBuilder
-from .issues import ScenarioError, validation_issues
+from .issues import ScenarioError, ScenarioIssue, validation_issues
 from .loyalty import LoyaltyBuilder
 from .parsing import check_document, parse_text, read_text
+from .positions import SourceDocument, in_file_order, locate_issues
+from .references import dangling_references
 
 __all__ = ["LoadedScenario", "load_scenario", "read_scenario"]
 
@@ -60,15 +64,18 @@ def read_scenario(
     if isinstance(source, Mapping):
         origin = origin or "<scenario>"
         check_document(source, origin)
+        if isinstance(source, SourceDocument):  # read from a file before: its lines are still known
+            return SourceDocument(source, source.text), origin
         return dict(source), origin
     path = Path(source)
     origin = origin or str(path)
-    document = parse_text(read_text(path, origin), origin, json_format=path.suffix == ".json")
+    text = read_text(path, origin)
+    document = parse_text(text, origin, json_format=path.suffix == ".json")
     if document is None:
         document = {}
     if not isinstance(document, dict):
         raise ScenarioError(origin, "", f"the document must be a mapping, not {type(document).__name__}")
-    return document, origin
+    return SourceDocument(document, text), origin
 
 
 def load_scenario(
@@ -80,11 +87,22 @@ def load_scenario(
     try:
         spec = schema.Scenario.model_validate(document)
     except ValidationError as exc:
-        raise ScenarioError.of(origin, validation_issues(exc, model=schema.Scenario)) from None
+        issues = validation_issues(exc, model=schema.Scenario)
+        raise ScenarioError.of(origin, in_file_order(document, locate_issues(document, issues))) from None
+    dangling = dangling_references(document)
     start = spec.clock.start or now
-    builder = _Builder(origin, ids, start)
-    state = builder.build(spec)
-    return LoadedScenario(state=state, start=spec.clock.start, seed=spec.seed, document=document)
+    builder = _Builder(origin, ids, start, reported=dangling.ids)
+    try:
+        state = builder.build(spec)
+    except ScenarioError as exc:
+        build_issues: tuple[ScenarioIssue, ...] = exc.issues
+    else:
+        build_issues = ()
+    if dangling.issues or build_issues:
+        issues = locate_issues(document, [*dangling.issues, *build_issues])
+        raise ScenarioError.of(origin, in_file_order(document, issues))
+    return LoadedScenario(state=state, start=spec.clock.start, seed=spec.seed, document=dict(document))
+
 
 
 class _Builder(CatalogueBuilder, CampaignsBuilder, LoyaltyBuilder):

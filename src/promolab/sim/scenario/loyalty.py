@@ -118,7 +118,7 @@ class LoyaltyBuilder(Builder):
                     if st.incentives[incentive].type not in ("POINTS", "POINTS_PROPORTIONAL"):
                         raise self.fail("an earning rule credits points: its incentive must be POINTS or POINTS_PROPORTIONAL", "incentive")
                     if e.event not in st.event_schemas:
-                        raise self.fail(f"event {e.event!r} is not in the event schema", "event")
+                        raise self.missing("event", e.event, "event", f"event {e.event!r} is not in the event schema")
                     if e.validation_rules is not None:
                         with self.at(f"{path}.earning_rules[{j}].validation_rules"):
                             check_rules(e.validation_rules)
