@@ -36,7 +36,13 @@ from typing import Any
 from bench_validation import measure
 
 from promolab import Simulator, models
-from promolab.engine import PricingContext, evaluate_stack, normalize_order
+from promolab.engine import (
+    PricingContext,
+    evaluate_stack,
+    normalize_order,
+    redeemable_order,
+    stack_order,
+)
 from promolab.sim.operations.stacked_validation import VALIDATE_STACKED
 from promolab.sim.operations.stacking_rules import stacking_rules_in_force
 from promolab.sim.promotions import customer_context, pricing_view
@@ -110,7 +116,7 @@ def main() -> None:
 
     def engine_with_wire() -> Any:
         result = engine()
-        return [result.order_of(r) for r in result.redeemables], result.order()
+        return [redeemable_order(result, r) for r in result.redeemables], stack_order(result)
 
     def operation() -> Any:
         return sim.apply(VALIDATE_STACKED, request=REQUEST).wire

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ...models import StackingRules
 from ..context import CustomerContext, PricingContext
 from ..lines import NormalizedOrder
+from ..order_pricing import OrderPricing
 from ..rule_evaluation import RuleFailure
 from .application_order import application_order, initial_amount_mode, skips_no_effect
 from .limits import LIMIT_FAILURES, ApplicationLimits
@@ -66,20 +66,12 @@ class StackResult:
         """Cents off the order in all (0 when the request is not valid under ALL)."""
         return self.running.order.amount - self.running.total if self.valid else 0
 
-    def order(self) -> dict[str, Any]:
-        """The final order, wire shape (applied fields: the whole request's)."""
+    def final(self) -> OrderPricing:
+        """The final order, typed (applied: the whole request's); the order
+        as sent when the request is not valid under ALL."""
         if not self.valid:
-            return RunningOrder(self.running.order).wire()
-        return self.running.wire()
-
-    def order_of(self, redeemable: StackedRedeemable) -> dict[str, Any] | None:
-        """The running order once `redeemable` applied (None unless APPLICABLE)."""
-        if redeemable.after is None or redeemable.step is None:
-            return None
-        snapshot = RunningOrder(self.running.order)
-        snapshot.line_discounts = list(redeemable.after[0])
-        snapshot.order_discount = redeemable.after[1]
-        return snapshot.wire(redeemable.step)
+            return RunningOrder(self.running.order).pricing()
+        return self.running.pricing()
 
 
 def evaluate_stack(
@@ -126,7 +118,7 @@ def evaluate_stack(
         limits.record(entry, kind)
         exclusive_applied = exclusive_applied or kind == "EXCLUSIVE"
         answers[entry.position] = StackedRedeemable(
-            entry, kind, "APPLICABLE", step=step, after=(tuple(running.line_discounts), running.order_discount)
+            entry, kind, "APPLICABLE", step=step, after=running.pricing(step)
         )
     statuses = [a.status for a in answers.values()]
     applied = "APPLICABLE" in statuses

@@ -25,11 +25,10 @@ gives it (tests/engine/test_stacking.py checks it against `price_normalized`).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from ..compiled_tier import CompiledTier
 from ..lines import Line, NormalizedOrder
-from ..wire_order import assemble_running, trim_from_last
+from ..order_pricing import OrderPricing, trim_from_last
 
 __all__ = ["RunningOrder", "Step"]
 
@@ -114,16 +113,21 @@ class RunningOrder:
             for k, value in enumerate(step.line_discounts):
                 done[k] += value
 
-    def wire(self, step: Step | None = None) -> dict[str, Any]:
-        """The running order as the service shows it after `step` (applied
-        fields: that step's); without a step, the request's final order
-        (applied fields: everything the request applied)."""
+    def pricing(self, step: Step | None = None) -> OrderPricing:
+        """The running order as it stands, typed (`engine.render.order_wire`
+        renders it): the discounts so far, and as applied those of `step`
+        (the service's `applied_*` fields; on an item, only where the step
+        discounted it); without a step, the request's final order (applied:
+        everything the request applied). With one step, the single tier's
+        figures exactly."""
+        lines = tuple(self.line_discounts)
         if step is None:
-            return assemble_running(
-                self.order, self.line_discounts, self.order_discount, self.line_discounts, self.order_discount
-            )
-        return assemble_running(
-            self.order, self.line_discounts, self.order_discount, step.line_discounts, step.order_discount
+            applied_order, applied_lines = self.order_discount, lines
+        else:
+            applied_order = step.order_discount
+            applied_lines = step.line_discounts if step.line_discounts is not None else (0,) * len(lines)
+        return OrderPricing(
+            self.order.amount, None, self.order_discount, sum(lines), lines, applied_order, applied_lines
         )
 
     @staticmethod

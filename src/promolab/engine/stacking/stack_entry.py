@@ -17,6 +17,7 @@ from ..compiled_tier import CompiledTier
 from ..rule_evaluation import RuleFailure
 
 if TYPE_CHECKING:
+    from ..order_pricing import OrderPricing
     from .running_order import Step
 
 __all__ = ["StackCategory", "StackEntry", "StackKind", "StackedRedeemable", "Status"]
@@ -80,9 +81,9 @@ class StackedRedeemable:
     why: str | None = None
     #: What it did to the order (APPLICABLE only).
     step: Step | None = None
-    #: The cumulative line and order-level discounts once it applied, from
-    #: which its running order is built when read (`StackResult.order_of`).
-    after: tuple[tuple[int, ...], int] | None = None
+    #: The running order once it applied (APPLICABLE only): the discounts
+    #: so far, applied: this step's (`engine.render.redeemable_order` renders it).
+    after: OrderPricing | None = None
 
     @property
     def applied(self) -> int:
