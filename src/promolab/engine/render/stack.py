@@ -1,7 +1,7 @@
 """Rendering a stack's orders: the final one, and each applied redeemable's running order.
 
 The stacking engine gives them typed (`StackResult.final()`,
-`StackedRedeemable.after`, both `OrderPricing`); they are written down as
+`StackResult.pricing_of(redeemable)`, both `OrderPricing`); they are written down as
 any order is (`render.order.order_wire`): the discounts so far, and as
 `applied_*` those of the step shown.
 """
@@ -24,7 +24,7 @@ def stack_order(result: StackResult) -> dict[str, Any]:
 
 def redeemable_order(result: StackResult, redeemable: StackedRedeemable) -> dict[str, Any] | None:
     """The running order once `redeemable` applied (None unless APPLICABLE)."""
-    after = redeemable.after
-    if after is None:
+    pricing = result.pricing_of(redeemable)
+    if pricing is None:
         return None
-    return order_wire(result.running.order, after)
+    return order_wire(result.running.order, pricing)

@@ -25,9 +25,8 @@ order and amounts: `StaticWire.entry` copies it from one planned template.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..catalogue import Catalogue
 from ..compiled_tier import CompiledTier
@@ -283,9 +282,12 @@ def static_wire(tier: CompiledTier, catalogue: Catalogue) -> StaticWire:
     return wire
 
 
-@dataclass(frozen=True, slots=True)
-class OutcomeWire:
-    """A tier outcome's wire parts, each a fresh object (the caller's)."""
+class OutcomeWire(NamedTuple):
+    """A tier outcome's wire parts, each a fresh object (the caller's).
+
+    A named tuple rather than a frozen dataclass: one is made per rendered
+    outcome, and a frozen dataclass costs about 4x to build (each field set
+    through object.__setattr__)."""
 
     #: The wire order as if only this tier applied (None when not valid).
     order: dict[str, Any] | None
@@ -300,7 +302,8 @@ def outcome_wire(outcome: TierOutcome) -> OutcomeWire:
     parts = static_wire(outcome.tier, outcome.catalogue).fresh(outcome.expand_category)
     pricing = outcome.pricing
     order = order_wire(outcome.normalized, pricing) if pricing is not None else None
-    return OutcomeWire(order, *parts)
+    included, excluded, discount, campaign = parts
+    return OutcomeWire(order, included, excluded, discount, campaign)
 
 
 def promotion_entry(outcome: TierOutcome, tracking_id: str) -> dict[str, Any]:

@@ -66,6 +66,18 @@ class StackResult:
         """Cents off the order in all (0 when the request is not valid under ALL)."""
         return self.running.order.amount - self.running.total if self.valid else 0
 
+    def pricing_of(self, redeemable: StackedRedeemable) -> OrderPricing | None:
+        """The running order once `redeemable` applied, typed (None unless
+        APPLICABLE): the discounts so far, applied: its step's. Built when
+        asked for, from what the redeemable keeps (`after`, `step`): the
+        amounts of a stack never need it."""
+        if redeemable.after is None or redeemable.step is None:
+            return None
+        snapshot = RunningOrder(self.running.order)
+        snapshot.line_discounts = list(redeemable.after[0])
+        snapshot.order_discount = redeemable.after[1]
+        return snapshot.pricing(redeemable.step)
+
     def final(self) -> OrderPricing:
         """The final order, typed (applied: the whole request's); the order
         as sent when the request is not valid under ALL."""
@@ -118,7 +130,7 @@ def evaluate_stack(
         limits.record(entry, kind)
         exclusive_applied = exclusive_applied or kind == "EXCLUSIVE"
         answers[entry.position] = StackedRedeemable(
-            entry, kind, "APPLICABLE", step=step, after=running.pricing(step)
+            entry, kind, "APPLICABLE", step=step, after=(tuple(running.line_discounts), running.order_discount)
         )
     statuses = [a.status for a in answers.values()]
     applied = "APPLICABLE" in statuses

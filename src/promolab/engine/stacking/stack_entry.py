@@ -17,7 +17,6 @@ from ..compiled_tier import CompiledTier
 from ..rule_evaluation import RuleFailure
 
 if TYPE_CHECKING:
-    from ..order_pricing import OrderPricing
     from .running_order import Step
 
 __all__ = ["StackCategory", "StackEntry", "StackKind", "StackedRedeemable", "Status"]
@@ -81,9 +80,10 @@ class StackedRedeemable:
     why: str | None = None
     #: What it did to the order (APPLICABLE only).
     step: Step | None = None
-    #: The running order once it applied (APPLICABLE only): the discounts
-    #: so far, applied: this step's (`engine.render.redeemable_order` renders it).
-    after: OrderPricing | None = None
+    #: The cumulative line and order-level discounts once it applied, from
+    #: which its running order is priced when read (`StackResult.pricing_of`,
+    #: rendered by `engine.render.redeemable_order`).
+    after: tuple[tuple[int, ...], int] | None = None
 
     @property
     def applied(self) -> int:
