@@ -334,7 +334,7 @@ def promotion_entries(
     out = []
     for tier in passing_tiers(tiers, order, customer, ctx):
         pricing = settle(catalogue, tier, order)
-        out.append(
-            static_wire(tier, catalogue).entry(expand_category, tracking_id, order_wire(order, pricing), pricing.discount)
-        )
+        # the tier's discount (`pricing.discount`), written out: once per tier per request
+        discount = pricing.order_discount + pricing.items_discount if pricing.monetary else None
+        out.append(static_wire(tier, catalogue).entry(expand_category, tracking_id, order_wire(order, pricing), discount))
     return out

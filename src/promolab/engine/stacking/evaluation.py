@@ -31,7 +31,7 @@ from ..order_pricing import OrderPricing
 from ..rule_evaluation import RuleFailure
 from .application_order import application_order, initial_amount_mode, skips_no_effect
 from .limits import LIMIT_FAILURES, ApplicationLimits
-from .running_order import RunningOrder
+from .running_order import RunningOrder, running_pricing
 from .stack_entry import StackedRedeemable, StackEntry, StackKind, Status
 
 __all__ = ["FIXED_REASONS", "StackResult", "evaluate_stack", "why_rules_failed"]
@@ -71,12 +71,10 @@ class StackResult:
         APPLICABLE): the discounts so far, applied: its step's. Built when
         asked for, from what the redeemable keeps (`after`, `step`): the
         amounts of a stack never need it."""
-        if redeemable.after is None or redeemable.step is None:
+        after, step = redeemable.after, redeemable.step
+        if after is None or step is None:
             return None
-        snapshot = RunningOrder(self.running.order)
-        snapshot.line_discounts = list(redeemable.after[0])
-        snapshot.order_discount = redeemable.after[1]
-        return snapshot.pricing(redeemable.step)
+        return running_pricing(self.running.order, after[0], after[1], step)
 
     def final(self) -> OrderPricing:
         """The final order, typed (applied: the whole request's); the order

@@ -30,7 +30,7 @@ from ..compiled_tier import CompiledTier
 from ..lines import Line, NormalizedOrder
 from ..order_pricing import OrderPricing, trim_from_last
 
-__all__ = ["RunningOrder", "Step"]
+__all__ = ["RunningOrder", "Step", "running_pricing"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,20 +115,8 @@ class RunningOrder:
 
     def pricing(self, step: Step | None = None) -> OrderPricing:
         """The running order as it stands, typed (`engine.render.order_wire`
-        renders it): the discounts so far, and as applied those of `step`
-        (the service's `applied_*` fields; on an item, only where the step
-        discounted it); without a step, the request's final order (applied:
-        everything the request applied). With one step, the single tier's
-        figures exactly."""
-        lines = tuple(self.line_discounts)
-        if step is None:
-            applied_order, applied_lines = self.order_discount, lines
-        else:
-            applied_order = step.order_discount
-            applied_lines = step.line_discounts if step.line_discounts is not None else (0,) * len(lines)
-        return OrderPricing(
-            self.order.amount, None, self.order_discount, sum(lines), lines, applied_order, applied_lines
-        )
+        renders it): `running_pricing` of its discounts so far."""
+        return running_pricing(self.order, tuple(self.line_discounts), self.order_discount, step)
 
     @staticmethod
     def _line_base(line: Line, done: int, initial_mode: bool) -> Line:
@@ -145,3 +133,20 @@ def _order_like(order: NormalizedOrder, lines: tuple[Line, ...], amount: int) ->
         order.metadata, order.customer_id, order.referrer_id,
     )  # fmt: skip
 
+
+def running_pricing(
+    order: NormalizedOrder, line_discounts: tuple[int, ...], order_discount: int, step: Step | None
+) -> OrderPricing:
+    """`order` with `line_discounts` and `order_discount` off so far, and as
+    applied those of `step` (the service's `applied_*` fields; on an item,
+    only where the step discounted it); without a step, the request's final
+    order (applied: everything the request applied). With one step, the
+    single tier's figures exactly."""
+    if step is None:
+        applied_order, applied_lines = order_discount, line_discounts
+    else:
+        applied_order = step.order_discount
+        applied_lines = step.line_discounts if step.line_discounts is not None else (0,) * len(line_discounts)
+    return OrderPricing(
+        order.amount, None, order_discount, sum(line_discounts), line_discounts, applied_order, applied_lines
+    )
