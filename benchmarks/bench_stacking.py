@@ -42,7 +42,13 @@ from typing import Any
 from bench_validation import measure
 
 from promolab import Simulator, models
-from promolab.engine import PricingContext, evaluate_stack, normalize_order
+from promolab.engine import (
+    PricingContext,
+    evaluate_stack,
+    normalize_order,
+    redeemable_order,
+    stack_order,
+)
 from promolab.sim.operations.stacked_validation import VALIDATE_STACKED
 from promolab.sim.operations.stacking_rules import stacking_rules_in_force
 from promolab.sim.promotions import customer_context, pricing_view
@@ -148,7 +154,7 @@ def main() -> None:
 
     def engine_with_wire(stack: list[Any] = entries) -> Any:
         result = engine(stack)
-        return [result.order_of(r) for r in result.redeemables], result.order()
+        return [redeemable_order(result, r) for r in result.redeemables], stack_order(result)
 
     def wire_unit() -> Any:
         return engine_with_wire(unit_entries)

@@ -22,6 +22,7 @@ from promolab.engine import (
     compile_tier,
     evaluate_stack,
     normalize_order,
+    stack_order,
 )
 from promolab.models import StackingRules
 
@@ -39,7 +40,7 @@ def engine_rows(batch: OrderBatch, entries: Sequence[StackEntry], rules: Mapping
         order = normalize_order(catalogue, {"items": batch.items(i)}, customer.id if customer else None)
         for name, policy in rules.items():
             result = evaluate_stack(list(entries), order, customer, ctx, policy, catalogue=catalogue)
-            total = result.order()["total_amount"]  # free units (UNIT) raise the amount and are taken off
+            total = stack_order(result)["total_amount"]  # free units (UNIT) raise the amount and are taken off
             orders.append((order_id, name, result.valid, len(result.applicable), order.amount, result.discount, total))
             for r in result.redeemables:
                 redeemables.append((order_id, name, r.entry.position, r.entry.object, r.entry.id, r.status,

@@ -77,7 +77,7 @@ def _engine_rows(sim: Any, frame: pd.DataFrame, tiers: Sequence[CompiledTier],
             rows.append((
                 order_id, tier.id, out.valid,
                 (out.discount_amount if out.valid else 0),
-                out.order["total_amount"] if out.valid else order.amount,
+                out.total_amount if out.valid else order.amount,
                 out.reason_key,
             ))
     # object columns: amounts stay Python ints (a float column would round those past 2**53)

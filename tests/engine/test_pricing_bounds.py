@@ -29,6 +29,7 @@ from promolab.engine import (
     PricingOverflowError,
     compile_tier,
     normalize_order,
+    outcome_wire,
     price_normalized,
 )
 from promolab.engine import normalize as items_module
@@ -71,7 +72,7 @@ def _price(order_in: dict[str, Any], discount: dict[str, Any]) -> tuple[dict[str
     order = normalize_order(cat, order_in)
     outcome = price_normalized(cat, compile_tier(tier(discount)), order, None, ctx())
     assert outcome.valid
-    return outcome.order, outcome.discount_amount
+    return outcome_wire(outcome).order, outcome.discount_amount
 
 
 # -- the table ------------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from promolab.engine import (
     CatalogueProduct,
     compile_tier,
     normalize_order,
+    outcome_wire,
     price_normalized,
     price_tier,
     promotion_tier_wire,
@@ -92,7 +93,7 @@ def test_adventure_cart_row(row: str) -> None:
         ctx(),
     )
     assert outcome.valid
-    order = outcome.order
+    order = outcome_wire(outcome).order
     assert order is not None
     assert order["amount"] == 17500
     assert _line_discounts(order) == lines
@@ -114,7 +115,7 @@ def test_amount_apply_to_order_72100_minus_100() -> None:
         None,
         ctx(),
     )
-    order = outcome.order
+    order = outcome_wire(outcome).order
     assert order is not None
     assert (order["discount_amount"], order["total_amount"]) == (100, 72000)
     assert "items_discount_amount" not in order
@@ -136,7 +137,7 @@ def test_amount_apply_to_items_caps_at_line_amount_1000_off_700() -> None:
         None,
         ctx(),
     )
-    order = outcome.order
+    order = outcome_wire(outcome).order
     assert order is not None
     assert _line_discounts(order) == [1000, 700]
     assert order["items_discount_amount"] == 1700
@@ -152,7 +153,7 @@ def test_percent_apply_to_order_10_of_46500() -> None:
         None,
         ctx(),
     )
-    assert outcome.order is not None and outcome.order["discount_amount"] == 4650
+    assert outcome_wire(outcome).order is not None and outcome_wire(outcome).order["discount_amount"] == 4650
 
 
 def test_percent_apply_to_order_uses_amount_as_sent_20050() -> None:
@@ -164,7 +165,7 @@ def test_percent_apply_to_order_uses_amount_as_sent_20050() -> None:
         None,
         ctx(),
     )
-    order = outcome.order
+    order = outcome_wire(outcome).order
     assert order is not None
     assert order["amount"] == 20050
     assert order["discount_amount"] == 2005
@@ -181,7 +182,7 @@ def test_percent_apply_to_order_amount_limit() -> None:
         None,
         ctx(),
     )
-    assert outcome.order is not None and outcome.order["discount_amount"] == 5000
+    assert outcome_wire(outcome).order is not None and outcome_wire(outcome).order["discount_amount"] == 5000
 
 
 def test_percent_apply_to_items_10_percent_of_lines_1200_and_2200() -> None:
@@ -192,7 +193,7 @@ def test_percent_apply_to_items_10_percent_of_lines_1200_and_2200() -> None:
         None,
         ctx(),
     )
-    assert outcome.order is not None and _line_discounts(outcome.order) == [1200, 2200]
+    assert outcome_wire(outcome).order is not None and _line_discounts(outcome_wire(outcome).order) == [1200, 2200]
 
 
 def test_percent_apply_to_items_amount_limit_per_line_and_aggregated() -> None:
@@ -217,7 +218,7 @@ def test_percent_apply_to_items_amount_limit_per_line_and_aggregated() -> None:
         ctx(),
     )
     # 5000 -> 4000 (per line), 5000 -> 4000 -> 2000 (budget left), 500 -> 0 (budget spent)
-    assert outcome.order is not None and _line_discounts(outcome.order) == [4000, 2000, 0]
+    assert outcome_wire(outcome).order is not None and _line_discounts(outcome_wire(outcome).order) == [4000, 2000, 0]
 
 
 def test_fixed_apply_to_order_new_total() -> None:
@@ -228,7 +229,7 @@ def test_fixed_apply_to_order_new_total() -> None:
         None,
         ctx(),
     )
-    order = outcome.order
+    order = outcome_wire(outcome).order
     assert order is not None and order["discount_amount"] == 2250 and order["total_amount"] == 5000
 
 
@@ -240,7 +241,7 @@ def test_fixed_apply_to_order_above_amount_is_zero() -> None:
         None,
         ctx(),
     )
-    order = outcome.order
+    order = outcome_wire(outcome).order
     assert order is not None
     assert "discount_amount" not in order and order["total_amount"] == 7250
     assert outcome.discount_amount == 0
@@ -259,7 +260,7 @@ def test_quantity_limit_3_of_5_units() -> None:
         None,
         ctx(),
     )
-    assert outcome.order is not None and _line_discounts(outcome.order) == [300]
+    assert outcome_wire(outcome).order is not None and _line_discounts(outcome_wire(outcome).order) == [300]
 
 
 def test_aggregated_quantity_limit_5_over_lines_of_2_and_4() -> None:
@@ -280,7 +281,7 @@ def test_aggregated_quantity_limit_5_over_lines_of_2_and_4() -> None:
         ctx(),
     )
     # 10% of 2 units (200) + 10% of 3 units (300): 5 units
-    assert outcome.order is not None and _line_discounts(outcome.order) == [200, 300]
+    assert outcome_wire(outcome).order is not None and _line_discounts(outcome_wire(outcome).order) == [200, 300]
 
 
 def test_unit_add_many_red_blue_guide_example() -> None:
@@ -308,7 +309,7 @@ def test_unit_add_many_red_blue_guide_example() -> None:
         None,
         ctx(),
     )
-    order = outcome.order
+    order = outcome_wire(outcome).order
     assert order is not None
     red, blue = order["items"]
     assert (
@@ -338,8 +339,8 @@ def test_unit_add_missing_vase_1_to_5() -> None:
     """Semantics §2.2: vase at 1500, k=1, N=5 -> 72100 becomes 78100, total 70600."""
     expected = _example_promo("Customer Rules Only", "promo_R50x0A66V6jmPhM7YYOcFZfL")
     outcome = _run_example("Customer Rules Only", expected)
-    assert outcome.order is not None
-    vase = outcome.order["items"][4]
+    assert outcome_wire(outcome).order is not None
+    vase = outcome_wire(outcome).order["items"][4]
     assert_same_json(
         vase,
         {
@@ -362,7 +363,7 @@ def test_unit_add_missing_vase_1_to_5() -> None:
             },
         },
     )
-    o = outcome.order
+    o = outcome_wire(outcome).order
     assert (o["initial_amount"], o["amount"], o["total_discount_amount"], o["total_amount"]) == (
         72100,
         78100,
@@ -387,8 +388,8 @@ def test_unit_add_new_sku_existing_line_22_of_1700() -> None:
         None,
         ctx(),
     )
-    assert outcome.order is not None
-    line = outcome.order["items"][0]
+    assert outcome_wire(outcome).order is not None
+    line = outcome_wire(outcome).order["items"][0]
     assert (
         line["quantity"],
         line["discount_quantity"],
@@ -396,7 +397,7 @@ def test_unit_add_new_sku_existing_line_22_of_1700() -> None:
         line["discount_amount"],
         line["subtotal_amount"],
     ) == (23, 22, 39100, 37400, 1700)
-    assert outcome.discount["sku"] == {
+    assert outcome_wire(outcome).discount["sku"] == {
         "id": "sku_0b7d7dfb090be5c619",
         "source_id": "ComicBook_1",
         "sku": "Comics1",
@@ -407,7 +408,7 @@ def test_unit_add_new_absent_product_appended_last() -> None:
     """ADD_NEW 8 roses at 500, not in the cart: new last line, 72100 -> 76100, total 72100."""
     expected = _example_promo("Customer Rules Only", "promo_nGr1SWuy9vduABkbbJkl8cHb")
     outcome = _run_example("Customer Rules Only", expected)
-    o = outcome.order
+    o = outcome_wire(outcome).order
     assert o is not None
     last = o["items"][-1]
     assert (
@@ -424,7 +425,7 @@ def test_unit_free_shipping_without_price() -> None:
     """Free shipping: the line has quantity 1 / discount_quantity 1 / initial_quantity 0, no amounts."""
     expected = _example_promo("Promotion Tier Metadata", "promo_jp2l6wRcTL4cARG5E8XRo42A")
     outcome = _run_example("Promotion Tier Metadata", expected)
-    o = outcome.order
+    o = outcome_wire(outcome).order
     assert o is not None
     assert_same_json(
         o["items"][-1],
@@ -457,7 +458,7 @@ def test_unit_free_shipping_with_price_is_discounted() -> None:
         None,
         ctx(),
     )
-    o = outcome.order
+    o = outcome_wire(outcome).order
     assert o is not None
     assert (o["amount"], o["initial_amount"], o["items_discount_amount"], o["total_amount"]) == (
         7000,
@@ -470,7 +471,7 @@ def test_unit_free_shipping_with_price_is_discounted() -> None:
 def test_fixed_every_product_is_worth_8_72100_to_4800() -> None:
     expected = _example_promo("Promotion Tier Metadata", "promo_WEloFBBJ8JJDCxrtR1FPy6t1")
     outcome = _run_example("Promotion Tier Metadata", expected)
-    o = outcome.order
+    o = outcome_wire(outcome).order
     assert o is not None
     assert _line_discounts(o) == [2100, 2300, 2100, 900, 700, 59200]
     assert (o["amount"], o["items_discount_amount"], o["total_amount"]) == (72100, 67300, 4800)
@@ -505,9 +506,9 @@ def test_campaign_specific_example_72100_to_72000() -> None:
     promo = response["promotions"][0]
     outcome = _run_example("Campaign Specific", promo)
     assert outcome.valid
-    assert_same_json(outcome.order, promo["order"])
-    assert outcome.order is not None
-    assert (outcome.order["amount"], outcome.order["total_amount"]) == (72100, 72000)
+    assert_same_json(outcome_wire(outcome).order, promo["order"])
+    assert outcome_wire(outcome).order is not None
+    assert (outcome_wire(outcome).order["amount"], outcome_wire(outcome).order["total_amount"]) == (72100, 72000)
     assert_same_json(
         promotion_tier_wire(tier_from_example(promo), outcome, response["tracking_id"]), promo
     )

@@ -27,6 +27,7 @@ from promolab.engine import (
     CatalogueSku,
     compile_tier,
     normalize_order,
+    outcome_wire,
     price_normalized,
     round_half_up,
     split_proportionally,
@@ -238,12 +239,14 @@ def test_every_outcome_gets_fresh_objects() -> None:
         compiled = compile_tier(spec)
         order = normalize_order(CAT, order_in)
         first = price_normalized(CAT, compiled, order, None, context)
-        snapshot = repr(first)
-        mutate_everything([first.order, first.applicable_to, first.inapplicable_to, first.discount, first.campaign])
+        snapshot = outcome_wire(first)
+        for _ in range(3):  # the first, second and templated renderings of the shared pricing
+            wire = outcome_wire(first)
+            mutate_everything([wire.order, wire.applicable_to, wire.inapplicable_to, wire.discount, wire.campaign])
         again = price_normalized(CAT, compiled, order, None, context)
-        assert repr(again) == snapshot
+        assert again == first and outcome_wire(again) == snapshot
         fresh_order = price_normalized(CAT, compiled, normalize_order(CAT, order_in), None, context)
-        assert repr(fresh_order) == snapshot
+        assert outcome_wire(fresh_order) == snapshot
 
 
 def _order_of(lines: list[tuple[str, int]]) -> dict[str, Any]:
@@ -256,7 +259,7 @@ def _order_of(lines: list[tuple[str, int]]) -> dict[str, Any]:
     }
 
 
-# --- lazy wire parts ----------------------------------------------------------------------------
+# --- wire parts rendered late ----------------------------------------------------------------------------
 _LAZY_TIERS = [
     tier({"type": "AMOUNT", "amount_off": 700, "effect": "APPLY_TO_ORDER"}),
     tier({"type": "PERCENT", "percent_off": 12.5, "effect": "APPLY_TO_ITEMS"}),
@@ -279,22 +282,25 @@ _LAZY_TIERS = [
 def test_wire_parts_built_late_equal_parts_built_at_once(
     lines: list[tuple[str, int]], order_of_reads: list[int]
 ) -> None:
-    """An outcome's order and lists are built on first read, possibly after
-    other tiers of the same request were priced and read: they must be what
-    reading them at once gives, and the eager total must match the order's."""
+    """An outcome's order and lists are rendered when asked for, possibly
+    after other tiers of the same request were priced and rendered (the
+    shared pricing's template then serves): they must be what rendering them
+    at once gives, and the computed total must match the order's."""
     order_in = _order_of(lines)
     compiled = [compile_tier(t) for t in _LAZY_TIERS]
     at_once = []
     for c in compiled:
-        outcome = price_normalized(CAT, c, normalize_order(CAT, order_in), None, ctx())
-        at_once.append((outcome.order, outcome.applicable_to, outcome.discount, outcome.campaign))
+        wire = outcome_wire(price_normalized(CAT, c, normalize_order(CAT, order_in), None, ctx()))
+        at_once.append((wire.order, wire.applicable_to, wire.discount, wire.campaign))
     shared = normalize_order(CAT, order_in)
     late = [price_normalized(CAT, c, shared, None, ctx()) for c in compiled]
     for k in order_of_reads:
         outcome = late[k]
-        assert (outcome.order, outcome.applicable_to, outcome.discount, outcome.campaign) == at_once[k]
-        assert outcome.order is not None and outcome.total_amount == outcome.order["total_amount"]
-        assert outcome.order is outcome.order  # built once, then the caller's
+        wire = outcome_wire(outcome)
+        assert (wire.order, wire.applicable_to, wire.discount, wire.campaign) == at_once[k]
+        assert wire.order is not None and outcome.total_amount == wire.order["total_amount"]
+        again = outcome_wire(outcome)
+        assert again == wire and again.order is not wire.order  # each rendering is the caller's own
 
 
 @settings(max_examples=200, deadline=None)
@@ -324,8 +330,8 @@ def test_lines_without_budgets_equal_the_budgeted_path(
     budgeted = tier({**discount, "aggregated_amount_limit": 10**12}, applicable_to=scope if scoped else None)
     fast = price_normalized(CAT, compile_tier(plain), normalize_order(CAT, order_in), None, ctx())
     loop = price_normalized(CAT, compile_tier(budgeted), normalize_order(CAT, order_in), None, ctx())
-    assert fast.order is not None and loop.order is not None
-    assert fast.order == loop.order
+    assert outcome_wire(fast).order is not None and outcome_wire(loop).order is not None
+    assert outcome_wire(fast).order == outcome_wire(loop).order
     assert fast.total_amount == loop.total_amount
 
 

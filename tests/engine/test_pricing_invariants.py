@@ -15,6 +15,7 @@ from promolab.engine import (
     CatalogueSku,
     compile_tier,
     normalize_order,
+    outcome_wire,
     price_normalized,
 )
 
@@ -163,7 +164,7 @@ def test_amount_invariants(order_in: dict[str, Any], spec: Any) -> None:
     normalized = normalize_order(CAT, order_in)
     outcome = price_normalized(CAT, compiled, normalized, None, ctx())
     assert outcome.valid
-    order = outcome.order
+    order = outcome_wire(outcome).order
     assert order is not None
 
     items_d = order.get("items_discount_amount", 0)
@@ -237,9 +238,9 @@ def test_proportional_lines_sum_exactly_to_the_discount(
     )
     normalized = normalize_order(CAT, order_in)
     outcome = price_normalized(CAT, compile_tier(spec), normalized, None, ctx())
-    assert outcome.order is not None
+    assert outcome_wire(outcome).order is not None
     expected = min(amount_off, sum(ln.amount_or_zero for ln in normalized.lines))
-    assert outcome.order.get("items_discount_amount", 0) == expected
+    assert outcome_wire(outcome).order.get("items_discount_amount", 0) == expected
 
 
 @settings(max_examples=200, deadline=None)
@@ -248,7 +249,7 @@ def test_unit_amount_is_initial_plus_added_units(order_in: dict[str, Any]) -> No
     spec = tier({"type": "UNIT", "effect": "ADD_NEW_ITEMS", "unit_off": 2, "unit_type": "prod_a"})
     normalized = normalize_order(CAT, order_in)
     outcome = price_normalized(CAT, compile_tier(spec), normalized, None, ctx())
-    order = outcome.order
+    order = outcome_wire(outcome).order
     assert order is not None
     assert order["initial_amount"] == normalized.amount
     assert order["amount"] == normalized.amount + 2 * next(
@@ -259,3 +260,36 @@ def test_unit_amount_is_initial_plus_added_units(order_in: dict[str, Any]) -> No
         ),
         1000,
     )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(order_in=orders(), spec=tiers())
+def test_typed_results_are_what_the_wire_shows(order_in: dict[str, Any], spec: Any) -> None:
+    """The engine's typed answer (`OrderPricing` and its `LinePricing`) and
+    the renderer's wire order say the same, figure by figure: the renderer
+    only writes the computed numbers down."""
+    normalized = normalize_order(CAT, order_in)
+    outcome = price_normalized(CAT, compile_tier(spec), normalized, None, ctx())
+    pricing = outcome.pricing
+    wire = outcome_wire(outcome).order
+    assert pricing is not None and wire is not None
+    assert (wire["amount"], wire["total_amount"]) == (pricing.amount, pricing.total) == (
+        pricing.amount, outcome.total_amount)
+    assert wire.get("initial_amount") == pricing.initial_amount
+    assert wire.get("discount_amount", 0) == pricing.order_discount
+    assert wire.get("items_discount_amount", 0) == pricing.items_discount
+    assert outcome.discount_amount == (pricing.total_discount if pricing.monetary else None)
+    lines = pricing.lines(normalized)
+    assert len(lines) == len(wire["items"])
+    assert sum(line.discount or 0 for line in lines) == pricing.items_discount
+    for line, item in zip(lines, wire["items"], strict=True):
+        assert item.get("amount") == line.amount
+        assert item.get("discount_amount", 0 if line.discount is not None else None) == line.discount
+        assert item.get("applied_discount_amount", 0) == line.applied
+        assert item.get("discount_quantity") == line.discount_quantity
+        assert item.get("initial_quantity") == line.initial_quantity
+        assert item.get("initial_amount") == line.initial_amount
+        if line.quantity is not None:
+            assert item["quantity"] == line.quantity
+    appended = len(lines) - len(normalized.lines)
+    assert [line.index for line in lines] == [*range(len(normalized.lines)), *[None] * appended]

@@ -2,11 +2,11 @@
 
 A validation request is answered by `RunningTiers.at` (which campaigns run now,
 remembered over a span of instants), `price_running` (one rule environment for
-all tiers, no outcome for a failing tier) and `TierOutcome.entry` (the
-`promotions[]` entry from a planned template); orders of plain items share their
+all tiers, no outcome for a failing tier) and `promotion_entry` /
+`promotion_entries` (the `promotions[]` entry from a planned template); orders of plain items share their
 lines, amounts, order-only rule verdicts and settlements (`NormalizedOrder.shared`).
 Each shortcut is checked here against its plain definition: `CampaignCheck.evaluate`,
-`price_normalized`, `promotion_tier_wire`, a fresh normalization and assembly.
+`price_normalized`, `promotion_tier_wire`, a fresh normalization and rendering.
 """
 
 from __future__ import annotations
@@ -29,17 +29,20 @@ from promolab.engine import (
     PricingInputError,
     RunningTiers,
     compile_tier,
+    copy_order,
     normalize_order,
+    order_wire,
+    outcome_wire,
     price_normalized,
     price_running,
+    promotion_entries,
+    promotion_entry,
     promotion_tier_wire,
-    running_entries,
 )
 from promolab.engine import normalize as items_module
 from promolab.engine.campaign import compile_campaign
 from promolab.engine.conditions import NOW_OPERATORS, compile_predicates
 from promolab.engine.settle import _compute
-from promolab.engine.wire_order import copy_order
 
 # --- campaign spans -----------------------------------------------------------------------------
 _T0 = datetime(2026, 3, 1, tzinfo=UTC)
@@ -275,7 +278,7 @@ def test_price_running_and_entries_equal_the_plain_path(requests: list[tuple[dic
         assert [o.tier_id for o in got] == [o.tier_id for o in expected]
         for a, b, spec in zip(got, expected, [t.spec for t in TIERS if t.id in {o.tier_id for o in got}]):
             assert (a.discount_amount, a.total_amount) == (b.discount_amount, b.total_amount)
-            entry = a.entry("track_x")
+            entry = promotion_entry(a, "track_x")
             assert entry == promotion_tier_wire(spec, b, "track_x")
             assert list(entry) == list(promotion_tier_wire(spec, b, "track_x"))  # the same key order
             mutate_everything(entry)  # the caller's own: later answers must not see it
@@ -291,10 +294,9 @@ def test_a_settlement_serves_orders_with_other_request_values() -> None:
                                                 ({}, "c1", None)]):
             order_in = {"items": lines, "metadata": meta} | ({"referrer_id": ref} if ref else {})
             order = normalize_order(CAT, order_in, cust)
-            settlement_order = _compute(CAT, spec_tier, _fresh(order_in, cust)[1])
-            expected = settlement_order._assemble(order, *settlement_order._args)[0]
+            expected = order_wire(order, _compute(CAT, spec_tier, _fresh(order_in, cust)[1]))
             for outcome in price_running(CAT, [spec_tier], order, None, ctx()):
-                wire = outcome.order
+                wire = outcome_wire(outcome).order
                 assert wire == expected and list(wire) == list(expected), (spec_tier.id, k)
                 assert wire["metadata"] is not order.metadata
                 seen.append(wire)
@@ -305,7 +307,7 @@ def test_a_settlement_serves_orders_with_other_request_values() -> None:
 def test_copy_order_is_a_deep_copy_sharing_nothing() -> None:
     order = normalize_order(CAT, {"items": PLAIN_ITEMS[:5], "metadata": {"m": 1}}, "c")
     for outcome in price_running(CAT, TIERS, order, None, ctx()):
-        wire = outcome.order
+        wire = outcome_wire(outcome).order
         copied = copy_order(wire)
         assert copied == copy.deepcopy(wire)
         assert _containers(copied).isdisjoint(_containers(wire))
@@ -325,7 +327,7 @@ def test_entries_of_an_invalid_outcome_are_refused() -> None:
     outcome = price_normalized(CAT, TIERS[0], order, None, ctx())
     assert not outcome.valid
     try:
-        outcome.entry("t")
+        promotion_entry(outcome, "t")
         raise AssertionError("an invalid outcome has no promotions[] entry")
     except ValueError:
         pass
@@ -344,7 +346,7 @@ def test_order_only_verdicts_follow_the_instant_when_a_rule_reads_it() -> None:
     assert verdicts == [True, True, False, True, False]
 
 
-# --- running_entries (the validate operation's path) against the plain wire -------------------
+# --- promotion_entries (the validate operation's path) against the plain wire -------------------
 @settings(max_examples=250, deadline=None)
 @given(
     st.lists(
@@ -364,7 +366,7 @@ def test_order_only_verdicts_follow_the_instant_when_a_rule_reads_it() -> None:
 def test_running_entries_equal_the_plain_wire(
     requests: list[tuple[dict[str, Any], int, int, bool, bool, dict[str, Any]]],
 ) -> None:
-    """`running_entries` (rules in one list pass, settlements and templates
+    """`promotion_entries` (rules in one list pass, settlements and templates
     shared between requests, the entry completed in place) answers each
     request as `price_normalized` + `promotion_tier_wire` on a fresh catalogue,
     key order included, and every entry is the caller's own."""
@@ -373,7 +375,7 @@ def test_running_entries_equal_the_plain_wire(
         context = ctx(now=NOW + timedelta(days=days), audience_only=audience, redemption_metadata=metadata,
                       expand=frozenset({"category"}) if expand else frozenset())
         order = normalize_order(CAT, order_in, cust.id if cust else None)
-        got = running_entries(CAT, TIERS, order, cust, context, "track_y")
+        got = promotion_entries(CAT, TIERS, order, cust, context, "track_y")
         fresh_cat, fresh_order = _fresh(order_in, cust.id if cust else None)
         expected = [
             promotion_tier_wire(t.spec, o, "track_y")

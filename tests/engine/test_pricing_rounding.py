@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 from pricing_builders import ctx, tier
 
-from promolab.engine import Catalogue, price_tier, round_half_up, split_proportionally
+from promolab.engine import Catalogue, outcome_wire, price_tier, round_half_up, split_proportionally
 
 
 @pytest.mark.parametrize(
@@ -36,7 +36,7 @@ def test_percent_half_cent_rounds_up_12_5_to_13() -> None:
         None,
         ctx(),
     )
-    assert out.order is not None and out.order["items"][0]["discount_amount"] == 13
+    assert outcome_wire(out).order is not None and outcome_wire(out).order["items"][0]["discount_amount"] == 13
 
 
 def test_percent_rounds_per_line_not_on_the_sum() -> None:
@@ -48,7 +48,7 @@ def test_percent_rounds_per_line_not_on_the_sum() -> None:
         None,
         ctx(),
     )
-    assert out.order is not None and out.order["items_discount_amount"] == 26
+    assert outcome_wire(out).order is not None and outcome_wire(out).order["items_discount_amount"] == 26
 
 
 def test_fractional_percent_is_exact() -> None:
@@ -61,7 +61,7 @@ def test_fractional_percent_is_exact() -> None:
             None,
             ctx(),
         )
-        assert out.order is not None and out.order["discount_amount"] == expected
+        assert outcome_wire(out).order is not None and outcome_wire(out).order["discount_amount"] == expected
 
 
 def test_split_remainder_goes_to_largest_line() -> None:
@@ -99,7 +99,7 @@ def test_proportional_split_sums_exactly_through_engine() -> None:
         ctx(),
     )
     # 300 < 1000: each line is capped at its amount
-    assert out.order is not None and [i["discount_amount"] for i in out.order["items"]] == [
+    assert outcome_wire(out).order is not None and [i["discount_amount"] for i in outcome_wire(out).order["items"]] == [
         100,
         100,
         100,
@@ -118,9 +118,9 @@ def test_proportional_split_sums_exactly_through_engine() -> None:
         ctx(),
     )
     # 142.86 / 428.57 / 428.57 -> 143 / 429 / 429 = 1001 -> one cent back from the first largest
-    assert out.order is not None and [i["discount_amount"] for i in out.order["items"]] == [
+    assert outcome_wire(out).order is not None and [i["discount_amount"] for i in outcome_wire(out).order["items"]] == [
         143,
         428,
         429,
     ]
-    assert out.order["items_discount_amount"] == 1000
+    assert outcome_wire(out).order["items_discount_amount"] == 1000

@@ -20,6 +20,7 @@ from promolab.engine import (
     TierConfigError,
     compile_tier,
     normalize_order,
+    outcome_wire,
     price_normalized,
     price_tier,
 )
@@ -186,7 +187,7 @@ def test_rule_family_pass_and_fail(
     )
     assert failed.reason_key == expected_key
     assert failed.reason and family in failed.reason
-    assert failed.order is None and failed.discount_amount is None
+    assert outcome_wire(failed).order is None and failed.discount_amount is None
 
 
 def test_reason_text_names_rule_and_bound() -> None:

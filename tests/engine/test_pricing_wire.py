@@ -22,15 +22,16 @@ from promolab.engine import (
     CatalogueSku,
     TierConfigError,
     compile_tier,
+    outcome_wire,
     price_tier,
 )
-from promolab.engine.tier_wire import wire_instant
+from promolab.engine.render import wire_instant
 from promolab.sim.clock import format_instant
 from wire_asserts import assert_same_json
 
 
 def _discounts(outcome: Any) -> list[int]:
-    return [i.get("discount_amount", 0) for i in outcome.order["items"]]
+    return [i.get("discount_amount", 0) for i in outcome_wire(outcome).order["items"]]
 
 
 def _run(discount: dict[str, Any], applicable_to: dict[str, Any] | None = None, **kw: Any) -> Any:
@@ -57,7 +58,7 @@ def test_excluded_wins_over_included_collection() -> None:
     }
     out = _run(AMOUNT_ITEMS, scope)
     assert _discounts(out) == [1000, 0, 1000, 0]
-    assert out.inapplicable_to == {
+    assert outcome_wire(out).inapplicable_to == {
         "data": [
             {
                 "object": "product",
@@ -136,7 +137,7 @@ def test_discount_aggregated_amount_limit_for_by_quantity() -> None:
 def test_fixed_new_price_above_price_gives_zero() -> None:
     out = _run({"type": "FIXED", "fixed_amount": 2200, "effect": "APPLY_TO_ITEMS"})
     assert _discounts(out) == [0, 0, 0, (2500 - 2200) * 2]
-    assert "discount_amount" not in out.order["items"][0]
+    assert "discount_amount" not in outcome_wire(out).order["items"][0]
 
 
 def test_default_effects() -> None:
@@ -157,7 +158,7 @@ def test_default_effects() -> None:
         None,
         ctx(),
     )
-    assert out.discount == {"type": "AMOUNT", "effect": "APPLY_TO_ORDER", "amount_off": 5}
+    assert outcome_wire(out).discount == {"type": "AMOUNT", "effect": "APPLY_TO_ORDER", "amount_off": 5}
 
 
 def test_order_discount_capped_at_order_amount() -> None:
@@ -168,7 +169,7 @@ def test_order_discount_capped_at_order_amount() -> None:
         None,
         ctx(),
     )
-    assert (out.order["discount_amount"], out.order["total_amount"], out.discount_amount) == (
+    assert (outcome_wire(out).order["discount_amount"], outcome_wire(out).order["total_amount"], out.discount_amount) == (
         900,
         0,
         900,
@@ -187,13 +188,13 @@ def test_item_discounts_trimmed_when_sent_amount_is_smaller() -> None:
         ctx(),
     )
     assert _discounts(out) == [1000, 500]
-    assert (out.order["amount"], out.order["total_amount"]) == (1500, 0)
+    assert (outcome_wire(out).order["amount"], outcome_wire(out).order["total_amount"]) == (1500, 0)
 
 
 def test_order_without_discount_effect_has_only_amount_and_total() -> None:
     out = _run(AMOUNT_ITEMS, included({"object": "product", "id": "prod_unknown"}))
     assert out.valid
-    assert [k for k in out.order if k.endswith("amount")] == ["amount", "total_amount"]
+    assert [k for k in outcome_wire(out).order if k.endswith("amount")] == ["amount", "total_amount"]
     assert out.discount_amount == 0
 
 
@@ -216,7 +217,7 @@ def test_applicable_to_wire_fills_source_ids_from_catalogue() -> None:
         ctx(),
     )
     assert_same_json(
-        out.applicable_to,
+        outcome_wire(out).applicable_to,
         {
             "data": [
                 {
@@ -247,7 +248,7 @@ def test_applicable_to_wire_fills_source_ids_from_catalogue() -> None:
             "object": "list",
         },
     )
-    assert out.inapplicable_to == {"data": [], "total": 0, "data_ref": "data", "object": "list"}
+    assert outcome_wire(out).inapplicable_to == {"data": [], "total": 0, "data_ref": "data", "object": "list"}
 
 
 def test_campaign_wire_and_category_expansion() -> None:
@@ -256,7 +257,7 @@ def test_campaign_wire_and_category_expansion() -> None:
     spec = tier({"type": "AMOUNT", "amount_off": 1}, campaign=camp)
     plain = price_tier(Catalogue(), spec, {}, None, ctx())
     assert_same_json(
-        plain.campaign,
+        outcome_wire(plain).campaign,
         {
             "id": "camp_test",
             "start_date": "2026-01-01T00:00:00.000Z",
@@ -266,7 +267,7 @@ def test_campaign_wire_and_category_expansion() -> None:
         },
     )
     expanded = price_tier(Catalogue(), spec, {}, None, ctx(expand=frozenset({"category"})))
-    assert expanded.campaign["categories"] == [cat]
+    assert outcome_wire(expanded).campaign["categories"] == [cat]
 
 
 @pytest.mark.parametrize(("moment", "text"), [
@@ -294,7 +295,7 @@ def test_unit_discount_wire_expansion_for_product_and_unknown() -> None:
         ctx(),
     )
     assert_same_json(
-        out.discount,
+        outcome_wire(out).discount,
         {
             "type": "UNIT",
             "effect": "ADD_NEW_ITEMS",
@@ -306,7 +307,7 @@ def test_unit_discount_wire_expansion_for_product_and_unknown() -> None:
     unknown = price_tier(
         cat, tier({"type": "UNIT", "unit_off": 2, "unit_type": "prod_zz"}), {}, None, ctx()
     )
-    assert unknown.order["items"] == [
+    assert outcome_wire(unknown).order["items"] == [
         {
             "object": "order_item",
             "product_id": "prod_zz",
@@ -334,7 +335,7 @@ def test_unit_add_missing_when_cart_already_has_more() -> None:
         None,
         ctx(),
     )
-    poster = out.order["items"][1]
+    poster = outcome_wire(out).order["items"][1]
     assert (
         poster["quantity"],
         poster["discount_quantity"],
@@ -342,8 +343,8 @@ def test_unit_add_missing_when_cart_already_has_more() -> None:
         poster["discount_amount"],
         poster["subtotal_amount"],
     ) == (3, 2, 3, 3000, 1500)
-    assert "initial_amount" not in out.order  # nothing was added
-    assert out.order["amount"] == 17500 and out.order["total_amount"] == 14500
+    assert "initial_amount" not in outcome_wire(out).order  # nothing was added
+    assert outcome_wire(out).order["amount"] == 17500 and outcome_wire(out).order["total_amount"] == 14500
 
 
 def test_unit_only_first_duplicate_line_is_modified() -> None:
@@ -360,8 +361,8 @@ def test_unit_only_first_duplicate_line_is_modified() -> None:
         None,
         ctx(),
     )
-    assert [i["quantity"] for i in out.order["items"]] == [2, 1]
-    assert "discount_quantity" not in out.order["items"][1]
+    assert [i["quantity"] for i in outcome_wire(out).order["items"]] == [2, 1]
+    assert "discount_quantity" not in outcome_wire(out).order["items"][1]
 
 
 def test_invalid_outcome_shape() -> None:
@@ -375,7 +376,7 @@ def test_invalid_outcome_shape() -> None:
     assert (
         out.valid,
         out.reason_key,
-        out.order,
+        outcome_wire(out).order,
         out.discount_amount,
         out.applied_discount_amount,
     ) == (False, "promotion_inactive", None, None, None)

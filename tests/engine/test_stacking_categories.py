@@ -31,6 +31,7 @@ from promolab.engine import (
     compile_tier,
     evaluate_stack,
     normalize_order,
+    stack_order,
 )
 from promolab.models import StackingRules
 
@@ -216,7 +217,7 @@ def test_stacks_with_categories_add_up_stay_positive_and_keep_the_group_order(
     _check_order(result, rules)
     _check_limits(result, rules)
     applied = sum(r.applied for r in result.applicable)
-    final = result.order()
+    final = stack_order(result)
     assert final["total_amount"] >= 0 and all(line.get("subtotal_amount", 0) >= 0 for line in final.get("items", ()))
     if result.valid:
         assert applied == result.discount == order.amount - final["total_amount"]

@@ -26,6 +26,8 @@ from promolab.engine import (
     compile_tier,
     evaluate_stack,
     normalize_order,
+    redeemable_order,
+    stack_order,
 )
 from promolab.models import StackingRules
 
@@ -62,9 +64,9 @@ def test_example_a_percentages_on_the_discounted_amount() -> None:
     )
     assert result.valid
     assert [r.step.order_discount for r in result.redeemables] == [100, 39980, 8000]
-    assert [result.order_of(r)["discount_amount"] for r in result.redeemables] == [100, 40080, 48080]
-    assert [result.order_of(r)["total_amount"] for r in result.redeemables] == [199900, 159920, 151920]
-    assert amounts(result.order()) == {
+    assert [redeemable_order(result, r)["discount_amount"] for r in result.redeemables] == [100, 40080, 48080]
+    assert [redeemable_order(result, r)["total_amount"] for r in result.redeemables] == [199900, 159920, 151920]
+    assert amounts(stack_order(result)) == {
         "amount": 200000, "discount_amount": 48080, "total_discount_amount": 48080, "total_amount": 151920,
         "applied_discount_amount": 48080, "total_applied_discount_amount": 48080,
     }
@@ -98,8 +100,8 @@ def test_example_b_item_and_order_level_mixed_match_the_official_response() -> N
     ]
     result = run(entries, request["order"], _example_b_catalogue())
     official = [r for r in expected["redeemables"] if r["id"] != "AnsvocvP"]
-    assert [result.order_of(r) for r in result.redeemables] == [r["order"] for r in official]
-    assert amounts(result.order()) == amounts(expected["order"])
+    assert [redeemable_order(result, r) for r in result.redeemables] == [r["order"] for r in official]
+    assert amounts(stack_order(result)) == amounts(expected["order"])
 
 
 def test_example_c_item_level_then_order_level() -> None:
@@ -116,12 +118,12 @@ def test_example_c_item_level_then_order_level() -> None:
          coupon(1, {"type": "AMOUNT", "amount_off": 2500})],
         order, catalogue,
     )
-    first, second = (amounts(result.order_of(r)) for r in result.redeemables)
+    first, second = (amounts(redeemable_order(result, r)) for r in result.redeemables)
     assert first == {"amount": 14000, "items_discount_amount": 4000, "total_discount_amount": 4000, "total_amount": 10000,
                      "items_applied_discount_amount": 4000, "total_applied_discount_amount": 4000}
     assert second == {"amount": 14000, "discount_amount": 2500, "items_discount_amount": 4000, "total_discount_amount": 6500,
                       "total_amount": 7500, "applied_discount_amount": 2500, "total_applied_discount_amount": 2500}
-    final = result.order()
+    final = stack_order(result)
     assert amounts(final) == {"amount": 14000, "discount_amount": 2500, "items_discount_amount": 4000,
                               "total_discount_amount": 6500, "total_amount": 7500, "applied_discount_amount": 2500,
                               "items_applied_discount_amount": 4000, "total_applied_discount_amount": 6500}
@@ -146,7 +148,7 @@ def test_example_e_application_order_changes_eligibility(first: int, applied: li
         assert "9450" in result.redeemables[1].why
     else:
         assert [r.applied for r in result.redeemables] == [2100, 840]
-    assert result.order()["total_amount"] == total
+    assert stack_order(result)["total_amount"] == total
 
 
 @pytest.mark.parametrize(("mode", "discount"), [("INITIAL_AMOUNT", 3000), ("DISCOUNTED_AMOUNT", 2800)])
@@ -186,4 +188,4 @@ def test_example_h_all_or_partial(mode: str, valid: bool, statuses: list[str], t
     assert result.redeemables[1].reason_key == "promotion_not_active_now"
     if mode == "ALL":
         assert result.redeemables[2].reason_key == "preceding_validation_failed"
-    assert result.order()["total_amount"] == total
+    assert stack_order(result)["total_amount"] == total

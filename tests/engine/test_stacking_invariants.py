@@ -30,7 +30,10 @@ from promolab.engine import (
     compile_tier,
     evaluate_stack,
     normalize_order,
+    outcome_wire,
     price_normalized,
+    redeemable_order,
+    stack_order,
 )
 from promolab.models import StackingRules
 
@@ -158,12 +161,18 @@ def test_the_running_total_never_rises_nor_goes_negative_and_the_final_order_add
     applied = added = 0
     for redeemable in in_tried_order(result):
         if redeemable.status != "APPLICABLE":
-            assert redeemable.step is None and result.order_of(redeemable) is None and redeemable.reason_key
+            assert redeemable.step is None and redeemable_order(result, redeemable) is None and redeemable.reason_key
             continue
         step = redeemable.step
         assert step.order_discount >= 0 and all(d >= 0 for d in step.line_discounts or ())
         grown = step.units.added_amount if step.units is not None else 0
-        snapshot = result.order_of(redeemable)
+        snapshot = redeemable_order(result, redeemable)
+        after = result.pricing_of(redeemable)  # the typed running order the snapshot renders
+        assert after is not None and (after.total, after.applied_order, after.applied_items) == (
+            snapshot["total_amount"], step.order_discount, step.items)
+        assert [line.applied for line in after.lines(result.lines_of(redeemable))][:len(step.line_discounts or ())] == [
+            a if a or (step.units is not None and k in step.units.touched) else 0
+            for k, a in enumerate(step.line_discounts or ())]
         assert snapshot["total_amount"] == running + grown - step.total <= running  # free units are taken off
         assert snapshot["total_amount"] >= 0
         assert all(line.get("subtotal_amount", 0) >= 0 for line in snapshot.get("items", ()))
@@ -173,7 +182,8 @@ def test_the_running_total_never_rises_nor_goes_negative_and_the_final_order_add
         assert snapshot.get("total_applied_discount_amount", 0) == step.total
         running += grown - step.total
         applied += step.total
-    final = result.order()
+    final = stack_order(result)
+    assert (result.final().total, result.final().total_discount) == (final["total_amount"], total_discount(final))
     assert all(line.get("subtotal_amount", 0) >= 0 for line in final.get("items", ()))
     if result.valid:
         assert final["amount"] == amount + added
@@ -202,7 +212,7 @@ def test_all_is_all_or_nothing_and_partial_keeps_what_applies(
         first = statuses.index("INAPPLICABLE")
         assert all(r.status == "SKIPPED" and r.reason_key == "preceding_validation_failed" for r in tried[first + 1:])
         assert not result.valid
-        final = result.order()
+        final = stack_order(result)
         assert final["total_amount"] == amount and "discount_amount" not in final and "items_discount_amount" not in final
     else:
         assert result.valid == ("APPLICABLE" in statuses)
@@ -303,7 +313,7 @@ def test_no_line_goes_below_zero_and_once_discounts_a_line_once(
             if value and products == "ONCE":
                 assert k not in touched, f"line {k}: {touched.get(k)} and {redeemable.entry.id}"
                 touched[k] = redeemable.entry.id
-    final = result.order()
+    final = stack_order(result)
     assert final["total_amount"] == order.amount - sum(r.step.total for r in result.applicable) >= 0
     assert [line.get("subtotal_amount", 0) for line in final["items"]] == [
         line.amount_or_zero - t for line, t in zip(order.lines, taken, strict=True)]
@@ -352,14 +362,14 @@ def test_one_redeemable_alone_gets_what_the_single_tier_engine_gives(
         return
     assert answer.status == "APPLICABLE"
     assert answer.step.total == (single.discount_amount or 0) == result.discount
-    assert result.order_of(answer) == single.order == result.order()
+    assert redeemable_order(result, answer) == outcome_wire(single).order == stack_order(result)
 
 
 def test_one_gift_card_alone_takes_its_credits_up_to_the_total() -> None:
     for credits, expected in [(0, 0), (999, 999), (2400, 2400), (5000, 2400)]:
         result, amount = evaluate([{"product_id": "prod_a", "quantity": 2}], [{"kind": "gift", "categories": (), "credits": credits}],
                                   StackingRules())
-        assert (amount, result.discount, result.order()["total_amount"]) == (2400, expected, 2400 - expected)
+        assert (amount, result.discount, stack_order(result)["total_amount"]) == (2400, expected, 2400 - expected)
 
 
 # -- FIXED item prices on a line already discounted -------------------------------------------------------
@@ -373,4 +383,4 @@ def test_a_fixed_price_after_another_item_discount(mode: str, steps: list[int], 
     result, _ = evaluate([{"product_id": "prod_a", "quantity": 1}], [three_off, at_five],
                          StackingRules(discount_calculation_mode=mode))
     assert [r.applied for r in result.redeemables] == steps
-    assert result.order()["items"][0]["subtotal_amount"] == subtotal
+    assert stack_order(result)["items"][0]["subtotal_amount"] == subtotal

@@ -30,6 +30,8 @@ from promolab.engine import (
     compile_tier,
     evaluate_stack,
     normalize_order,
+    redeemable_order,
+    stack_order,
 )
 from promolab.models import StackingRules
 from wire_asserts import assert_same_json
@@ -76,8 +78,8 @@ def test_each_unit_example_alone_in_a_stack_is_the_services_order(example: str, 
     (answer,) = result.redeemables
     assert answer.status == "APPLICABLE"
     expected = {**promo["order"], "customer_id": None, "referrer_id": None}
-    assert_same_json(result.order_of(answer), expected)
-    assert_same_json(result.order(), expected)
+    assert_same_json(redeemable_order(result, answer), expected)
+    assert_same_json(stack_order(result), expected)
     assert result.discount == promo["order"]["amount"] - promo["order"]["total_amount"]
 
 
@@ -88,10 +90,10 @@ def test_a_percentage_after_free_units_sees_the_total_the_units_left() -> None:
     units with the running totals."""
     result = run([entry(0, RED_AND_BLUE_FREE), entry(1, {"type": "PERCENT", "percent_off": 10})], RED_BLUE_ORDER, RED_BLUE)
     units, ten = result.redeemables
-    assert amounts(result.order_of(units)) == {
+    assert amounts(redeemable_order(result, units)) == {
         "amount": 9100, "initial_amount": 6000, "items_discount_amount": 6000, "total_discount_amount": 6000,
         "total_amount": 3100, "items_applied_discount_amount": 6000, "total_applied_discount_amount": 6000}
-    after = result.order_of(ten)
+    after = redeemable_order(result, ten)
     assert amounts(after) == {
         "amount": 9100, "initial_amount": 6000, "discount_amount": 310, "items_discount_amount": 6000,
         "total_discount_amount": 6310, "total_amount": 2790, "applied_discount_amount": 310,
@@ -102,7 +104,7 @@ def test_a_percentage_after_free_units_sees_the_total_the_units_left() -> None:
     assert (blue["quantity"], blue["initial_quantity"], blue["amount"], blue["initial_amount"], blue["subtotal_amount"]) == (
         2, 1, 6200, 3100, 3100)
     assert "applied_discount_amount" not in red and "applied_discount_amount" not in blue
-    final = result.order()
+    final = stack_order(result)
     assert amounts(final) == {**amounts(after), "items_applied_discount_amount": 6000, "total_applied_discount_amount": 6310}
     assert [i["applied_discount_amount"] for i in final["items"]] == [2900, 3100]
     assert result.discount == 6310
@@ -113,7 +115,7 @@ def test_an_initial_amount_percentage_is_taken_of_the_amount_as_sent(mode: str, 
     result = run([entry(0, RED_AND_BLUE_FREE), entry(1, {"type": "PERCENT", "percent_off": 10})], RED_BLUE_ORDER,
                  RED_BLUE, discount_calculation_mode=mode)
     assert [r.applied for r in result.redeemables] == [6000, percent]
-    assert result.order()["total_amount"] == 3100 - percent
+    assert stack_order(result)["total_amount"] == 3100 - percent
 
 
 def test_the_qualification_example_charger_then_fifteen_percent() -> None:
@@ -126,12 +128,12 @@ def test_the_qualification_example_charger_then_fifteen_percent() -> None:
     order = {"items": [{"product_id": "prod_drill", "quantity": 1}, {"product_id": "prod_saw", "quantity": 1}]}
     charger = entry(0, {"type": "UNIT", "effect": "ADD_MISSING_ITEMS", "unit_off": 1, "unit_type": "prod_charger"})
     result = run([charger, entry(1, {"type": "PERCENT", "percent_off": 15})], order, catalogue)
-    assert amounts(result.order_of(result.redeemables[0])) == {
+    assert amounts(redeemable_order(result, result.redeemables[0])) == {
         "amount": 53500, "initial_amount": 50000, "items_discount_amount": 3500, "total_discount_amount": 3500,
         "total_amount": 50000, "items_applied_discount_amount": 3500, "total_applied_discount_amount": 3500}
     assert result.redeemables[1].applied == 7500
-    assert result.order()["total_amount"] == 42500
-    charger_line = result.order()["items"][2]
+    assert stack_order(result)["total_amount"] == 42500
+    charger_line = stack_order(result)["items"][2]
     assert (charger_line["quantity"], charger_line["initial_quantity"], charger_line["initial_amount"]) == (1, 0, 0)
 
 
@@ -145,10 +147,10 @@ def test_an_item_discount_after_a_unit_reaches_the_added_line_and_stops_at_its_s
                                               applicable_to=on_blue), entry(2, blue_free)],
                  {"items": [{"product_id": "prod_blue", "quantity": 1}]}, RED_BLUE)
     assert [r.applied for r in result.redeemables] == [3100, 1550, 3100]
-    (line,) = result.order()["items"]
+    (line,) = stack_order(result)["items"]
     assert (line["quantity"], line["discount_quantity"], line["initial_quantity"], line["amount"], line["discount_amount"],
             line["subtotal_amount"]) == (3, 2, 1, 9300, 7750, 1550)
-    assert result.order()["total_amount"] == 1550
+    assert stack_order(result)["total_amount"] == 1550
 
 
 def test_a_unit_added_line_is_topped_up_not_duplicated() -> None:
@@ -157,7 +159,7 @@ def test_a_unit_added_line_is_topped_up_not_duplicated() -> None:
     two_red = {"type": "UNIT", "effect": "ADD_MISSING_ITEMS", "unit_off": 2, "unit_type": "prod_red"}
     result = run([entry(0, two_red), entry(1, two_red)], {"items": [{"product_id": "prod_blue", "quantity": 1}]}, RED_BLUE)
     assert [r.applied for r in result.redeemables] == [5800, 0]
-    final = result.order()
+    final = stack_order(result)
     assert [i["quantity"] for i in final["items"]] == [1, 2]
     assert (final["amount"], final["total_amount"]) == (8900, 3100)
     skipped = run([entry(0, two_red), entry(1, two_red)], {"items": [{"product_id": "prod_blue", "quantity": 1}]}, RED_BLUE,
@@ -177,8 +179,8 @@ def test_under_once_a_unit_leaves_a_line_already_discounted(products: str, appli
     result = run(entries, {"items": [{"product_id": "prod_red", "quantity": 1}]}, RED_BLUE,
                  redeemables_products_application_mode=products)
     assert [r.applied for r in result.redeemables] == applied
-    assert result.order()["items"][0]["quantity"] == quantity
-    assert ("initial_amount" in result.order()) is False  # nothing added: the order is as sent
+    assert stack_order(result)["items"][0]["quantity"] == quantity
+    assert ("initial_amount" in stack_order(result)) is False  # nothing added: the order is as sent
 
 
 def test_a_unit_discounts_the_line_it_touches_once_under_once_and_later_item_discounts_skip_it() -> None:
@@ -198,7 +200,7 @@ def test_free_shipping_without_a_price_has_an_effect() -> None:
     result = run([entry(0, shipping), entry(1, {"type": "AMOUNT", "amount_off": 500})],
                  {"items": [{"product_id": "prod_red", "quantity": 1}]}, RED_BLUE, redeemables_no_effect_rule="SKIP")
     assert [r.status for r in result.redeemables] == ["APPLICABLE", "APPLICABLE"]
-    final = result.order()
+    final = stack_order(result)
     assert (final["amount"], final["total_amount"], "initial_amount" in final) == (2900, 2400, False)
     assert final["items"][1] == {"object": "order_item", "product_id": "prod_5h1pp1ng", "quantity": 1, "discount_quantity": 1,
                                  "initial_quantity": 0, "product": {"id": "prod_5h1pp1ng", "source_id": "5h1pp1ng", "name": "Shipping"}}

@@ -8,6 +8,12 @@ validation request::
     order = normalize_order(catalogue, request["order"], customer_id=None)
     outcomes = [price_normalized(catalogue, compiled, order, customer, ctx)
                 for compiled in compiled_tiers]          # compile_tier(...) once, cached
+    outcomes[0].pricing                                  # typed: OrderPricing, its lines
+    outcome_wire(outcomes[0]).order                      # rendered: the wire order
+
+The engine computes typed results (`TierOutcome`, `OrderPricing` and its
+`LinePricing`, `StackResult` and its `StackedRedeemable`); `render` writes
+them as the wire JSON and no computing module imports it (a contract).
 
 This module is the engine's one public face: the simulator, the analysis
 layer and the widgets import from `promolab.engine`, never from its modules
@@ -35,15 +41,16 @@ lines, UNIT bookkeeping (`discount_quantity`, `initial_quantity`,
 line without a price. The tier's `discount_amount`/`applied_discount_amount`
 are present when the discount is monetary (always for AMOUNT/PERCENT/FIXED,
 for UNIT when a discounted unit has a price) and equal the order's
-`total_discount_amount`. Details: `wire_order`.
+`total_discount_amount`. Details: `render.order`.
 
 Where things are: the inputs (`catalogue`, `tier_spec`, `context`), the
 order (`normalize`, `item_resolution`, `lines`), the tier (`compiled_tier`:
 `campaign`, `rules` with `item_rules`, `conditions`, `logic_parser` and
 `rule_evaluation`, `scope`, `amount_discounts`, `unit_discounts`), pricing
 (`pricing`, `settle`, `schedule`, `money`), several redeemables on one
-order under a project's stacking rules (`stacking`), the answer (`outcome`,
-`wire_order`, `tier_wire`) and the refusals (`errors`).
+order under a project's stacking rules (`stacking`), the typed answer
+(`outcome`, `order_pricing`), its rendering (`render`: `order`, `tier`,
+`stack`) and the refusals (`errors`).
 """
 
 from .amount_discounts import AmountBenefit
@@ -71,8 +78,22 @@ from .errors import INT64_MAX, PricingInputError, PricingOverflowError, TierConf
 from .lines import Line, NormalizedOrder
 from .money import round_half_up, split_proportionally
 from .normalize import normalize_order
+from .order_pricing import LinePricing, OrderPricing
 from .outcome import TierOutcome
-from .pricing import price_normalized, price_running, price_tier, running_entries, tier_entries
+from .pricing import passing_tiers, price_normalized, price_running, price_tier
+from .render import (
+    OutcomeWire,
+    copy_order,
+    order_wire,
+    outcome_wire,
+    promotion_entries,
+    promotion_entry,
+    promotion_tier_wire,
+    redeemable_order,
+    stack_order,
+    static_wire,
+    wire_instant,
+)
 from .rule_evaluation import RuleFailure, checker, lookup
 from .rules import AUDIENCE_FAMILIES, RULE_FAMILIES, RuleSet, compile_rules
 from .schedule import RunningTiers
@@ -93,7 +114,6 @@ from .stacking import (
     why_rules_failed,
 )
 from .tier_spec import CampaignInfo, TierSpec
-from .tier_wire import promotion_tier_wire, wire_instant
 from .usage_ledger import UsageLedger, period_key_arrays, period_keys, period_slot
 
 __all__ = [
@@ -117,7 +137,10 @@ __all__ = [
     "CompiledTier",
     "CustomerContext",
     "Line",
+    "LinePricing",
     "NormalizedOrder",
+    "OrderPricing",
+    "OutcomeWire",
     "Period",
     "PricingContext",
     "PricingInputError",
@@ -144,12 +167,16 @@ __all__ = [
     "compile_conditions",
     "compile_rules",
     "compile_tier",
+    "copy_order",
     "evaluate_stack",
     "initial_amount_mode",
     "lookup",
     "normalize_order",
     "numeric_value",
+    "order_wire",
+    "outcome_wire",
     "parse_duration",
+    "passing_tiers",
     "period_key_arrays",
     "period_keys",
     "period_slot",
@@ -157,12 +184,15 @@ __all__ = [
     "price_normalized",
     "price_running",
     "price_tier",
+    "promotion_entries",
+    "promotion_entry",
     "promotion_tier_wire",
+    "redeemable_order",
     "round_half_up",
-    "running_entries",
     "skips_no_effect",
     "split_proportionally",
-    "tier_entries",
+    "stack_order",
+    "static_wire",
     "why_rules_failed",
     "wire_instant",
 ]

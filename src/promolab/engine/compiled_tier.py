@@ -3,8 +3,8 @@
 Everything about a tier that does not depend on the order is computed here,
 once per tier (cache the result): the discount (`amount_discounts` or
 `unit_discounts`), the rules as closures (`rules`), the scope (`scope`), the
-campaign checks (`campaign`), and, per catalogue, the tier's own wire parts
-(`tier_wire.StaticWire`). A tier the engine cannot evaluate is refused here,
+campaign checks (`campaign`); the renderer keeps the tier's own wire parts
+per catalogue in its `wire_cache` (`render.tier.static_wire`). A tier the engine cannot evaluate is refused here,
 with `TierConfigError`, so that a scenario fails when it loads rather than in
 the middle of a validation.
 """
@@ -13,17 +13,19 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .amount_discounts import AmountBenefit, compile_amount_discount
 from .campaign import CampaignCheck, compile_campaign
-from .catalogue import Catalogue
 from .errors import TierConfigError
 from .rules import RuleConfigError, RuleSet, compile_rules
 from .scope import Scope, compile_scope
 from .tier_spec import TierSpec
-from .tier_wire import StaticWire
 from .total_amount import OwnTotal
 from .unit_discounts import UnitSpec, compile_units
+
+if TYPE_CHECKING:
+    from .render.tier import StaticWire
 
 __all__ = ["EFFECTS", "CompiledTier", "compile_tier", "default_effect"]
 
@@ -61,9 +63,10 @@ class CompiledTier:
     scope: Scope
     amount_discount: AmountBenefit | None
     units: tuple[UnitSpec, ...]
-    #: One-slot cache of `static_wire` (a tier is priced against one catalogue
-    #: at a time); a list because the dataclass itself is frozen.
-    _wire: list[StaticWire | None] = field(
+    #: The renderer's one-slot cache of the tier's wire parts for one
+    #: catalogue (`render.tier.static_wire`); a list because the dataclass
+    #: itself is frozen. Never part of what the tier computes.
+    wire_cache: list[StaticWire | None] = field(
         default_factory=lambda: [None], repr=False, compare=False
     )
     #: Identity of this tier in per-order memos (`NormalizedOrder.shared`): a
@@ -73,16 +76,6 @@ class CompiledTier:
     @property
     def id(self) -> str:
         return self.spec.id
-
-    def static_wire(self, catalogue: Catalogue) -> StaticWire:
-        """The tier's order-independent wire parts for `catalogue`, built on
-        first use (catalogues are immutable, so identity is a safe key)."""
-        wire = self._wire[0]
-        if wire is None or wire.catalogue is not catalogue:
-            scope = self.scope
-            wire = StaticWire(catalogue, self.spec, self.effect, scope.included, scope.excluded)
-            self._wire[0] = wire
-        return wire
 
 
 def _own_total(benefit: AmountBenefit | None, scope: Scope) -> OwnTotal | None:

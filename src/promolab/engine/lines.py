@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from .catalogue import CatalogueProduct, CatalogueSku
 
 if TYPE_CHECKING:
-    from .wire_order import ItemTemplate
+    from .render.order import ItemTemplate
 
 __all__ = ["Line", "NormalizedOrder"]
 
@@ -23,7 +23,7 @@ __all__ = ["Line", "NormalizedOrder"]
 # Not frozen on purpose: a frozen dataclass's __init__ sets each of its fields
 # through object.__setattr__, about 5x the cost of a plain one, and a line is
 # built per item per request. Nothing mutates a Line after normalize_order,
-# except wire_order.py filling `wire_item` on first use (always with the same
+# except render/order.py filling `wire_item` on first use (always with the same
 # template: lines of plain items are shared between orders, see
 # normalize._plain_line).
 @dataclass(slots=True)

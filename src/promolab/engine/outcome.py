@@ -1,52 +1,53 @@
 """`TierOutcome`: one tier priced against one order, the verdict and the amounts.
 
-The amounts are settled when the outcome is made; the wire parts are built
-when first read (see the class). The tier's `discount_amount` /
-`applied_discount_amount` are present when the discount is monetary (always
-for AMOUNT/PERCENT/FIXED, for UNIT when a discounted unit has a price) and
-equal the order's `total_discount_amount`; the order's own field presence is
-`wire_order`'s.
+The engine's typed answer per tier: valid or not and why (`reason_key`,
+`reason`), and for a valid tier its `OrderPricing` (the order with the tier
+applied, every line's figures) and the amounts a caller reads most
+(`discount_amount`, `total_amount`). No wire shape here: `engine.render`
+renders an outcome (`outcome_wire`, `promotion_entry`), which is why an
+outcome keeps what rendering needs to find (the tier, the catalogue, the
+normalized order with the request's own values, and whether the request
+expands categories) but never builds a dict itself. The analysis layer
+(compare_tiers, the sweep's engine fallback) reads the verdict and the
+amounts only, and so never pays for the wire.
+
+The tier's `discount_amount` / `applied_discount_amount` are present when the
+discount is monetary (always for AMOUNT/PERCENT/FIXED, for UNIT when a
+discounted unit has a price) and equal the order's total discount.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .lines import NormalizedOrder
-from .settle import Settlement
-from .tier_wire import StaticWire
+if TYPE_CHECKING:
+    from .catalogue import Catalogue
+    from .compiled_tier import CompiledTier
+    from .lines import NormalizedOrder
+    from .order_pricing import OrderPricing
+    from .rule_evaluation import RuleFailure
 
 __all__ = ["TierOutcome"]
 
 
 class TierOutcome:
-    """One tier priced against one order: the verdict and the amounts, with
-    the wire parts (order, applicable_to, inapplicable_to, discount, campaign)
-    built on first access.
+    """One tier priced against one order.
 
-    Why lazy: the amounts are the engine's answer, the wire objects are their
-    presentation, and building them is most of a tier's cost (fresh dicts for
-    every item, product and list entry). The validate operation reads them for
-    the valid tiers it answers with; the analysis layer (compare_tiers, the
-    sweep's engine fallback) reads only `valid`, the amounts and the reason,
-    and so never pays for them. What a part shows is fixed when the outcome is
-    made (its inputs are immutable), so building it later gives the same
-    bytes; each part is built once per outcome and then owned by the caller,
-    who may mutate it.
-
-    Not a frozen dataclass on purpose: one is built per tier per request.
+    Not a frozen dataclass on purpose: one is built per tier per request, and
+    a frozen dataclass's __init__ sets each field through object.__setattr__.
+    Read-only by convention: nothing changes an outcome once made.
     """
 
     __slots__ = (
-        "_assembly",
-        "_expand",
-        "_order",
-        "_parts",
-        "_static",
         "applied_discount_amount",
+        "catalogue",
         "discount_amount",
+        "expand_category",
+        "normalized",
+        "pricing",
         "reason",
         "reason_key",
+        "tier",
         "tier_id",
         "total_amount",
         "valid",
@@ -63,85 +64,57 @@ class TierOutcome:
     applied_discount_amount: int | None
     #: the order's total_amount with this tier applied (None when not valid)
     total_amount: int | None
+    #: the order with this tier applied, line by line (None when not valid)
+    pricing: OrderPricing | None
+    #: what rendering reads: the tier, the catalogue it was priced against,
+    #: the order as normalized (the request's metadata, customer, referrer)
+    #: and whether the request expands the campaign's categories
+    tier: CompiledTier
+    catalogue: Catalogue
+    normalized: NormalizedOrder
+    expand_category: bool
 
     def __init__(
         self,
-        tier_id: str,
-        valid: bool,
-        reason_key: str | None,
-        reason: str | None,
-        discount_amount: int | None,
-        total_amount: int | None,
-        static: StaticWire,
+        tier: CompiledTier,
+        catalogue: Catalogue,
+        normalized: NormalizedOrder,
         expand_category: bool,
-        assembly: tuple[Settlement, NormalizedOrder] | None,
+        failure: RuleFailure | None,
+        pricing: OrderPricing | None,
     ) -> None:
-        self.tier_id = tier_id
-        self.valid = valid
-        self.reason_key = reason_key
-        self.reason = reason
-        self.discount_amount = discount_amount
-        self.applied_discount_amount = discount_amount
-        self.total_amount = total_amount
-        self._static = static
-        self._expand = expand_category
-        self._assembly = assembly
-        self._order: dict[str, Any] | None = None
-        self._parts: tuple[dict[str, Any], ...] | None = None
-
-    @property
-    def order(self) -> dict[str, Any] | None:
-        """The wire order as if only this tier applied (None when not valid)."""
-        if self._order is None and self._assembly is not None:
-            settlement, order = self._assembly
-            self._order = settlement.wire_order(order)
-        return self._order
-
-    def _part(self, k: int) -> dict[str, Any]:
-        parts = self._parts
-        if parts is None:
-            parts = self._parts = self._static.fresh(self._expand)
-        return parts[k]
-
-    @property
-    def applicable_to(self) -> dict[str, Any]:
-        return self._part(0)
-
-    @property
-    def inapplicable_to(self) -> dict[str, Any]:
-        return self._part(1)
-
-    @property
-    def discount(self) -> dict[str, Any]:
-        return self._part(2)
-
-    @property
-    def campaign(self) -> dict[str, Any]:
-        return self._part(3)
-
-    def entry(self, tracking_id: str) -> dict[str, Any]:
-        """This valid outcome as a `promotions[]` entry of a validation
-        response: `wire.promotion_tier_wire(spec, self, tracking_id)`, built
-        from the tier's planned template (fresh copies of its parts, not the
-        ones `applicable_to` & co. hand out) plus the order and the amounts."""
-        if not self.valid:
-            raise ValueError(f"tier {self.tier_id} is not valid: it has no promotions[] entry")
-        return self._static.entry(self._expand, tracking_id, self.order, self.discount_amount)
+        """A failed outcome (`failure` set, `pricing` None) or a valid one."""
+        self.tier = tier
+        self.tier_id = tier.spec.id
+        self.catalogue = catalogue
+        self.normalized = normalized
+        self.expand_category = expand_category
+        self.valid = failure is None
+        self.reason_key = failure.key if failure is not None else None
+        self.reason = failure.message if failure is not None else None
+        self.pricing = pricing
+        if pricing is not None:
+            self.discount_amount = self.applied_discount_amount = pricing.discount
+            self.total_amount = pricing.total
+        else:
+            self.discount_amount = self.applied_discount_amount = self.total_amount = None
 
     def _fields(self) -> tuple[Any, ...]:
+        order = self.normalized
         return (
-            self.tier_id, self.valid, self.reason_key, self.reason, self.order,
-            self.discount_amount, self.applied_discount_amount, self.total_amount,
-            self.applicable_to, self.inapplicable_to, self.discount, self.campaign,
+            self.tier_id, self.valid, self.reason_key, self.reason, self.discount_amount,
+            self.applied_discount_amount, self.total_amount, self.pricing, self.expand_category,
+            dict(order.metadata), order.customer_id, order.referrer_id,
         )  # fmt: skip
 
     def __eq__(self, other: object) -> bool:
+        """The same verdict, amounts and pricing for the same request values
+        (the tier compared by id: equal outcomes render to equal wire)."""
         if not isinstance(other, TierOutcome):
             return NotImplemented
         return self._fields() == other._fields()
 
-    # No __hash__: a class that defines __eq__ alone is unhashable (its parts
-    # are mutable), like the dataclass it replaces.
+    # No __hash__: a class that defines __eq__ alone is unhashable.
 
     def __repr__(self) -> str:
         if self.valid:

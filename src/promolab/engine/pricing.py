@@ -4,9 +4,12 @@ Pure functions: no I/O, no clock reads (the instant is `ctx.now`), no global
 state. `price_tier` = `normalize_order` (once per request) + `compile_tier`
 (once per tier, cache it) + `price_normalized` (once per tier and request).
 Steps: campaign checks (active, dates, timeframe, day of week), then the
-tier's validation rules on the cart as sent, then the discount, then the wire
-order. With `ctx.audience_only` only the customer rules run (campaign checks
-and every other rule are skipped).
+tier's validation rules on the cart as sent, then the discount
+(`settle`: the tier's `OrderPricing`). With `ctx.audience_only` only the
+customer rules run (campaign checks and every other rule are skipped).
+Computing only: the answer is typed (`TierOutcome`, `OrderPricing`), and
+`engine.render` renders it (`promotion_entries` is the validate operation's
+`promotions[]` in one pass over `passing_tiers`).
 
 Performance. A validation request prices every active tier, so everything
 that does not depend on the order is computed once and reused (results never
@@ -14,7 +17,7 @@ depend on it; tests/engine/test_pricing_fast_paths.py checks each
 shortcut against its plain definition):
 - per tier (`compile_tier`): discount, rules as closures (with fast paths for
   the common operators, `conditions.compile_predicates`), scope;
-- per tier and catalogue (`CompiledTier.static_wire`): the wire shapes of
+- per tier and catalogue (`render.tier.static_wire`): the wire shapes of
   applicable_to, inapplicable_to, discount and campaign, copied per outcome;
 - per catalogue and item ids (`item_resolution.resolve_item`): product,
   SKU, collections, wire shapes, catalogue metadata and price;
@@ -22,27 +25,23 @@ shortcut against its plain definition):
   entries match a line (`Scope.line_scope`, `item_rules._Targets.matches`);
 - per plain item and position (`normalize._plain_line`): the line, with its
   undiscounted order item (`Line.wire_item`), copied for every tier whose
-  order is read;
+  order is rendered;
 - per order lines and amounts (`NormalizedOrder.shared`, shared by the
   orders with the same plain items): the lines a scope reaches with their
-  discountable units, each valid tier's discount, total and wire order
-  (`settle.Settlement`), and the verdict of each rule (and rule set) that
-  reads nothing but the lines and amounts (`rules._order_only`);
+  discountable units, each valid tier's `OrderPricing` (`settle`) and the
+  wire template rendered from it (`OrderPricing.wire_template`), and the verdict
+  of each rule (and rule set) that reads nothing but the lines and amounts
+  (`rules._order_only`);
 - per request and rule leaf (`RuleEnv.results`): every other rule verdict;
   equal scopes and rules of different tiers are compiled to one object;
 - per instant span (`schedule.RunningTiers`): which campaigns run.
-Outcomes settle the amounts when made and build their wire parts when first
-read (`outcome.TierOutcome`). Every outcome owns all its dicts and lists: callers may
-mutate them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from datetime import datetime
 from typing import Any
 
-from .budget_rules import Usage
 from .catalogue import Catalogue
 from .compiled_tier import CompiledTier, compile_tier
 from .context import CustomerContext, PricingContext
@@ -52,15 +51,8 @@ from .outcome import TierOutcome
 from .rule_evaluation import BudgetScope, RuleEnv
 from .settle import settle
 from .tier_spec import TierSpec
-from .tier_wire import StaticWire
 
-__all__ = [
-    "price_normalized",
-    "price_running",
-    "price_tier",
-    "running_entries",
-    "tier_entries",
-]
+__all__ = ["passing_tiers", "price_normalized", "price_running", "price_tier"]
 
 
 def price_normalized(
@@ -71,7 +63,6 @@ def price_normalized(
     ctx: PricingContext,
 ) -> TierOutcome:
     """Evaluate a compiled tier on an already normalized order."""
-    static = tier.static_wire(catalogue)
     expand_category = "category" in ctx.expand
     failure = None if ctx.audience_only else tier.campaign.evaluate(ctx.now)
     if failure is None:
@@ -84,29 +75,8 @@ def price_normalized(
         else:  # the common case, per tier per request: no budget to count, nothing ignored
             failure = rules.evaluate(order, customer, ctx.now, ctx.redemption_metadata, ctx.audience_only)
     if failure is not None:
-        return TierOutcome(
-            tier.spec.id, False, failure.key, failure.message, None, None,
-            static, expand_category, None,
-        )  # fmt: skip
-
-    return _priced(catalogue, tier, order, static, expand_category)
-
-
-def _priced(
-    catalogue: Catalogue,
-    tier: CompiledTier,
-    order: NormalizedOrder,
-    static: StaticWire,
-    expand_category: bool,
-) -> TierOutcome:
-    """The valid outcome of a tier whose checks passed: the discount and the
-    total are settled now (or were, for an order with the same lines), the wire
-    order (built from the same numbers) only when someone reads it."""
-    settlement = settle(catalogue, tier, order)
-    return TierOutcome(
-        tier.spec.id, True, None, None, settlement.discount, settlement.total,
-        static, expand_category, (settlement, order),
-    )  # fmt: skip
+        return TierOutcome(tier, catalogue, order, expand_category, failure, None)
+    return TierOutcome(tier, catalogue, order, expand_category, None, settle(catalogue, tier, order))
 
 
 def price_running(
@@ -128,66 +98,25 @@ def price_running(
     """
     expand_category = "category" in ctx.expand
     return [
-        _priced(catalogue, tier, order, tier.static_wire(catalogue), expand_category)
-        for tier in _passing(
-            tiers, order, customer, ctx.now, ctx.redemption_metadata, ctx.audience_only, ctx.usage
-        )
+        TierOutcome(tier, catalogue, order, expand_category, None, settle(catalogue, tier, order))
+        for tier in passing_tiers(tiers, order, customer, ctx)
     ]
 
 
-def running_entries(
-    catalogue: Catalogue,
+def passing_tiers(
     tiers: Iterable[CompiledTier],
     order: NormalizedOrder,
     customer: CustomerContext | None,
     ctx: PricingContext,
-    tracking_id: str,
-) -> list[dict[str, Any]]:
-    """The `promotions[]` entries of a validation response:
-    `[o.entry(tracking_id) for o in price_running(...)]`, built straight from
-    each valid tier's settlement, without the outcome objects."""
-    return tier_entries(
-        catalogue, tiers, order, customer, ctx.now, ctx.redemption_metadata,
-        ctx.audience_only, "category" in ctx.expand, tracking_id, ctx.usage,
-    )  # fmt: skip
-
-
-def tier_entries(
-    catalogue: Catalogue,
-    tiers: Iterable[CompiledTier],
-    order: NormalizedOrder,
-    customer: CustomerContext | None,
-    now: datetime,
-    redemption_metadata: Mapping[str, Any],
-    audience_only: bool,
-    expand_category: bool,
-    tracking_id: str,
-    usage: Usage | None = None,
-) -> list[dict[str, Any]]:
-    """`running_entries` with the context's fields given one by one (the
-    validate operation's request needs no `PricingContext` object)."""
-    out = []
-    for tier in _passing(tiers, order, customer, now, redemption_metadata, audience_only, usage):
-        settlement = settle(catalogue, tier, order)
-        static = tier.static_wire(catalogue)
-        out.append(static.entry(expand_category, tracking_id, settlement.wire_order(order), settlement.discount))
-    return out
-
-
-def _passing(
-    tiers: Iterable[CompiledTier],
-    order: NormalizedOrder,
-    customer: CustomerContext | None,
-    now: datetime,
-    redemption_metadata: Mapping[str, Any],
-    audience_only: bool,
-    usage: Usage | None = None,
 ) -> list[CompiledTier]:
-    """The tiers whose rules (all, or the audience ones) pass, evaluated in
-    one rule environment; the verdict of rules that read the order's lines
-    and amounts only is kept with the order's shared results."""
+    """The tiers (whose campaign runs at `ctx.now`) whose rules, all or the
+    audience ones, pass, evaluated in one rule environment; the verdict of
+    rules that read the order's lines and amounts only is kept with the
+    order's shared results."""
+    usage = ctx.usage
+    audience_only = ctx.audience_only
     budget = BudgetScope(usage) if usage is not None else None
-    env = RuleEnv(order, customer, now, redemption_metadata, budget=budget)
+    env = RuleEnv(order, customer, ctx.now, ctx.redemption_metadata, budget=budget)
     shared = order.shared
     passing = []
     for tier in tiers:

@@ -46,7 +46,10 @@ class UnitSpec:
 
 
 class UnitLine:
-    """Working state of a line a UNIT effect touched (or created)."""
+    """Working state of a line a UNIT effect touched (or created); once
+    `apply_units` returns, the final state, read by `OrderPricing` (and so
+    never changed again). Equal when every field is: two pricings of the same
+    lines compare equal."""
 
     __slots__ = (
         "amount",
@@ -84,6 +87,16 @@ class UnitLine:
         self.amount = amount
         self.initial_amount = amount
         self.discount_quantity = 0
+
+    def _fields(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, UnitLine):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    # No __hash__: a class that defines __eq__ alone is unhashable.
 
     @property
     def discount_amount(self) -> int | None:

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ...models import StackingRules
 from ..catalogue import Catalogue
 from ..context import CustomerContext, PricingContext
 from ..lines import NormalizedOrder
+from ..order_pricing import OrderPricing
 from ..rule_evaluation import BudgetScope, RuleFailure
 from .application_order import application_order, initial_amount_mode, skips_no_effect
 from .limits import LIMIT_FAILURES, ApplicationLimits
@@ -65,17 +65,32 @@ class StackResult:
         """Cents off the order in all (0 when the request is not valid under ALL)."""
         return self.running.discount if self.valid else 0
 
-    def order(self) -> dict[str, Any]:
-        """The final order, wire shape (applied fields: the whole request's)."""
-        if not self.valid:
-            return RunningOrder(self.running.order).wire()
-        return self.running.wire()
-
-    def order_of(self, redeemable: StackedRedeemable) -> dict[str, Any] | None:
-        """The running order once `redeemable` applied (None unless APPLICABLE)."""
-        if redeemable.after is None or redeemable.step is None:
+    def pricing_of(self, redeemable: StackedRedeemable) -> OrderPricing | None:
+        """The running order once `redeemable` applied, typed (None unless
+        APPLICABLE): the discounts so far, applied: its step's. Built when
+        asked for, from what the redeemable keeps (`after`, `step`): the
+        amounts of a stack never need it."""
+        after, step = redeemable.after, redeemable.step
+        if after is None or step is None:
             return None
-        return RunningOrder.restore(self.running.order, redeemable.after).wire(redeemable.step)
+        return RunningOrder.restore(self.running.order, after).pricing(step)
+
+    def lines_of(self, redeemable: StackedRedeemable | None = None) -> NormalizedOrder:
+        """The order whose lines `pricing_of(redeemable)` (without one,
+        `final()`) prices, which its rendering needs: the order as sent with
+        the units the UNIT discounts applied by then added."""
+        if redeemable is None:
+            return self.running.current if self.valid else self.running.order
+        if redeemable.after is None:
+            raise ValueError(f"{redeemable.entry.id} was not applied: it has no running order")
+        return redeemable.after.current
+
+    def final(self) -> OrderPricing:
+        """The final order, typed (applied: the whole request's); the order
+        as sent when the request is not valid under ALL."""
+        if not self.valid:
+            return RunningOrder(self.running.order).pricing()
+        return self.running.pricing()
 
 
 def evaluate_stack(

@@ -31,16 +31,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from ..catalogue import Catalogue
 from ..compiled_tier import CompiledTier
 from ..lines import Line, NormalizedOrder
+from ..order_pricing import OrderPricing, trim_from_last
 from ..unit_discounts import UnitLine
-from ..wire_order import assemble_running, trim_from_last
 from .running_units import UnitStep, unit_step
 
-__all__ = ["RunningOrder", "RunningState", "Step"]
+__all__ = ["RunningOrder", "RunningState", "Step", "running_pricing"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,27 +191,12 @@ class RunningOrder:
             for k, value in enumerate(step.line_discounts):
                 done[k] += value
 
-    def wire(self, step: Step | None = None) -> dict[str, Any]:
-        """The running order as the service shows it after `step` (applied
-        fields: that step's); without a step, the request's final order
-        (applied fields: everything the request applied)."""
-        initial = self.order.amount if self.unit_priced else None
-        if step is None:
-            return assemble_running(
-                self.current, self.line_discounts, self.order_discount, self.line_discounts, self.order_discount,
-                self.unit_lines, initial,
-            )  # fmt: skip
-        applied: list[int | None] | tuple[int, ...] | None = step.line_discounts
-        if self.unit_lines:
-            # a unit line shows `applied_discount_amount` where this step
-            # discounted it or added its units (also when that is 0)
-            touched = step.units.touched if step.units is not None else frozenset()
-            shown = applied if applied is not None else (0,) * len(self.line_discounts)
-            applied = [a if a or k in touched else None for k, a in enumerate(shown)]
-        return assemble_running(
-            self.current, self.line_discounts, self.order_discount, applied, step.order_discount,
-            self.unit_lines, initial,
-        )  # fmt: skip
+    def pricing(self, step: Step | None = None) -> OrderPricing:
+        """The running order as it stands, typed (`engine.render.order_wire`
+        renders it with `current`): after `step` (applied: that step's), or
+        without one the request's final order (applied: everything the
+        request applied)."""
+        return running_pricing(self, step)
 
     @staticmethod
     def _line_base(line: Line, done: int, initial_mode: bool) -> Line:
@@ -229,3 +213,31 @@ def _order_like(order: NormalizedOrder, lines: tuple[Line, ...], amount: int) ->
         order.metadata, order.customer_id, order.referrer_id,
     )  # fmt: skip
 
+
+def running_pricing(running: RunningOrder, step: Step | None) -> OrderPricing:
+    """`running.current` with the discounts so far off, and as applied those
+    of `step` (the service's `applied_*` fields; on an item, only where the
+    step discounted it, or added its units: a line a UNIT discount touched
+    shows `applied_discount_amount` then, 0 included); without a step, the
+    request's final order (applied: everything the request applied). With
+    one step, the single tier's figures exactly."""
+    line_discounts = tuple(running.line_discounts)
+    unit_lines = running.unit_lines
+    applied_lines: tuple[int | None, ...]
+    if step is None:
+        applied_order, applied_lines = running.order_discount, line_discounts
+    else:
+        applied_order = step.order_discount
+        shown = step.line_discounts if step.line_discounts is not None else (0,) * len(line_discounts)
+        if unit_lines:
+            touched = step.units.touched if step.units is not None else frozenset()
+            applied_lines = tuple(a if a or k in touched else None for k, a in enumerate(shown))
+        else:
+            applied_lines = shown
+        if len(applied_lines) < len(line_discounts):  # lines a later UNIT discount appended
+            applied_lines = (*applied_lines, *(None,) * (len(line_discounts) - len(applied_lines)))
+    units = tuple(unit_lines.get(k) for k in range(len(line_discounts))) if unit_lines else None
+    return OrderPricing(
+        running.current.amount, running.order.amount if running.unit_priced else None, running.order_discount,
+        sum(line_discounts), line_discounts, applied_order, applied_lines, units,
+    )

@@ -86,7 +86,8 @@ class StackedRedeemable:
     #: What it did to the order (APPLICABLE only).
     step: Step | None = None
     #: The running order's state once it applied, from which its running
-    #: order is built when read (`StackResult.order_of`).
+    #: order is priced when read (`StackResult.pricing_of`, rendered by
+    #: `engine.render.redeemable_order`).
     after: RunningState | None = None
 
     @property

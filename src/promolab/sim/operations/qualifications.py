@@ -27,7 +27,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ... import models
-from ...engine import StackEntry, evaluate_stack
+from ...engine import (
+    StackEntry,
+    evaluate_stack,
+    outcome_wire,
+    redeemable_order,
+    stack_order,
+    static_wire,
+)
 from ...models import Rendered, endpoints, format_timestamp
 from ...models.qualifications import parse_cursor
 from ..operation import bind
@@ -121,10 +128,10 @@ def _render(sim: Simulator, judged: Qualifying, q: Qualified | QualifiedStack,
     expand = frozenset(options.expand or ())
     out: dict[str, Any] = {"id": entry.id, "object": entry.object, "created_at": format_timestamp(q.created_at)}
     if q.outcome is not None:
-        outcome = q.outcome
-        out["result"] = {"discount": outcome.discount}
-        out["order"] = outcome.order
-        out["applicable_to"], out["inapplicable_to"] = outcome.applicable_to, outcome.inapplicable_to
+        wire = outcome_wire(q.outcome)
+        out["result"] = {"discount": wire.discount}
+        out["order"] = wire.order
+        out["applicable_to"], out["inapplicable_to"] = wire.applicable_to, wire.inapplicable_to
     else:
         assert resolved.voucher is not None and resolved.voucher.gift is not None and q.gift_credits is not None
         locked = held(sim).credits[resolved.voucher.id]  # validation sessions' holds on the card
@@ -160,16 +167,16 @@ def _render_stack(judged: Qualifying, q: QualifiedStack, options: models.Qualifi
     for stacked in result.applicable:  # a tier a limit left out is not part of what the stack gives
         tier = stacked.entry.discount
         assert tier is not None  # tiers always have a discount
-        parts = tier.static_wire(judged.view.catalogue).fresh("category" in expand)
+        parts = static_wire(tier, judged.view.catalogue).fresh("category" in expand)
         tiers.append({
             "id": stacked.entry.id, "object": "promotion_tier", "created_at": format_timestamp(q.created_at),
-            "result": {"discount": parts[2]}, "order": result.order_of(stacked),
+            "result": {"discount": parts[2]}, "order": redeemable_order(result, stacked),
             "applicable_to": parts[0], "inapplicable_to": parts[1], "metadata": dict(tier.spec.metadata),
             "name": tier.spec.name,
         })
     return {
         "id": q.stack.id, "object": "promotion_stack", "created_at": format_timestamp(q.created_at), "result": {},
-        "order": result.order(), "applicable_to": dict(_EMPTY_LIST), "inapplicable_to": dict(_EMPTY_LIST),
+        "order": stack_order(result), "applicable_to": dict(_EMPTY_LIST), "inapplicable_to": dict(_EMPTY_LIST),
         "metadata": {}, "name": q.stack.name, "redeemables": tiers,
     }
 
@@ -179,14 +186,14 @@ def _gift_order(judged: Qualifying, entry: StackEntry, credits: int) -> dict[str
     engine's answer for that one card)."""
     alone = StackEntry(0, entry.object, entry.id, gift_credits=credits, categories=entry.categories)
     result = evaluate_stack([alone], judged.order, judged.customer, judged.ctx, models.StackingRules())
-    order = result.order_of(result.redeemables[0])
-    return order if order is not None else result.order()
+    order = redeemable_order(result, result.redeemables[0])
+    return order if order is not None else stack_order(result)
 
 
 def _cart(judged: Qualifying) -> dict[str, Any]:
     """The order as sent, without discounts (the engine's wire order of a
     stack that applied nothing)."""
-    return evaluate_stack([], judged.order, judged.customer, judged.ctx, models.StackingRules()).order()
+    return stack_order(evaluate_stack([], judged.order, judged.customer, judged.ctx, models.StackingRules()))
 
 
 def _assignments(sim: Simulator, q: Qualified) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ... import models
+from ...engine import redeemable_order, stack_order
 from ...models import Rendered, endpoints
 from ..clock import format_instant
 from ..operation import bind
@@ -72,7 +73,7 @@ def redeem_stacked(sim: Simulator, *, request: Any) -> Rendered[models.Redemptio
     else:
         stored.updated_at = now
     stored.status = "PAID"
-    final = result.order()
+    final = stack_order(result)
     stored.priced = final
     parent_id = sim.ids.next("redemption") if len(applied) > 1 else None
     metadata = dict(priced.body.metadata or {})
@@ -120,7 +121,7 @@ def _child(sim: Simulator, priced: StackedRequest, stacked: StackedRedeemable, p
     step = stacked.step
     assert step is not None
     related_type, related_id, campaign_id = redeemed_as(resolved)
-    order = result.order_of(stacked)
+    order = redeemable_order(result, stacked)
     assert order is not None
     return RedemptionRecord(
         id=sim.ids.next("redemption"), parent_id=parent_id, date=sim.now, order_id=order_id,

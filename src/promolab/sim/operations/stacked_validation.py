@@ -25,6 +25,9 @@ from ...engine import (
     StackResult,
     evaluate_stack,
     normalize_order,
+    redeemable_order,
+    stack_order,
+    static_wire,
 )
 from ...models import Rendered, endpoints
 from ..operation import bind
@@ -80,9 +83,9 @@ class StackedRequest:
         entry = stacked.entry
         out: dict[str, Any] = {"status": stacked.status, "id": entry.id, "object": entry.object}
         if stacked.status == "APPLICABLE":
-            out["order"] = self.result.order_of(stacked)
+            out["order"] = redeemable_order(self.result, stacked)
             if entry.discount is not None:
-                parts = entry.discount.static_wire(self.view.catalogue).fresh("category" in self.expand)
+                parts = static_wire(entry.discount, self.view.catalogue).fresh("category" in self.expand)
                 out["applicable_to"], out["inapplicable_to"] = parts[0], parts[1]
                 out["result"] = {"discount": parts[2]}
             else:
@@ -153,7 +156,7 @@ def validate_stacked(sim: Simulator, *, request: Any) -> Rendered[models.Stacked
         "redeemables": [o for o in outcomes if o["status"] == "APPLICABLE"] if partial else outcomes,
         "skipped_redeemables": [o for o in outcomes if o["status"] == "SKIPPED"],
         "inapplicable_redeemables": [o for o in outcomes if o["status"] == "INAPPLICABLE"],
-        "order": result.order(),
+        "order": stack_order(result),
     }
     if priced.tracking_id is not None:
         out["tracking_id"] = priced.tracking_id

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ... import models
-from ...engine import PricingInputError, normalize_order, tier_entries
+from ...engine import PricingContext, PricingInputError, normalize_order, promotion_entries
 from ...models import Rendered, endpoints
 from ..operation import bind
 from ..promotions import customer_context, invalid_payload, pricing_view, tracking_id
@@ -62,11 +62,12 @@ def validate(
     tiers = view.running.at(now)
     if keep is not None:
         tiers = tuple(tier for tier in tiers if tier.id in keep)
+    ctx = PricingContext(
+        now, request.get("metadata") or _NO_METADATA, audience_rules_only,
+        _EXPAND_CATEGORY if expand_list and "category" in expand_list else _NO_EXPAND, usage_of(sim),
+    )  # fmt: skip
     try:
-        promotions = tier_entries(
-            view.catalogue, tiers, order, customer, now, request.get("metadata") or _NO_METADATA,
-            audience_rules_only, bool(expand_list and "category" in expand_list), track, usage_of(sim),
-        )  # fmt: skip
+        promotions = promotion_entries(view.catalogue, tiers, order, customer, ctx, track)
     except PricingInputError as exc:  # a UNIT tier's free units past 2^63-1
         raise invalid_payload(exc) from None
     return Rendered(models.ValidationResponse, {"valid": bool(promotions), "tracking_id": track, "promotions": promotions})
@@ -74,6 +75,9 @@ def validate(
 
 #: The redemption metadata of a request without any (read-only: rules only look).
 _NO_METADATA: dict[str, Any] = {}
+#: What a request may expand that the engine reads (the campaign's categories).
+_EXPAND_CATEGORY = frozenset({"category"})
+_NO_EXPAND: frozenset[str] = frozenset()
 
 
 def tier_filter(filters: dict[str, Any], tier_meta: dict[str, tuple[str, dict[str, Any]]]) -> set[str]:

@@ -1,4 +1,9 @@
-"""Assembling the wire order of one tier, with each amount field only where it applies.
+"""Rendering an `OrderPricing` as the wire order, each amount field only where it applies.
+
+The engine computes (`settle`, `unit_discounts`, `stacking.running_order`
+give an `OrderPricing` whose every figure is final); this module only writes
+them down, in one pass over the lines (`order_wire`). It is the one place of
+the order's presence rules:
 
 Order fields, in the interface's order: `amount`, `initial_amount`,
 `discount_amount`, `items_discount_amount`, `total_discount_amount`,
@@ -9,7 +14,8 @@ Order fields, in the interface's order: `amount`, `initial_amount`,
 - `initial_amount`: only when a UNIT effect added priced units (the amount then
   differs from the cart as sent); a price-less free-shipping line does not
   count (the example omits it).
-- `discount_amount` / `applied_discount_amount`: an order-level effect gave > 0.
+- `discount_amount` / `applied_discount_amount`: an order-level effect gave > 0
+  (so far / in the step shown, for a stack's running order).
 - `items_discount_amount` / `items_applied_discount_amount`: item discounts > 0.
 - `total_discount_amount` / `total_applied_discount_amount`: either of the above.
 
@@ -18,31 +24,27 @@ UNIT effect touched `discount_quantity`, `initial_quantity`, then `amount`,
 `discount_amount`, `initial_amount` (UNIT lines), `applied_discount_amount`,
 `price`, `subtotal_amount`, `product`, `sku`. Lines without a discount omit the
 discount fields but keep `subtotal_amount = amount`; lines without a price omit
-`price`, `amount` and `subtotal_amount`.
+`price`, `amount` and `subtotal_amount`; in a stack's running order an item
+shows `applied_discount_amount` only where the step shown discounted it.
 
-If the request sent an order `amount` smaller than the item discounts, item
-discounts are trimmed from the last line backwards so `total_amount` never goes
-below zero.
+Speed (a wire order is built per valid tier per request): each line's
+undiscounted item is planned once (`ItemTemplate`, kept on the line), and a
+pricing shared by the orders with the same lines (`settle`) keeps, from its
+second read on, its wire order without the request's own values as a
+template (`OrderPricing.wire_template`): each read copies it (`copy_order`) and
+stamps the request's metadata, customer and referrer in (`stamp`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from .lines import Line, NormalizedOrder
-from .unit_discounts import UnitLine, UnitResult
+from ..lines import Line, NormalizedOrder
+from ..order_pricing import OrderPricing
+from ..unit_discounts import UnitLine
 
-__all__ = [
-    "assemble_items",
-    "assemble_order",
-    "assemble_order_level",
-    "assemble_running",
-    "assemble_units",
-    "copy_order",
-    "trim_from_last",
-    "unit_totals",
-]
+__all__ = ["ItemTemplate", "copy_order", "order_wire", "stamp"]
 
 
 class ItemTemplate:
@@ -86,7 +88,7 @@ class ItemTemplate:
         self.sku = dict(line.wire_sku) if line.wire_sku is not None else None
 
 
-def _template(line: Line) -> ItemTemplate:
+def _item_template(line: Line) -> ItemTemplate:
     """The line's template, built and kept on the line on first use."""
     template = ItemTemplate(line)
     line.wire_item = template
@@ -94,17 +96,16 @@ def _template(line: Line) -> ItemTemplate:
 
 
 def _items(
-    lines: Sequence[Line], discounts: Sequence[int] | None, applied: Sequence[int | None] | None = None
+    lines: Sequence[Line], discounts: Sequence[int | None] | None, applied: Sequence[int | None] | None = None
 ) -> list[dict[str, Any]]:
     """Fresh order items for `lines`, with `discounts[k]` cents off line k
     (None: no discounts), of which `applied[k]` were applied by the step shown
-    (None: all of them; a stack's running order, `assemble_running`; 0 or
-    None: none). One loop
+    (None: all of them, one tier's case; else a stack's running order). One loop
     for all lines rather than a call per line: this builds every item of
     every tier of a request."""
     items = []
     for k, line in enumerate(lines):
-        template = line.wire_item or _template(line)
+        template = line.wire_item or _item_template(line)
         discount = discounts[k] if discounts is not None else 0
         if not discount or template.amount is None:
             item = template.plain.copy()
@@ -158,133 +159,59 @@ def _unit_item(state: UnitLine, discount: int | None, applied: int | None) -> di
     return item
 
 
-def trim_from_last(discounts: list[int], excess: int) -> None:
-    """Take `excess` cents back from the last discounted lines first."""
-    for i in range(len(discounts) - 1, -1, -1):
-        if excess <= 0:
-            return
-        step = min(discounts[i], excess)
-        discounts[i] -= step
-        excess -= step
+def order_wire(order: NormalizedOrder, pricing: OrderPricing) -> dict[str, Any]:
+    """The wire order of `order` (an order with the lines and amounts
+    `pricing` prices) with its discounts; fresh objects, the caller's."""
+    template = pricing.wire_template
+    if template is not None:
+        return stamp(copy_order(template), order)
+    built = _build(order, pricing)
+    if not pricing.wire_reads:  # the first order read: many carts are never seen again
+        pricing.wire_reads = 1
+        return built
+    # A second order with these lines: keep the template (the built order,
+    # private from now on, without the request's own values).
+    built["metadata"] = built["customer_id"] = built["referrer_id"] = None
+    pricing.wire_template = built
+    return stamp(copy_order(built), order)
 
 
-def assemble_order(
-    order: NormalizedOrder,
-    *,
-    order_discount: int = 0,
-    line_discounts: Sequence[int] | None = None,
-    units: UnitResult | None = None,
-) -> tuple[dict[str, Any], int]:
-    """The wire order and its total discount (order-level + item-level).
+def stamp(wire_order: dict[str, Any], order: NormalizedOrder) -> dict[str, Any]:
+    """Put `order`'s own values in a wire order built for its lines and amounts
+    (the keys exist already, so they keep their places)."""
+    wire_order["metadata"] = dict(order.metadata)
+    wire_order["customer_id"] = order.customer_id
+    wire_order["referrer_id"] = order.referrer_id
+    return wire_order
 
-    The engine gives one kind of discount per tier and calls the matching
-    `assemble_*` function directly; this entry point also combines them.
-    """
-    if units is None and line_discounts is None:
-        return assemble_order_level(order, order_discount)
-    if units is None and not order_discount:
-        assert line_discounts is not None
-        return assemble_items(order, line_discounts)
+
+def _build(order: NormalizedOrder, pricing: OrderPricing) -> dict[str, Any]:
+    """The wire order, in one pass over the lines."""
     lines = order.lines
-    unit_discounts: list[int | None] = []
+    units = pricing.units
+    applied = pricing.applied_lines
     if units is not None:
-        amount = order.amount + units.added_amount
-        states: list[UnitLine | None] = [units.changed.get(line.index) for line in lines]
-        states.extend(units.appended)
-        # None: the line has no price, so no discount amount at all
-        unit_discounts = [s.discount_amount if s is not None else None for s in states]
-        discounts = [d or 0 for d in unit_discounts]
+        discounts = pricing.line_discounts
+        assert discounts is not None  # a UNIT pricing has one per line
+        if applied is None:  # one tier: `order` is the cart as sent, its appended lines are in `units` only
+            plain = _items(lines, None)  # the lines no unit touched are as sent
+            items = [plain[k] if state is None else _unit_item(state, discounts[k], discounts[k])
+                     for k, state in enumerate(units)]
+        else:  # a stack's running order: `order` holds the lines the units made
+            items = _items(lines, discounts, applied)
+            for k, state in enumerate(units):
+                if state is not None:
+                    priced = state.price is not None
+                    items[k] = _unit_item(state, discounts[k] if priced else None, applied[k] if priced else None)
     else:
-        amount = order.amount
-        states = []
-        discounts = list(line_discounts) if line_discounts is not None else [0] * len(lines)
-    items_discount = sum(discounts)
-    if items_discount > amount:
-        trim_from_last(discounts, items_discount - amount)
-        items_discount = amount
-    if units is not None:
-        items = _items(lines, None)  # the lines no unit touched are as sent
-        for k, state in enumerate(states):
-            if state is not None:
-                shown = discounts[k] if unit_discounts[k] is not None else None
-                item = _unit_item(state, shown, shown)  # one tier: all of it applied by it
-                if k < len(items):
-                    items[k] = item
-                else:
-                    items.append(item)
-    else:
-        items = _items(lines, discounts)
-    order_discount = max(0, min(order_discount, amount - items_discount))
-    initial_amount = order.amount if units is not None and units.added_priced else None
-    out = _order_object(order, amount, initial_amount, order_discount, items_discount, items)
-    return out, order_discount + items_discount
-
-
-def assemble_units(order: NormalizedOrder, units: UnitResult) -> tuple[dict[str, Any], int]:
-    """The wire order of a UNIT result (`assemble_order` with units only)."""
-    return assemble_order(order, units=units)
-
-
-def unit_totals(order: NormalizedOrder, units: UnitResult) -> tuple[int, int]:
-    """(total discount, order total_amount) of a UNIT result: the figures
-    `assemble_units` puts in the wire order, without building it."""
-    amount = order.amount + units.added_amount
-    discount = 0
-    for state in (*units.changed.values(), *units.appended):
-        value = state.discount_amount
-        if value:
-            discount += value
-    discount = min(discount, amount)
-    return discount, amount - discount
-
-
-def assemble_order_level(order: NormalizedOrder, discount: int) -> tuple[dict[str, Any], int]:
-    """An order-level discount: every item as sent, at most the order amount off."""
-    amount = order.amount
-    discount = max(0, min(discount, amount))
-    items = _items(order.lines, None)
-    return _order_object(order, amount, None, discount, 0, items), discount
-
-
-def assemble_items(
-    order: NormalizedOrder, line_discounts: Sequence[int]
-) -> tuple[dict[str, Any], int]:
-    """Item-level discounts, one per line (trimmed if they exceed the order amount)."""
-    amount = order.amount
-    items_discount = sum(line_discounts)
-    if items_discount > amount:
-        trimmed = list(line_discounts)
-        trim_from_last(trimmed, items_discount - amount)
-        line_discounts, items_discount = trimmed, amount
-    items = _items(order.lines, line_discounts)
-    return _order_object(order, amount, None, 0, items_discount, items), items_discount
-
-
-def assemble_running(
-    order: NormalizedOrder,
-    line_discounts: Sequence[int],
-    order_discount: int,
-    applied_lines: Sequence[int | None] | None,
-    applied_order: int,
-    units: Mapping[int, UnitLine] | None = None,
-    initial_amount: int | None = None,
-) -> dict[str, Any]:
-    """A stack's running order: `line_discounts` and `order_discount` are the
-    discounts so far, `applied_*` those of the step shown (the service's
-    `applied_*` fields; on an item, `applied_discount_amount` only where the
-    step discounted it: a 0 or None there is "not this step"). `units`: the
-    lines UNIT discounts touched (shown with their unit fields, `_unit_item`),
-    `initial_amount` the order's when they added priced units. With one
-    step, the single-tier order exactly."""
-    applied = applied_lines if applied_lines is not None else [0] * len(order.lines)
-    items = _items(order.lines, line_discounts, applied)
-    if units:
-        for k, state in units.items():
-            priced = state.price is not None
-            items[k] = _unit_item(state, line_discounts[k] if priced else None, applied[k] if priced else None)
+        items = _items(lines, pricing.line_discounts, applied)
+    if applied is None:  # one tier: every discount is the step's own
+        return _order_object(
+            order, pricing.amount, pricing.initial_amount, pricing.order_discount, pricing.items_discount, items
+        )
     return _general_object(
-        order, order.amount, initial_amount, order_discount, sum(line_discounts), applied_order,
-        sum(a or 0 for a in applied), items,
+        order, pricing.amount, pricing.initial_amount, pricing.order_discount, pricing.items_discount,
+        pricing.applied_order, pricing.applied_items, items,
     )  # fmt: skip
 
 

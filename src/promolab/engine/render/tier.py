@@ -1,4 +1,10 @@
-"""Wire shapes that are not the order: the tier's discount, its campaign, the tier.
+"""Rendering a tier's answer: its `promotions[]` entry, discount, campaign and scope lists.
+
+Computing is the engine's (`pricing` gives each tier's verdict and
+`OrderPricing`); this module writes the wire shapes of a tier from them, the
+order itself being `render.order`'s. `promotion_entries` is the validate
+operation's whole answer in one pass: the passing tiers, each settled and
+rendered straight into its entry, with no outcome object in between.
 
 - The discount is echoed with `type` and `effect` first (the effect filled in
   when the tier relied on the default); UNIT discounts gain
@@ -18,16 +24,35 @@ order and amounts: `StaticWire.entry` copies it from one planned template.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from .catalogue import Catalogue
-from .item_resolution import entry_wire
-from .scope import ScopeEntry, wire_list
-from .tier_spec import CampaignInfo, TierSpec
+from ..catalogue import Catalogue
+from ..compiled_tier import CompiledTier
+from ..context import CustomerContext, PricingContext
+from ..item_resolution import entry_wire
+from ..lines import NormalizedOrder
+from ..outcome import TierOutcome
+from ..pricing import passing_tiers
+from ..scope import ScopeEntry, wire_list
+from ..settle import settle
+from ..tier_spec import CampaignInfo, TierSpec
+from .order import order_wire
 
-__all__ = ["StaticWire", "campaign_wire", "copier", "discount_wire", "promotion_tier_wire", "wire_instant"]
+__all__ = [
+    "OutcomeWire",
+    "StaticWire",
+    "campaign_wire",
+    "copier",
+    "discount_wire",
+    "outcome_wire",
+    "promotion_entries",
+    "promotion_entry",
+    "promotion_tier_wire",
+    "static_wire",
+    "wire_instant",
+]
 
 
 def wire_instant(moment: datetime) -> str:
@@ -98,24 +123,27 @@ def campaign_wire(campaign: CampaignInfo, expand: frozenset[str]) -> dict[str, A
     return out
 
 
-def promotion_tier_wire(tier: TierSpec, outcome: Any, tracking_id: str) -> dict[str, Any]:
+def promotion_tier_wire(tier: TierSpec, outcome: TierOutcome, tracking_id: str) -> dict[str, Any]:
     """The `promotions[]` entry of a validation response for a valid outcome.
 
-    `outcome` is a `TierOutcome` of this tier; keys follow the service's example.
+    `outcome` is a `TierOutcome` of this tier; keys follow the service's
+    example. The plain definition, key by key (tests check the planned
+    `promotion_entry` / `promotion_entries` against it).
     """
+    parts = outcome_wire(outcome)
     out: dict[str, Any] = {
         "valid": outcome.valid,
-        "applicable_to": outcome.applicable_to,
-        "inapplicable_to": outcome.inapplicable_to,
+        "applicable_to": parts.applicable_to,
+        "inapplicable_to": parts.inapplicable_to,
         "tracking_id": tracking_id,
-        "order": outcome.order,
+        "order": parts.order,
         "id": tier.id,
         "name": tier.name,
     }
     if tier.banner is not None:
         out["banner"] = tier.banner
-    out["discount"] = outcome.discount
-    out["campaign"] = outcome.campaign
+    out["discount"] = parts.discount
+    out["campaign"] = parts.campaign
     out["hierarchy"] = tier.hierarchy
     if outcome.discount_amount is not None:
         out["discount_amount"] = outcome.discount_amount
@@ -238,3 +266,75 @@ class StaticWire:
         """(applicable_to, inapplicable_to, discount, campaign), new objects."""
         campaign = self._campaign_expanded if expand_category else self._campaign
         return self._included(), self._excluded(), self._discount(), campaign()
+
+
+def static_wire(tier: CompiledTier, catalogue: Catalogue) -> StaticWire:
+    """The tier's order-independent wire parts for `catalogue`, built on
+    first use and kept in the tier's one-slot cache (a tier is priced against
+    one catalogue at a time; catalogues are immutable, so identity is a safe
+    key)."""
+    cache = tier.wire_cache
+    wire = cache[0]
+    if wire is None or wire.catalogue is not catalogue:
+        scope = tier.scope
+        wire = StaticWire(catalogue, tier.spec, tier.effect, scope.included, scope.excluded)
+        cache[0] = wire
+    return wire
+
+
+class OutcomeWire(NamedTuple):
+    """A tier outcome's wire parts, each a fresh object (the caller's).
+
+    A named tuple rather than a frozen dataclass: one is made per rendered
+    outcome, and a frozen dataclass costs about 4x to build (each field set
+    through object.__setattr__)."""
+
+    #: The wire order as if only this tier applied (None when not valid).
+    order: dict[str, Any] | None
+    applicable_to: dict[str, Any]
+    inapplicable_to: dict[str, Any]
+    discount: dict[str, Any]
+    campaign: dict[str, Any]
+
+
+def outcome_wire(outcome: TierOutcome) -> OutcomeWire:
+    """Every wire part of `outcome`, rendered in one pass."""
+    parts = static_wire(outcome.tier, outcome.catalogue).fresh(outcome.expand_category)
+    pricing = outcome.pricing
+    order = order_wire(outcome.normalized, pricing) if pricing is not None else None
+    included, excluded, discount, campaign = parts
+    return OutcomeWire(order, included, excluded, discount, campaign)
+
+
+def promotion_entry(outcome: TierOutcome, tracking_id: str) -> dict[str, Any]:
+    """A valid outcome as a `promotions[]` entry of a validation response:
+    `promotion_tier_wire(spec, outcome, tracking_id)`, built from the tier's
+    planned template plus the order and the amounts."""
+    pricing = outcome.pricing
+    if pricing is None:
+        raise ValueError(f"tier {outcome.tier_id} is not valid: it has no promotions[] entry")
+    static = static_wire(outcome.tier, outcome.catalogue)
+    return static.entry(
+        outcome.expand_category, tracking_id, order_wire(outcome.normalized, pricing), pricing.discount
+    )
+
+
+def promotion_entries(
+    catalogue: Catalogue,
+    tiers: Iterable[CompiledTier],
+    order: NormalizedOrder,
+    customer: CustomerContext | None,
+    ctx: PricingContext,
+    tracking_id: str,
+) -> list[dict[str, Any]]:
+    """The `promotions[]` entries of a validation response:
+    `[promotion_entry(o, tracking_id) for o in price_running(...)]`, built
+    straight from each passing tier's pricing, without the outcome objects."""
+    expand_category = "category" in ctx.expand
+    out = []
+    for tier in passing_tiers(tiers, order, customer, ctx):
+        pricing = settle(catalogue, tier, order)
+        # the tier's discount (`pricing.discount`), written out: once per tier per request
+        discount = pricing.order_discount + pricing.items_discount if pricing.monetary else None
+        out.append(static_wire(tier, catalogue).entry(expand_category, tracking_id, order_wire(order, pricing), discount))
+    return out
