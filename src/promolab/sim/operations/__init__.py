@@ -13,6 +13,7 @@ from typing import Any
 from ..operation import Operation
 from . import (
     balance,
+    catalogue,
     custom_events,
     incentives,
     journal_header,
@@ -21,6 +22,7 @@ from . import (
     qualifications,
     redemptions,
     rewards,
+    segments,
     sessions,
     snapshots,
     stacked_validation,
@@ -52,6 +54,8 @@ OPERATIONS: tuple[Operation[..., Any], ...] = (
     redemptions.REDEEM_STACKED,
     redemptions.ROLLBACK_REDEMPTION,
     sessions.RELEASE_SESSION,
+    *catalogue.READS,
+    *segments.READS,
     snapshots.RESET,
     snapshots.RESTORE,
     journal_header.CHECK_HEADER,

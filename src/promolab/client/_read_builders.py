@@ -1,0 +1,89 @@
+"""What the client's read methods send: the catalogue and segments a pull reads.
+
+Like `_builders.py`, each function turns a method's arguments into a
+`Prepared` call; a list's paging, order and filters become its query, named
+as the endpoint declares them (`models.endpoints`), values left out when
+None. An instant may be given as a `datetime` (aware) or as text.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from .. import models
+from ..models import endpoints as e
+from ._requests import Prepared
+
+__all__ = [
+    "get_product",
+    "get_segment",
+    "get_sku",
+    "list_collection_products",
+    "list_customer_segments",
+    "list_product_collections",
+    "list_products",
+    "list_skus",
+]
+
+Instant = datetime | str | None
+
+
+def _text(value: object) -> str:
+    if isinstance(value, datetime):
+        if value.tzinfo is None:
+            raise ValueError(f"instant {value!r} has no timezone; give it one (UTC)")
+        return value.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return str(value)
+
+
+def _read(endpoint: e.Endpoint[Any], path_args: dict[str, str], **query: object) -> Prepared[Any]:
+    params = [(endpoint.query_name(arg), _text(value)) for arg, value in query.items() if value is not None]
+    return Prepared(endpoint, endpoint.url_path(**path_args), params=params, idempotent=True)
+
+
+def list_products(*, limit: int | None = None, page: int | None = None, order: str | None = None,
+                  start_date: Instant = None, end_date: Instant = None) -> Prepared[models.ProductList]:
+    """A page of products, each with its SKUs (`limit` 1-100, default 10; `order` default `-created_at`)."""
+    return _read(e.LIST_PRODUCTS, {}, limit=limit, page=page, order=order, start_date=start_date, end_date=end_date)
+
+
+def get_product(product_id: str) -> Prepared[models.Product]:
+    """One product by its id or source id, with its SKUs."""
+    return _read(e.GET_PRODUCT, {"product_id": product_id})
+
+
+def list_skus(product_id: str, *, limit: int | None = None, page: int | None = None, order: str | None = None,
+              start_date: Instant = None, end_date: Instant = None) -> Prepared[models.SkuList]:
+    """A page of one product's SKUs."""
+    return _read(e.LIST_SKUS, {"product_id": product_id}, limit=limit, page=page, order=order,
+                 start_date=start_date, end_date=end_date)
+
+
+def get_sku(sku_id: str) -> Prepared[models.Sku]:
+    """One SKU by its id or source id."""
+    return _read(e.GET_SKU, {"sku_id": sku_id})
+
+
+def list_product_collections(*, limit: int | None = None, page: int | None = None,
+                             order: str | None = None) -> Prepared[models.ProductCollectionList]:
+    """A page of product collections."""
+    return _read(e.LIST_PRODUCT_COLLECTIONS, {}, limit=limit, page=page, order=order)
+
+
+def list_collection_products(collection_id: str, *, limit: int | None = None, page: int | None = None,
+                             order: str | None = None,
+                             starting_after: Instant = None) -> Prepared[models.CollectionProductList]:
+    """A page of a collection's products and SKUs (`starting_after`: only those created after it)."""
+    return _read(e.LIST_COLLECTION_PRODUCTS, {"collection_id": collection_id}, limit=limit, page=page,
+                 order=order, starting_after=starting_after)
+
+
+def list_customer_segments(customer_id: str) -> Prepared[models.CustomerSegmentList]:
+    """The segments a customer (id or source id) is in."""
+    return _read(e.LIST_CUSTOMER_SEGMENTS, {"customer_id": customer_id})
+
+
+def get_segment(segment_id: str) -> Prepared[models.Segment]:
+    """One segment by id."""
+    return _read(e.GET_SEGMENT, {"segment_id": segment_id})
