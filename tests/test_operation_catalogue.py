@@ -144,6 +144,18 @@ CALLS = [
     ClientCall("qualifications", (), {"customer": {"source_id": "ann"}, "scenario": "ALL"}),
     ClientCall("rollback_redemption", (f"r {ODD}",), {"reason": "returned"}),
     ClientCall("release_session", (f"CODE {ODD}", f"ssn {ODD}")),
+    ClientCall("list_products"),
+    ClientCall("list_products", (), {"limit": 5, "page": 2, "order": "-created_at", "start_date": "2026-01-01T00:00:00Z",
+                                     "end_date": "2026-12-31T00:00:00Z"},
+               frozenset({"limit", "page", "order", "start_date", "end_date"})),
+    ClientCall("get_product", (f"prod {ODD}",)),
+    ClientCall("list_skus", (f"prod {ODD}",), {"limit": 1}, frozenset({"limit"})),
+    ClientCall("get_sku", (f"sku {ODD}",)),
+    ClientCall("list_product_collections", (), {"page": 1}, frozenset({"page"})),
+    ClientCall("list_collection_products", (f"pc {ODD}",), {"starting_after": "2026-01-01T00:00:00Z"},
+               frozenset({"starting_after"})),
+    ClientCall("list_customer_segments", (f"cust {ODD}",)),
+    ClientCall("get_segment", (f"seg {ODD}",)),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -374,6 +386,20 @@ SERVED: dict[str, Through] = {
         lambda c: c.validate_stacked(redeemables=[{"object": "voucher", "id": "WELCOME-ALICE"}]),
         ["request"], {"request": {"redeemables": [{"object": "voucher", "id": "WELCOME-ALICE"}]}},
     ),
+    "list_products": Through(lambda c: c.list_products(limit=2), ["limit", "page", "order", "start_date", "end_date"],
+                             {"limit": "2", "page": None}),
+    "get_product": Through(lambda c: c.get_product("prod_mug"), ["product_id"], {"product_id": "prod_mug"}),
+    "list_skus": Through(lambda c: c.list_skus("prod_beans_ethiopia", order="created_at"),
+                         ["product_id", "limit", "page", "order", "start_date", "end_date"], {"order": "created_at"}),
+    "get_sku": Through(lambda c: c.get_sku("sku_ethiopia_250"), ["sku_id"], {"sku_id": "sku_ethiopia_250"}),
+    "list_product_collections": Through(lambda c: c.list_product_collections(page=1), ["limit", "page", "order"],
+                                        {"page": "1"}),
+    "list_collection_products": Through(lambda c: c.list_collection_products("pc_beans"),
+                                        ["collection_id", "limit", "page", "order", "starting_after"],
+                                        {"collection_id": "pc_beans"}),
+    "list_customer_segments": Through(lambda c: c.list_customer_segments("cust_alice"), ["customer_id"],
+                                      {"customer_id": "cust_alice"}),
+    "get_segment": Through(lambda c: c.get_segment("seg_vip"), ["segment_id"], {"segment_id": "seg_vip"}),
     "qualifications": Through(
         lambda c: c.qualifications(customer={"source_id": "alice"}, options={"limit": 2}),
         ["request"], {"request": {"customer": {"source_id": "alice"}, "options": {"limit": 2}}},
@@ -422,7 +448,9 @@ def test_a_handler_passes_the_arguments_a_journal_line_records(
 
 def test_the_reads_are_the_ones_that_change_nothing() -> None:
     reads = {op.name for op in OPERATIONS if op.endpoint is not None and not op.write}
-    assert reads == {"get_incentive", "validate", "list_stacking_rules", "get_stacking_rules", "qualifications"}
+    assert reads == {"get_incentive", "validate", "list_stacking_rules", "get_stacking_rules", "qualifications",
+                     "list_products", "get_product", "list_skus", "get_sku", "list_product_collections",
+                     "list_collection_products", "list_customer_segments", "get_segment"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Products, SKUs and product collections as the service's read endpoints show them.
 
-The fields and their order are the service's (`GET /v1/products`,
-`/v1/skus/{skuId}`, `/v1/product-collections`): a product carries its SKUs
+The fields and their order are the service's (list and get products, SKUs,
+collections): a product carries its SKUs
 as a small list of its own, a SKU names its product, a collection lists the
 products and SKUs it holds. Fields the simulator has no value for
 (`image_url`, `updated_at`, a SKU's `currency`) are sent as `null`, as the
@@ -82,7 +82,7 @@ class CollectionSku(Sku):
 
 
 class ProductList(WireModel):
-    """`GET /v1/products`: a page of products; `total` counts every match."""
+    """A page of products; `total` counts every match."""
 
     object: Literal["list"] = "list"
     data_ref: Literal["products"] = "products"
@@ -91,7 +91,7 @@ class ProductList(WireModel):
 
 
 class SkuList(WireModel):
-    """`GET /v1/products/{productId}/skus`: a page of one product's SKUs."""
+    """A page of one product's SKUs."""
 
     object: Literal["list"] = "list"
     data_ref: Literal["skus"] = "skus"
@@ -119,7 +119,7 @@ class ProductCollection(WireModel):
 
 
 class ProductCollectionList(WireModel):
-    """`GET /v1/product-collections`."""
+    """A page of product collections."""
 
     object: Literal["list"] = "list"
     data_ref: Literal["data"] = "data"
@@ -128,7 +128,7 @@ class ProductCollectionList(WireModel):
 
 
 class CollectionProductList(WireModel):
-    """`GET /v1/product-collections/{id}/products`: its products and SKUs, mixed."""
+    """A page of a collection's members: its products and SKUs, mixed."""
 
     object: Literal["list"] = "list"
     data_ref: Literal["data"] = "data"

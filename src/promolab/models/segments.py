@@ -35,7 +35,7 @@ class Segment(WireModel):
 
 
 class CustomerSegmentList(WireModel):
-    """`GET /v1/customers/{customerId}/segments`: every segment the customer is in."""
+    """Every segment the customer is in."""
 
     object: Literal["list"] = "list"
     data_ref: Literal["data"] = "data"

@@ -8,7 +8,7 @@ answer holds the page under. `Listing.answer` does the rest, the same way
 for every list, so no operation pages, sorts or filters by itself.
 
 Why here and not in the HTTP face: `sim.apply(LIST_PRODUCTS, limit=0)` must
-be refused exactly like `GET /v1/products?limit=0` (400
+be refused exactly like the same call over HTTP (400
 `invalid_query_params` naming the parameter), and the bounds the refusal
 checks are the ones `/openapi.json` states, read from the same `Param`.
 Query values arrive as the HTTP face passes them (text) or as a Python
@@ -40,8 +40,9 @@ T_contra = TypeVar("T_contra", contravariant=True)
 #: The query arguments every list reads itself, not through a filter.
 PAGING = frozenset({"limit", "page", "order"})
 _INTEGER = re.compile(r"[+-]?[0-9]{1,18}")
-#: RFC 3339's date-time (what `format: date-time` means in the document).
-_DATE_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})")
+#: RFC 3339's date-time (what `format: date-time` means in the document),
+#: and the offset without its colon (`+0000`), which the official SDK sends.
+_DATE_TIME = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?(Z|[+-][0-9]{2}:?[0-9]{2})")
 
 
 def _refuse(param: Param, what: str, value: object) -> InvalidQueryParams:
