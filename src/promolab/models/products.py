@@ -10,7 +10,7 @@ service sends them for an object that never had one.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
@@ -66,9 +66,13 @@ class BareProduct(WireModel):
     attributes: list[str] = Field(default_factory=list)
     metadata: Metadata = Field(default_factory=dict)
     image_url: str | None = None
-    created_at: Timestamp
+    #: Always sent by promolab; the service leaves it out of the product a
+    #: collection's SKU carries.
+    created_at: Timestamp | None = None
     updated_at: Timestamp | None = None
     object: Literal["product"] = "product"
+
+    __omit_if_none__ = frozenset({"created_at"})
 
 
 class Product(BareProduct):
@@ -113,9 +117,14 @@ class ProductCollection(WireModel):
     id: str
     name: str
     type: Literal["STATIC", "AUTO_UPDATE"] = "STATIC"
-    products: list[CollectionItem]
+    #: The rule of an AUTO_UPDATE collection (the simulator's are all STATIC).
+    filter: dict[str, Any] | None = None
+    #: The members of a STATIC collection (the service leaves them out of an AUTO_UPDATE one).
+    products: list[CollectionItem] | None = None
     created_at: Timestamp
     object: Literal["products_collection"] = "products_collection"
+
+    __omit_if_none__ = frozenset({"filter", "products"})
 
 
 class ProductCollectionList(WireModel):
@@ -132,5 +141,5 @@ class CollectionProductList(WireModel):
 
     object: Literal["list"] = "list"
     data_ref: Literal["data"] = "data"
-    data: list[BareProduct | CollectionSku]
+    data: list[Annotated[BareProduct | CollectionSku, Field(discriminator="object")]]
     total: NonNegativeInt64
