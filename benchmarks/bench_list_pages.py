@@ -60,8 +60,8 @@ def main() -> None:
     with sim.client() as client:
         for page in (1, last // 2 or 1, last):
             for label, query in (("default order", {}), ("start_date filter", {"start_date": "2020-01-01T00:00:00Z"})):
-                op, op_min = timed(lambda: sim.apply(listing, limit=100, page=page, **query), args.rounds)
-                via, via_min = timed(lambda: client.list_products(limit=100, page=page, **query), args.rounds)
+                op, op_min = timed(lambda p=page, q=query: sim.apply(listing, limit=100, page=p, **q), args.rounds)
+                via, via_min = timed(lambda p=page, q=query: client.list_products(limit=100, page=p, **q), args.rounds)
                 print(f"page {page:>3} of 100, {label:<17}: (a) operation {op:7.2f} ms (min {op_min:6.2f}), "
                       f"(b) client {via:7.2f} ms (min {via_min:6.2f}); a/c = {op / single:5.0f}x, b/a = {via / op:.2f}")
 

@@ -156,6 +156,9 @@ CALLS = [
                frozenset({"starting_after"})),
     ClientCall("list_customer_segments", (f"cust {ODD}",)),
     ClientCall("get_segment", (f"seg {ODD}",)),
+    ClientCall("list_orders", (), {"order": "-updated_at"}, frozenset({"order"})),
+    ClientCall("list_redemptions", (), {"page": 99, "customer": "cust_1", "created_before": "2026-01-01T00:00:00Z"},
+               frozenset({"page", "customer", "created_at"})),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -265,7 +268,7 @@ def test_a_client_method_sends_its_endpoints_request(call: ClientCall, flavour: 
     # the query's wire names (bracketed filters count as `filters`)
     sent = {name.partition("[")[0] for name, _ in request.url.params.multi_items()}
     assert sent == set(call.query)
-    assert sent <= {p.name for p in endpoint.query}
+    assert sent <= {p.name.partition("[")[0] for p in endpoint.query}  # `created_at[before]` counts as `created_at`
     # the body, as built
     assert (json.loads(request.content) if request.content else None) == prepared.json
 
@@ -400,6 +403,12 @@ SERVED: dict[str, Through] = {
     "list_customer_segments": Through(lambda c: c.list_customer_segments("cust_alice"), ["customer_id"],
                                       {"customer_id": "cust_alice"}),
     "get_segment": Through(lambda c: c.get_segment("seg_vip"), ["segment_id"], {"segment_id": "seg_vip"}),
+    "list_orders": Through(lambda c: c.list_orders(limit=1), ["limit", "page", "order"], {"limit": "1"}),
+    "list_redemptions": Through(
+        lambda c: c.list_redemptions(customer="cust_alice"),
+        ["limit", "page", "result", "campaign", "customer", "order", "created_before", "created_after"],
+        {"customer": "cust_alice"},
+    ),
     "qualifications": Through(
         lambda c: c.qualifications(customer={"source_id": "alice"}, options={"limit": 2}),
         ["request"], {"request": {"customer": {"source_id": "alice"}, "options": {"limit": 2}}},
@@ -450,7 +459,8 @@ def test_the_reads_are_the_ones_that_change_nothing() -> None:
     reads = {op.name for op in OPERATIONS if op.endpoint is not None and not op.write}
     assert reads == {"get_incentive", "validate", "list_stacking_rules", "get_stacking_rules", "qualifications",
                      "list_products", "get_product", "list_skus", "get_sku", "list_product_collections",
-                     "list_collection_products", "list_customer_segments", "get_segment"}
+                     "list_collection_products", "list_customer_segments", "get_segment", "list_orders",
+                     "list_redemptions"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

@@ -194,6 +194,13 @@ SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
     ("/v1/customers/{customerId}/segments", "GET", "/v1/customers/cust_nope/segments", APP, _NO_BODY),  # 404
     ("/v1/segments/{segmentId}", "GET", "/v1/segments/seg_vip", APP, _NO_BODY),
     ("/v1/segments/{segmentId}", "GET", "/v1/segments/seg_nope", APP, _NO_BODY),  # 404
+    # after the session's redemption and its rollback: orders, redemptions and a rollback
+    ("/v1/orders", "GET", "/v1/orders?order=created_at", APP, _NO_BODY),
+    ("/v1/orders", "GET", "/v1/orders?page=0", APP, _NO_BODY),  # 400
+    ("/v1/redemptions", "GET", "/v1/redemptions?limit=100&order=-voucher_code", APP, _NO_BODY),
+    ("/v1/redemptions", "GET", "/v1/redemptions?page=100", APP, _NO_BODY),  # 400: page 99 at most
+    ("/v1/redemptions", "GET", "/v1/redemptions?customer=cust_alice&created_at[after]=2026-01-01T00:00:00Z",
+     APP, _NO_BODY),
 ]
 
 

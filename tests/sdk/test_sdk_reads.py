@@ -78,3 +78,24 @@ def test_a_customers_segments_and_a_segment(sdk: Any) -> None:
     assert (segment.id, segment.type) == ("seg_vip", "static")
     with pytest.raises(NotFoundException):
         voucherify.SegmentsApi(sdk.client).get_segment("seg_nope")
+
+
+def test_orders_and_redemptions_as_recorded(sdk: Any) -> None:
+    """Two stacked redemptions through the SDK, one rolled back: the lists hold them, newest first."""
+    first = sdk.redemptions.redeem_stacked_discounts(voucherify.RedemptionsRedeemRequestBody(
+        redeemables=[voucherify.RedemptionsRedeemRequestBodyRedeemablesItem(object="voucher", id="WELCOME-ALICE")],
+        customer=voucherify.Customer(source_id="alice"), order=voucherify.Order(amount=6000)))
+    sdk.redemptions.redeem_stacked_discounts(voucherify.RedemptionsRedeemRequestBody(
+        redeemables=[voucherify.RedemptionsRedeemRequestBodyRedeemablesItem(object="promotion_tier",
+                                                                            id="promo_welcome_10")],
+        customer=voucherify.Customer(source_id="bob"), order=voucherify.Order(amount=6000)))
+    sdk.redemptions.rollback_stacked_redemptions(first.redemptions[0].id)
+    orders = voucherify.OrdersApi(sdk.client).list_orders(limit=10)
+    assert isinstance(orders, voucherify.OrdersListResponseBody)
+    assert (orders.total, len(orders.orders)) == (2, 2)
+    listed = voucherify.RedemptionsApi(sdk.client).list_redemptions(limit=100)
+    assert isinstance(listed, voucherify.RedemptionsListResponseBody)
+    kinds = [item.object for item in listed.redemptions]
+    assert sorted(kinds) == ["redemption", "redemption", "redemption_rollback"]
+    alice = voucherify.RedemptionsApi(sdk.client).list_redemptions(customer="cust_alice")
+    assert {item.customer_id for item in alice.redemptions} == {"cust_alice"}

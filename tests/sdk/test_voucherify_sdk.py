@@ -76,6 +76,8 @@ IN_SDK: dict[tuple[str, str], str] = {
     ("GET", "/v1/product-collections/{}/products"): "ProductCollectionsApi.list_products_in_collection",
     ("GET", "/v1/customers/{}/segments"): "CustomersApi.list_customer_segments",
     ("GET", "/v1/segments/{}"): "SegmentsApi.get_segment",
+    ("GET", "/v1/orders"): "OrdersApi.list_orders",
+    ("GET", "/v1/redemptions"): "RedemptionsApi.list_redemptions",
     # Served once the qualifications operation lands.
     ("POST", "/v1/qualifications"): "QualificationsApi.check_eligibility",
 }

@@ -103,6 +103,8 @@ class Operations:
     list_collection_products = Method(rb.list_collection_products)
     list_customer_segments = Method(rb.list_customer_segments)
     get_segment = Method(rb.get_segment)
+    list_orders = Method(rb.list_orders)
+    list_redemptions = Method(rb.list_redemptions)
 
 
 class ControlOperations:

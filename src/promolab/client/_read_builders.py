@@ -21,8 +21,10 @@ __all__ = [
     "get_sku",
     "list_collection_products",
     "list_customer_segments",
+    "list_orders",
     "list_product_collections",
     "list_products",
+    "list_redemptions",
     "list_skus",
 ]
 
@@ -87,3 +89,18 @@ def list_customer_segments(customer_id: str) -> Prepared[models.CustomerSegmentL
 def get_segment(segment_id: str) -> Prepared[models.Segment]:
     """One segment by id."""
     return _read(e.GET_SEGMENT, {"segment_id": segment_id})
+
+
+def list_orders(*, limit: int | None = None, page: int | None = None,
+                order: str | None = None) -> Prepared[models.OrderList]:
+    """A page of the orders redemptions were made on (newest first by default)."""
+    return _read(e.LIST_ORDERS, {}, limit=limit, page=page, order=order)
+
+
+def list_redemptions(*, limit: int | None = None, page: int | None = None, result: str | None = None,
+                     campaign: str | None = None, customer: str | None = None, order: str | None = None,
+                     created_before: Instant = None, created_after: Instant = None) -> Prepared[models.RedemptionList]:
+    """A page of redemptions and rollbacks (`page` 1-99), filtered by result,
+    campaign id, customer id and time (`created_at[before]`/`[after]`)."""
+    return _read(e.LIST_REDEMPTIONS, {}, limit=limit, page=page, result=result, campaign=campaign,
+                 customer=customer, order=order, created_before=created_before, created_after=created_after)

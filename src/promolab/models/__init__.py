@@ -49,6 +49,7 @@ from .discounts import (
     UnitManyDiscount,
 )
 from .errors import ErrorBody
+from .history import OrderList, RedemptionList
 from .incentives import (
     ApplicableToObjectType,
     CalculationType,
@@ -294,6 +295,7 @@ __all__ = [
     "OrderItemProductInput",
     "OrderItemSku",
     "OrderItemSkuInput",
+    "OrderList",
     "OrderRedemptionEntry",
     "PercentDiscount",
     "PercentEffect",
@@ -336,6 +338,7 @@ __all__ = [
     "RedeemableReward",
     "Redemption",
     "RedemptionChannel",
+    "RedemptionList",
     "RedemptionResponse",
     "RedemptionRollback",
     "ReferralInput",

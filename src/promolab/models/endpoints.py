@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from .balance import AddBalanceRequest, BalanceResult
 from .custom_events import CustomEventRequest, CustomEventResult
+from .history import OrderList, RedemptionList
 from .incentives import Incentive
 from .products import (
     CollectionProductList,
@@ -328,10 +329,29 @@ GET_SEGMENT: Endpoint[Segment] = Endpoint(
     path_params=(Param("segmentId", "segment_id"),), tags=("customers",), idempotent=True,
 )
 
+LIST_ORDERS: Endpoint[OrderList] = Endpoint(
+    "list_orders", "GET", "/v1/orders", "app", "listOrders", "List the orders redemptions were made on",
+    OrderList, query=(LIMIT, PAGE, _order("created_at", "updated_at")), tags=("orders",), idempotent=True,
+)
+LIST_REDEMPTIONS: Endpoint[RedemptionList] = Endpoint(
+    "list_redemptions", "GET", "/v1/redemptions", "app", "listRedemptions", "List redemptions and rollbacks",
+    RedemptionList, query=(
+        LIMIT, PAGE_99,
+        Param("result", "result", "string", "Only SUCCESS or FAILURE ones."),
+        Param("campaign", "campaign", "string", "Only those of this campaign (id)."),
+        Param("customer", "customer", "string", "Only those of this customer (id)."),
+        Param("order", "order", "string", "Sort by this field; a leading - sorts descending.", default="-created_at",
+              enum=tuple(f"{sign}{name}" for name in ("created_at", "id", "voucher_code", "tracking_id", "customer_id")
+                         for sign in ("", "-"))),
+        _instant("created_at[before]", "created_before", "Only those made at or before this instant."),
+        _instant("created_at[after]", "created_after", "Only those made at or after this instant."),
+    ), tags=("redemptions",), idempotent=True,
+)
+
 #: The read endpoints of a pull, in the order the service's documents list them.
 READS: tuple[Endpoint[Any], ...] = (
     LIST_PRODUCTS, GET_PRODUCT, LIST_SKUS, GET_SKU, LIST_PRODUCT_COLLECTIONS, LIST_COLLECTION_PRODUCTS,
-    LIST_CUSTOMER_SEGMENTS, GET_SEGMENT,
+    LIST_CUSTOMER_SEGMENTS, GET_SEGMENT, LIST_ORDERS, LIST_REDEMPTIONS,
 )
 
 #: Operations of the real service beyond the interface document, served and
