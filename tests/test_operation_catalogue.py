@@ -154,6 +154,9 @@ CALLS = [
     ClientCall("list_product_collections", (), {"page": 1}, frozenset({"page"})),
     ClientCall("list_collection_products", (f"pc {ODD}",), {"starting_after": "2026-01-01T00:00:00Z"},
                frozenset({"starting_after"})),
+    ClientCall("list_customers", (), {"limit": 3, "email": "a@b.c", "created_after": "2026-01-01T00:00:00Z"},
+               frozenset({"limit", "email", "created_at"})),
+    ClientCall("get_customer", (f"cust {ODD}",)),
     ClientCall("list_customer_segments", (f"cust {ODD}",)),
     ClientCall("get_segment", (f"seg {ODD}",)),
     ClientCall("list_orders", (), {"order": "-updated_at"}, frozenset({"order"})),
@@ -400,6 +403,12 @@ SERVED: dict[str, Through] = {
     "list_collection_products": Through(lambda c: c.list_collection_products("pc_beans"),
                                         ["collection_id", "limit", "page", "order", "starting_after"],
                                         {"collection_id": "pc_beans"}),
+    "list_customers": Through(
+        lambda c: c.list_customers(name="Alice Moreau"),
+        ["limit", "page", "email", "city", "name", "segment_id", "created_before", "created_after", "updated_before",
+         "updated_after", "order", "starting_after"], {"name": "Alice Moreau"},
+    ),
+    "get_customer": Through(lambda c: c.get_customer("alice"), ["customer_id"], {"customer_id": "alice"}),
     "list_customer_segments": Through(lambda c: c.list_customer_segments("cust_alice"), ["customer_id"],
                                       {"customer_id": "cust_alice"}),
     "get_segment": Through(lambda c: c.get_segment("seg_vip"), ["segment_id"], {"segment_id": "seg_vip"}),
@@ -460,7 +469,7 @@ def test_the_reads_are_the_ones_that_change_nothing() -> None:
     assert reads == {"get_incentive", "validate", "list_stacking_rules", "get_stacking_rules", "qualifications",
                      "list_products", "get_product", "list_skus", "get_sku", "list_product_collections",
                      "list_collection_products", "list_customer_segments", "get_segment", "list_orders",
-                     "list_redemptions"}
+                     "list_redemptions", "list_customers", "get_customer"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

@@ -190,6 +190,11 @@ SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
     (COLLECTION_PRODUCTS, "GET", "/v1/product-collections/pc_beans/products?starting_after=2026-01-01T00:00:00Z",
      APP, _NO_BODY),
     (COLLECTION_PRODUCTS, "GET", "/v1/product-collections/pc_nope/products", APP, _NO_BODY),  # 404
+    ("/v1/customers", "GET", "/v1/customers?limit=2&order=-source_id&created_at[after]=2026-01-01T00:00:00Z", APP,
+     _NO_BODY),
+    ("/v1/customers", "GET", "/v1/customers?page=100", APP, _NO_BODY),  # 400: page 99 at most
+    ("/v1/customers/{customerId}", "GET", "/v1/customers/alice", APP, _NO_BODY),
+    ("/v1/customers/{customerId}", "GET", "/v1/customers/cust_nope", APP, _NO_BODY),  # 404
     ("/v1/customers/{customerId}/segments", "GET", "/v1/customers/cust_alice/segments", APP, _NO_BODY),
     ("/v1/customers/{customerId}/segments", "GET", "/v1/customers/cust_nope/segments", APP, _NO_BODY),  # 404
     ("/v1/segments/{segmentId}", "GET", "/v1/segments/seg_vip", APP, _NO_BODY),

@@ -99,3 +99,17 @@ def test_orders_and_redemptions_as_recorded(sdk: Any) -> None:
     assert sorted(kinds) == ["redemption", "redemption", "redemption_rollback"]
     alice = voucherify.RedemptionsApi(sdk.client).list_redemptions(customer="cust_alice")
     assert {item.customer_id for item in alice.redemptions} == {"cust_alice"}
+
+
+def test_customers_listed_and_read(sdk: Any) -> None:
+    api = voucherify.CustomersApi(sdk.client)
+    page = api.list_customers(limit=2, order=voucherify.ParameterOrderListCustomers("source_id"))
+    assert isinstance(page, voucherify.CustomersListResponseBody)
+    assert ([c.id for c in page.customers], page.has_more) == (["cust_alice", "cust_bob"], True)
+    vip = api.list_customers(segment_id="seg_vip", order=voucherify.ParameterOrderListCustomers("created_at"))
+    assert [c.id for c in vip.customers] == ["cust_alice", "cust_dave"]
+    alice = api.get_customer("alice")
+    assert isinstance(alice, voucherify.CustomersGetResponseBody)
+    assert (alice.id, alice.summary.orders.total_count, alice.referrals.total) == ("cust_alice", 0, 0)
+    with pytest.raises(NotFoundException):
+        api.get_customer("cust_nope")

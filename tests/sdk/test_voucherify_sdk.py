@@ -74,6 +74,8 @@ IN_SDK: dict[tuple[str, str], str] = {
     ("GET", "/v1/skus/{}"): "ProductsApi.get_sku",
     ("GET", "/v1/product-collections"): "ProductCollectionsApi.list_product_collections",
     ("GET", "/v1/product-collections/{}/products"): "ProductCollectionsApi.list_products_in_collection",
+    ("GET", "/v1/customers"): "CustomersApi.list_customers",
+    ("GET", "/v1/customers/{}"): "CustomersApi.get_customer",
     ("GET", "/v1/customers/{}/segments"): "CustomersApi.list_customer_segments",
     ("GET", "/v1/segments/{}"): "SegmentsApi.get_segment",
     ("GET", "/v1/orders"): "OrdersApi.list_orders",

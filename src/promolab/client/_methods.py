@@ -101,6 +101,8 @@ class Operations:
     get_sku = Method(rb.get_sku)
     list_product_collections = Method(rb.list_product_collections)
     list_collection_products = Method(rb.list_collection_products)
+    list_customers = Method(rb.list_customers)
+    get_customer = Method(rb.get_customer)
     list_customer_segments = Method(rb.list_customer_segments)
     get_segment = Method(rb.get_segment)
     list_orders = Method(rb.list_orders)

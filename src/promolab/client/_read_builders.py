@@ -16,11 +16,13 @@ from ..models import endpoints as e
 from ._requests import Prepared
 
 __all__ = [
+    "get_customer",
     "get_product",
     "get_segment",
     "get_sku",
     "list_collection_products",
     "list_customer_segments",
+    "list_customers",
     "list_orders",
     "list_product_collections",
     "list_products",
@@ -104,3 +106,19 @@ def list_redemptions(*, limit: int | None = None, page: int | None = None, resul
     campaign id, customer id and time (`created_at[before]`/`[after]`)."""
     return _read(e.LIST_REDEMPTIONS, {}, limit=limit, page=page, result=result, campaign=campaign,
                  customer=customer, order=order, created_before=created_before, created_after=created_after)
+
+
+def list_customers(*, limit: int | None = None, page: int | None = None, email: str | None = None,
+                   name: str | None = None, segment_id: str | None = None, order: str | None = None,
+                   starting_after: Instant = None, **filters: Instant) -> Prepared[models.CustomerList]:
+    """A page of customers (`page` 1-99; `has_more` says whether another
+    follows), filtered by email, name, segment and time: `created_before`,
+    `created_after`, `updated_before`, `updated_after` (`created_at[before]`
+    and so on), `city`; `starting_after` is the cursor (created after it)."""
+    return _read(e.LIST_CUSTOMERS, {}, limit=limit, page=page, email=email, name=name, segment_id=segment_id,
+                 order=order, starting_after=starting_after, **filters)
+
+
+def get_customer(customer_id: str) -> Prepared[models.CustomerProfile]:
+    """One customer by id or source id, with its summary, loyalty and referrals."""
+    return _read(e.GET_CUSTOMER, {"customer_id": customer_id})

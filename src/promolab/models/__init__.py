@@ -30,6 +30,15 @@ from .custom_events import (
     LoyaltyInput,
     ReferralInput,
 )
+from .customer_profiles import (
+    CustomerList,
+    CustomerLoyalty,
+    CustomerOrdersSummary,
+    CustomerProfile,
+    CustomerRedemptionsSummary,
+    CustomerReferrals,
+    CustomerSummary,
+)
 from .customers import Customer, CustomerInput, IdentifiedCustomerInput
 from .discounts import (
     AmountDiscount,
@@ -248,7 +257,14 @@ __all__ = [
     "CustomEventResult",
     "Customer",
     "CustomerInput",
+    "CustomerList",
+    "CustomerLoyalty",
+    "CustomerOrdersSummary",
+    "CustomerProfile",
+    "CustomerRedemptionsSummary",
+    "CustomerReferrals",
     "CustomerSegmentList",
+    "CustomerSummary",
     "Digital",
     "DigitalType",
     "Discount",

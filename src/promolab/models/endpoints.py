@@ -25,6 +25,7 @@ from pydantic import BaseModel
 
 from .balance import AddBalanceRequest, BalanceResult
 from .custom_events import CustomEventRequest, CustomEventResult
+from .customer_profiles import CustomerList, CustomerProfile
 from .history import OrderList, RedemptionList
 from .incentives import Incentive
 from .products import (
@@ -319,9 +320,30 @@ LIST_COLLECTION_PRODUCTS: Endpoint[CollectionProductList] = Endpoint(
            _instant("starting_after", "starting_after", "Only objects created after this instant.")),
     tags=("products",), idempotent=True,
 )
+_CUSTOMER_ID = Param("customerId", "customer_id")
+LIST_CUSTOMERS: Endpoint[CustomerList] = Endpoint(
+    "list_customers", "GET", "/v1/customers", "app", "listCustomers", "List customers", CustomerList,
+    query=(
+        LIMIT, PAGE_99,
+        Param("email", "email", "string", "Only the customer with this email."),
+        Param("city", "city", "string", "Only customers of this city."),
+        Param("name", "name", "string", "Only customers of this name."),
+        Param("segment_id", "segment_id", "string", "Only customers of this segment."),
+        _instant("created_at[before]", "created_before", "Only those created at or before this instant."),
+        _instant("created_at[after]", "created_after", "Only those created at or after this instant."),
+        _instant("updated_at[before]", "updated_before", "Only those updated at or before this instant."),
+        _instant("updated_at[after]", "updated_after", "Only those updated at or after this instant."),
+        _order("created_at", "updated_at", "source_id"),
+        _instant("starting_after", "starting_after", "Only customers created after this instant (a cursor)."),
+    ), tags=("customers",), idempotent=True,
+)
+GET_CUSTOMER: Endpoint[CustomerProfile] = Endpoint(
+    "get_customer", "GET", "/v1/customers/{customerId}", "app", "getCustomer", "Get a customer (by id or source id)",
+    CustomerProfile, path_params=(_CUSTOMER_ID,), tags=("customers",), idempotent=True,
+)
 LIST_CUSTOMER_SEGMENTS: Endpoint[CustomerSegmentList] = Endpoint(
     "list_customer_segments", "GET", "/v1/customers/{customerId}/segments", "app", "listCustomerSegments",
-    "List the segments a customer is in", CustomerSegmentList, path_params=(Param("customerId", "customer_id"),),
+    "List the segments a customer is in", CustomerSegmentList, path_params=(_CUSTOMER_ID,),
     tags=("customers",), idempotent=True,
 )
 GET_SEGMENT: Endpoint[Segment] = Endpoint(
@@ -351,7 +373,7 @@ LIST_REDEMPTIONS: Endpoint[RedemptionList] = Endpoint(
 #: The read endpoints of a pull, in the order the service's documents list them.
 READS: tuple[Endpoint[Any], ...] = (
     LIST_PRODUCTS, GET_PRODUCT, LIST_SKUS, GET_SKU, LIST_PRODUCT_COLLECTIONS, LIST_COLLECTION_PRODUCTS,
-    LIST_CUSTOMER_SEGMENTS, GET_SEGMENT, LIST_ORDERS, LIST_REDEMPTIONS,
+    LIST_CUSTOMERS, GET_CUSTOMER, LIST_CUSTOMER_SEGMENTS, GET_SEGMENT, LIST_ORDERS, LIST_REDEMPTIONS,
 )
 
 #: Operations of the real service beyond the interface document, served and

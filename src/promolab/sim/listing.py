@@ -149,10 +149,13 @@ class Listing(Generic[T]):
     filters: Mapping[str, Match[T]] = field(default_factory=dict)
     #: The answer says whether more pages follow (`has_more`): where the document has it.
     has_more: bool = False
+    #: Query arguments the operation applies itself, before the listing,
+    #: because they read other state (a customer list's `segment_id`).
+    prefiltered: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         args = {param.arg for param in self.endpoint.query}
-        unread = args - PAGING - set(self.filters)
+        unread = args - PAGING - set(self.filters) - self.prefiltered
         if unread or not set(self.filters) <= args:
             raise ValueError(f"{self.endpoint.name}: filters {sorted(self.filters)} against query {sorted(args)}")
         for param in self.endpoint.query:
@@ -186,8 +189,11 @@ class Listing(Generic[T]):
                render: Callable[[T], dict[str, Any]]) -> dict[str, Any]:
         """The list's wire JSON: `object: list`, `data_ref`, the page under its key, `total` (and `has_more`)."""
         page = self.page(objects, given)
-        body: dict[str, Any] = {"object": "list", "data_ref": self.key, self.key: [render(obj) for obj in page.items],
-                                "total": page.total}
+        return self.envelope(page, [render(obj) for obj in page.items])
+
+    def envelope(self, page: Page[T], rendered: list[dict[str, Any]]) -> dict[str, Any]:
+        """The list's wire JSON around a page already rendered."""
+        body: dict[str, Any] = {"object": "list", "data_ref": self.key, self.key: rendered, "total": page.total}
         if self.has_more:
             body["has_more"] = page.has_more
         return body
