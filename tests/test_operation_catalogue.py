@@ -159,6 +159,8 @@ CALLS = [
     ClientCall("get_customer", (f"cust {ODD}",)),
     ClientCall("list_customer_segments", (f"cust {ODD}",)),
     ClientCall("get_segment", (f"seg {ODD}",)),
+    ClientCall("list_rewards", (), {"assignment_id": "lrewa_1"}, frozenset({"assignment_id"})),
+    ClientCall("get_reward", (f"lrew {ODD}",)),
     ClientCall("list_orders", (), {"order": "-updated_at"}, frozenset({"order"})),
     ClientCall("list_redemptions", (), {"page": 99, "customer": "cust_1", "created_before": "2026-01-01T00:00:00Z"},
                frozenset({"page", "customer", "created_at"})),
@@ -412,6 +414,9 @@ SERVED: dict[str, Through] = {
     "list_customer_segments": Through(lambda c: c.list_customer_segments("cust_alice"), ["customer_id"],
                                       {"customer_id": "cust_alice"}),
     "get_segment": Through(lambda c: c.get_segment("seg_vip"), ["segment_id"], {"segment_id": "seg_vip"}),
+    "list_rewards": Through(lambda c: c.list_rewards(assignment_id="lrewa_mug"), ["limit", "page", "assignment_id"],
+                            {"assignment_id": "lrewa_mug"}),
+    "get_reward": Through(lambda c: c.get_reward("lrew_mug"), ["reward_id"], {"reward_id": "lrew_mug"}),
     "list_orders": Through(lambda c: c.list_orders(limit=1), ["limit", "page", "order"], {"limit": "1"}),
     "list_redemptions": Through(
         lambda c: c.list_redemptions(customer="cust_alice"),
@@ -469,7 +474,7 @@ def test_the_reads_are_the_ones_that_change_nothing() -> None:
     assert reads == {"get_incentive", "validate", "list_stacking_rules", "get_stacking_rules", "qualifications",
                      "list_products", "get_product", "list_skus", "get_sku", "list_product_collections",
                      "list_collection_products", "list_customer_segments", "get_segment", "list_orders",
-                     "list_redemptions", "list_customers", "get_customer"}
+                     "list_redemptions", "list_customers", "get_customer", "list_rewards", "get_reward"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

@@ -199,6 +199,10 @@ SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
     ("/v1/customers/{customerId}/segments", "GET", "/v1/customers/cust_nope/segments", APP, _NO_BODY),  # 404
     ("/v1/segments/{segmentId}", "GET", "/v1/segments/seg_vip", APP, _NO_BODY),
     ("/v1/segments/{segmentId}", "GET", "/v1/segments/seg_nope", APP, _NO_BODY),  # 404
+    ("/v1/rewards", "GET", "/v1/rewards?limit=100", APP, _NO_BODY),
+    ("/v1/rewards", "GET", "/v1/rewards?limit=0", APP, _NO_BODY),  # 400
+    ("/v1/rewards/{rewardId}", "GET", "/v1/rewards/lrew_gift_25", APP, _NO_BODY),
+    ("/v1/rewards/{rewardId}", "GET", "/v1/rewards/lrew_nope", APP, _NO_BODY),  # 404
     # after the session's redemption and its rollback: orders, redemptions and a rollback
     ("/v1/orders", "GET", "/v1/orders?order=created_at", APP, _NO_BODY),
     ("/v1/orders", "GET", "/v1/orders?page=0", APP, _NO_BODY),  # 400

@@ -83,6 +83,7 @@ KNOWN_PATH: dict[str, list[str]] = {
     "productCollectionId": ["pc_beans", "pc_gear", "pc_merch"],
     "customerId": ["cust_alice", "bob", "cust_erin"],
     "segmentId": ["seg_vip", "seg_newsletter"],
+    "rewardId": ["lrew_mug", "lrew_beans_1kg", "lrew_coupon", "lrew_gift_25"],
 }
 #: Redeemables of the demo scenario (a code, a gift card, a tier, two together).
 _KNOWN_REDEEMABLES: list[Any] = [

@@ -113,3 +113,15 @@ def test_customers_listed_and_read(sdk: Any) -> None:
     assert (alice.id, alice.summary.orders.total_count, alice.referrals.total) == ("cust_alice", 0, 0)
     with pytest.raises(NotFoundException):
         api.get_customer("cust_nope")
+
+
+def test_rewards_listed_and_read(sdk: Any) -> None:
+    api = voucherify.RewardsApi(sdk.client)
+    listed = api.list_rewards(limit=100)
+    assert isinstance(listed, voucherify.RewardsListResponseBody)
+    assert listed.total == 6 and listed.data[0].id == "lrew_mug"
+    gift = api.get_reward("lrew_gift_25")
+    assert isinstance(gift, voucherify.Reward)
+    assert (gift.type, gift.stock) == ("CAMPAIGN", 5)
+    with pytest.raises(NotFoundException):
+        api.get_reward("lrew_nope")

@@ -78,6 +78,8 @@ IN_SDK: dict[tuple[str, str], str] = {
     ("GET", "/v1/customers/{}"): "CustomersApi.get_customer",
     ("GET", "/v1/customers/{}/segments"): "CustomersApi.list_customer_segments",
     ("GET", "/v1/segments/{}"): "SegmentsApi.get_segment",
+    ("GET", "/v1/rewards"): "RewardsApi.list_rewards",
+    ("GET", "/v1/rewards/{}"): "RewardsApi.get_reward",
     ("GET", "/v1/orders"): "OrdersApi.list_orders",
     ("GET", "/v1/redemptions"): "RedemptionsApi.list_redemptions",
     # Served once the qualifications operation lands.

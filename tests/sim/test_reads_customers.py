@@ -16,7 +16,7 @@ import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_reads_catalogue import reference_errors
+from test_reads_catalogue import assert_documented
 from test_reads_history import history_sim
 
 from demo_keys import APP, BASE
@@ -53,11 +53,7 @@ def recorded(_demo_document: dict[str, Any]) -> Simulator:
 def test_an_answer_is_what_the_service_documents_and_parses(
     recorded: Simulator, template: str, path: str, model: type[models.WireModel]
 ) -> None:
-    with httpx.Client(base_url=BASE, transport=SimulatorTransport(recorded)) as http:
-        response = http.get(path, headers=APP)
-    assert response.status_code == 200, response.text
-    assert not reference_errors(template, response.json()), reference_errors(template, response.json())
-    assert model.model_validate_json(response.content).model_dump(mode="json") == response.json()
+    assert_documented(recorded, template, path, model)
 
 
 def test_a_customers_summary_counts_what_was_recorded(recorded: Simulator) -> None:

@@ -12,15 +12,12 @@ import copy
 import re
 from typing import Any
 
-import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_reads_catalogue import reference_errors
+from test_reads_catalogue import assert_documented
 
-from demo_keys import APP, BASE
 from promolab import Simulator, models
-from promolab.http import SimulatorTransport
 from promolab.sim import InvalidQueryParams
 from promolab.sim.operations import BY_NAME
 
@@ -52,12 +49,8 @@ def recorded(_demo_document: dict[str, Any]) -> Simulator:
 
 
 def test_each_list_is_what_the_service_documents_and_parses(recorded: Simulator) -> None:
-    with httpx.Client(base_url=BASE, transport=SimulatorTransport(recorded)) as http:
-        for path, model in (("/v1/orders", models.OrderList), ("/v1/redemptions", models.RedemptionList)):
-            response = http.get(path, headers=APP, params={"limit": 100})
-            assert response.status_code == 200, response.text
-            assert not reference_errors(path, response.json()), reference_errors(path, response.json())
-            assert model.model_validate_json(response.content).model_dump(mode="json") == response.json()
+    assert_documented(recorded, "/v1/orders", "/v1/orders?limit=100", models.OrderList)
+    assert_documented(recorded, "/v1/redemptions", "/v1/redemptions?limit=100", models.RedemptionList)
 
 
 def test_the_lists_hold_what_was_recorded(recorded: Simulator) -> None:

@@ -105,6 +105,8 @@ class Operations:
     get_customer = Method(rb.get_customer)
     list_customer_segments = Method(rb.list_customer_segments)
     get_segment = Method(rb.get_segment)
+    list_rewards = Method(rb.list_rewards)
+    get_reward = Method(rb.get_reward)
     list_orders = Method(rb.list_orders)
     list_redemptions = Method(rb.list_redemptions)
 

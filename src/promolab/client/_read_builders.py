@@ -18,6 +18,7 @@ from ._requests import Prepared
 __all__ = [
     "get_customer",
     "get_product",
+    "get_reward",
     "get_segment",
     "get_sku",
     "list_collection_products",
@@ -27,6 +28,7 @@ __all__ = [
     "list_product_collections",
     "list_products",
     "list_redemptions",
+    "list_rewards",
     "list_skus",
 ]
 
@@ -122,3 +124,14 @@ def list_customers(*, limit: int | None = None, page: int | None = None, email: 
 def get_customer(customer_id: str) -> Prepared[models.CustomerProfile]:
     """One customer by id or source id, with its summary, loyalty and referrals."""
     return _read(e.GET_CUSTOMER, {"customer_id": customer_id})
+
+
+def list_rewards(*, limit: int | None = None, page: int | None = None,
+                 assignment_id: str | None = None) -> Prepared[models.ProjectRewardList]:
+    """A page of the project's rewards in the v1 shape (`assignment_id`: only that assignment's)."""
+    return _read(e.LIST_REWARDS, {}, limit=limit, page=page, assignment_id=assignment_id)
+
+
+def get_reward(reward_id: str) -> Prepared[models.ProjectReward]:
+    """One reward in the v1 shape."""
+    return _read(e.GET_REWARD, {"reward_id": reward_id})

@@ -107,6 +107,7 @@ from .products import (
     Sku,
     SkuList,
 )
+from .project_rewards import ProjectReward, ProjectRewardList
 from .promotions import (
     ApplicableTo,
     ApplicableToEffect,
@@ -321,6 +322,8 @@ __all__ = [
     "ProductCollectionList",
     "ProductList",
     "ProductSkus",
+    "ProjectReward",
+    "ProjectRewardList",
     "ProjectStackingRules",
     "PromotionTier",
     "ProportionalApplicableTo",

@@ -36,6 +36,7 @@ from .products import (
     Sku,
     SkuList,
 )
+from .project_rewards import ProjectReward, ProjectRewardList
 from .promotions import ValidationRequest, ValidationResponse
 from .publications import Publication, PublishRequest
 from .qualifications import QualificationRequest, QualificationResponse
@@ -351,6 +352,15 @@ GET_SEGMENT: Endpoint[Segment] = Endpoint(
     path_params=(Param("segmentId", "segment_id"),), tags=("customers",), idempotent=True,
 )
 
+LIST_REWARDS: Endpoint[ProjectRewardList] = Endpoint(
+    "list_rewards", "GET", "/v1/rewards", "app", "listRewards", "List rewards", ProjectRewardList,
+    query=(LIMIT, PAGE, Param("assignment_id", "assignment_id", "string", "Only the reward of this assignment.")),
+    tags=("rewards",), idempotent=True,
+)
+GET_REWARD: Endpoint[ProjectReward] = Endpoint(
+    "get_reward", "GET", "/v1/rewards/{rewardId}", "app", "getReward", "Get a reward", ProjectReward,
+    path_params=(Param("rewardId", "reward_id"),), tags=("rewards",), idempotent=True,
+)
 LIST_ORDERS: Endpoint[OrderList] = Endpoint(
     "list_orders", "GET", "/v1/orders", "app", "listOrders", "List the orders redemptions were made on",
     OrderList, query=(LIMIT, PAGE, _order("created_at", "updated_at")), tags=("orders",), idempotent=True,
@@ -373,7 +383,8 @@ LIST_REDEMPTIONS: Endpoint[RedemptionList] = Endpoint(
 #: The read endpoints of a pull, in the order the service's documents list them.
 READS: tuple[Endpoint[Any], ...] = (
     LIST_PRODUCTS, GET_PRODUCT, LIST_SKUS, GET_SKU, LIST_PRODUCT_COLLECTIONS, LIST_COLLECTION_PRODUCTS,
-    LIST_CUSTOMERS, GET_CUSTOMER, LIST_CUSTOMER_SEGMENTS, GET_SEGMENT, LIST_ORDERS, LIST_REDEMPTIONS,
+    LIST_CUSTOMERS, GET_CUSTOMER, LIST_CUSTOMER_SEGMENTS, GET_SEGMENT, LIST_REWARDS, GET_REWARD, LIST_ORDERS,
+    LIST_REDEMPTIONS,
 )
 
 #: Operations of the real service beyond the interface document, served and
