@@ -266,10 +266,8 @@ RELEASE_SESSION: Endpoint[None] = Endpoint(
     path_params=(Param("code", "code"), Param("sessionKey", "session_key")), tags=("vouchers",), idempotent=True,
 )
 
-# -- the read endpoints a pull needs (docs/reads.md): paging, ordering and filters declared here,
-# -- carried out once by sim/listing.py
-#: A page's size and number; the service's bounds (a list of customers or
-#: redemptions stops at page 99).
+# -- the read endpoints of a pull (docs/reads.md): query declared here, carried out by sim/listing.py
+#: A page's size and number, the service's bounds (customers and redemptions stop at page 99).
 LIMIT = Param("limit", "limit", "integer", "How many objects a page holds.", minimum=1, maximum=100, default=10)
 PAGE = Param("page", "page", "integer", "Which page, from 1.", minimum=1, maximum=100, default=1)
 PAGE_99 = Param("page", "page", "integer", "Which page, from 1.", minimum=1, maximum=99, default=1)
@@ -326,9 +324,7 @@ LIST_CUSTOMERS: Endpoint[CustomerList] = Endpoint(
     "list_customers", "GET", "/v1/customers", "app", "listCustomers", "List customers", CustomerList,
     query=(
         LIMIT, PAGE_99,
-        Param("email", "email", "string", "Only the customer with this email."),
-        Param("city", "city", "string", "Only customers of this city."),
-        Param("name", "name", "string", "Only customers of this name."),
+        *(Param(name, name, "string", f"Only customers of this {name}.") for name in ("email", "city", "name")),
         Param("segment_id", "segment_id", "string", "Only customers of this segment."),
         _instant("created_at[before]", "created_before", "Only those created at or before this instant."),
         _instant("created_at[after]", "created_after", "Only those created at or after this instant."),
@@ -372,9 +368,7 @@ LIST_REDEMPTIONS: Endpoint[RedemptionList] = Endpoint(
         Param("result", "result", "string", "Only SUCCESS or FAILURE ones."),
         Param("campaign", "campaign", "string", "Only those of this campaign (id)."),
         Param("customer", "customer", "string", "Only those of this customer (id)."),
-        Param("order", "order", "string", "Sort by this field; a leading - sorts descending.", default="-created_at",
-              enum=tuple(f"{sign}{name}" for name in ("created_at", "id", "voucher_code", "tracking_id", "customer_id")
-                         for sign in ("", "-"))),
+        _order("created_at", "id", "voucher_code", "tracking_id", "customer_id"),
         _instant("created_at[before]", "created_before", "Only those made at or before this instant."),
         _instant("created_at[after]", "created_after", "Only those made at or after this instant."),
     ), tags=("redemptions",), idempotent=True,
