@@ -144,6 +144,26 @@ CALLS = [
     ClientCall("qualifications", (), {"customer": {"source_id": "ann"}, "scenario": "ALL"}),
     ClientCall("rollback_redemption", (f"r {ODD}",), {"reason": "returned"}),
     ClientCall("release_session", (f"CODE {ODD}", f"ssn {ODD}")),
+    ClientCall("list_products"),
+    ClientCall("list_products", (), {"limit": 5, "page": 2, "order": "-created_at", "start_date": "2026-01-01T00:00:00Z",
+                                     "end_date": "2026-12-31T00:00:00Z"},
+               frozenset({"limit", "page", "order", "start_date", "end_date"})),
+    ClientCall("get_product", (f"prod {ODD}",)),
+    ClientCall("list_skus", (f"prod {ODD}",), {"limit": 1}, frozenset({"limit"})),
+    ClientCall("get_sku", (f"sku {ODD}",)),
+    ClientCall("list_product_collections", (), {"page": 1}, frozenset({"page"})),
+    ClientCall("list_collection_products", (f"pc {ODD}",), {"starting_after": "2026-01-01T00:00:00Z"},
+               frozenset({"starting_after"})),
+    ClientCall("list_customers", (), {"limit": 3, "email": "a@b.c", "created_after": "2026-01-01T00:00:00Z"},
+               frozenset({"limit", "email", "created_at"})),
+    ClientCall("get_customer", (f"cust {ODD}",)),
+    ClientCall("list_customer_segments", (f"cust {ODD}",)),
+    ClientCall("get_segment", (f"seg {ODD}",)),
+    ClientCall("list_rewards", (), {"assignment_id": "lrewa_1"}, frozenset({"assignment_id"})),
+    ClientCall("get_reward", (f"lrew {ODD}",)),
+    ClientCall("list_orders", (), {"order": "-updated_at"}, frozenset({"order"})),
+    ClientCall("list_redemptions", (), {"page": 99, "customer": "cust_1", "created_before": "2026-01-01T00:00:00Z"},
+               frozenset({"page", "customer", "created_at"})),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -253,7 +273,7 @@ def test_a_client_method_sends_its_endpoints_request(call: ClientCall, flavour: 
     # the query's wire names (bracketed filters count as `filters`)
     sent = {name.partition("[")[0] for name, _ in request.url.params.multi_items()}
     assert sent == set(call.query)
-    assert sent <= {p.name for p in endpoint.query}
+    assert sent <= {p.name.partition("[")[0] for p in endpoint.query}  # `created_at[before]` counts as `created_at`
     # the body, as built
     assert (json.loads(request.content) if request.content else None) == prepared.json
 
@@ -374,6 +394,35 @@ SERVED: dict[str, Through] = {
         lambda c: c.validate_stacked(redeemables=[{"object": "voucher", "id": "WELCOME-ALICE"}]),
         ["request"], {"request": {"redeemables": [{"object": "voucher", "id": "WELCOME-ALICE"}]}},
     ),
+    "list_products": Through(lambda c: c.list_products(limit=2), ["limit", "page", "order", "start_date", "end_date"],
+                             {"limit": "2", "page": None}),
+    "get_product": Through(lambda c: c.get_product("prod_mug"), ["product_id"], {"product_id": "prod_mug"}),
+    "list_skus": Through(lambda c: c.list_skus("prod_beans_ethiopia", order="created_at"),
+                         ["product_id", "limit", "page", "order", "start_date", "end_date"], {"order": "created_at"}),
+    "get_sku": Through(lambda c: c.get_sku("sku_ethiopia_250"), ["sku_id"], {"sku_id": "sku_ethiopia_250"}),
+    "list_product_collections": Through(lambda c: c.list_product_collections(page=1), ["limit", "page", "order"],
+                                        {"page": "1"}),
+    "list_collection_products": Through(lambda c: c.list_collection_products("pc_beans"),
+                                        ["collection_id", "limit", "page", "order", "starting_after"],
+                                        {"collection_id": "pc_beans"}),
+    "list_customers": Through(
+        lambda c: c.list_customers(name="Alice Moreau"),
+        ["limit", "page", "email", "city", "name", "segment_id", "created_before", "created_after", "updated_before",
+         "updated_after", "order", "starting_after"], {"name": "Alice Moreau"},
+    ),
+    "get_customer": Through(lambda c: c.get_customer("alice"), ["customer_id"], {"customer_id": "alice"}),
+    "list_customer_segments": Through(lambda c: c.list_customer_segments("cust_alice"), ["customer_id"],
+                                      {"customer_id": "cust_alice"}),
+    "get_segment": Through(lambda c: c.get_segment("seg_vip"), ["segment_id"], {"segment_id": "seg_vip"}),
+    "list_rewards": Through(lambda c: c.list_rewards(assignment_id="lrewa_mug"), ["limit", "page", "assignment_id"],
+                            {"assignment_id": "lrewa_mug"}),
+    "get_reward": Through(lambda c: c.get_reward("lrew_mug"), ["reward_id"], {"reward_id": "lrew_mug"}),
+    "list_orders": Through(lambda c: c.list_orders(limit=1), ["limit", "page", "order"], {"limit": "1"}),
+    "list_redemptions": Through(
+        lambda c: c.list_redemptions(customer="cust_alice"),
+        ["limit", "page", "result", "campaign", "customer", "order", "created_before", "created_after"],
+        {"customer": "cust_alice"},
+    ),
     "qualifications": Through(
         lambda c: c.qualifications(customer={"source_id": "alice"}, options={"limit": 2}),
         ["request"], {"request": {"customer": {"source_id": "alice"}, "options": {"limit": 2}}},
@@ -422,7 +471,10 @@ def test_a_handler_passes_the_arguments_a_journal_line_records(
 
 def test_the_reads_are_the_ones_that_change_nothing() -> None:
     reads = {op.name for op in OPERATIONS if op.endpoint is not None and not op.write}
-    assert reads == {"get_incentive", "validate", "list_stacking_rules", "get_stacking_rules", "qualifications"}
+    assert reads == {"get_incentive", "validate", "list_stacking_rules", "get_stacking_rules", "qualifications",
+                     "list_products", "get_product", "list_skus", "get_sku", "list_product_collections",
+                     "list_collection_products", "list_customer_segments", "get_segment", "list_orders",
+                     "list_redemptions", "list_customers", "get_customer", "list_rewards", "get_reward"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

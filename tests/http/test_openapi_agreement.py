@@ -69,6 +69,7 @@ RULES_OF_DEMO = "/management/v1/projects/proj_kestrel/stacking-rules/stk_ab6ba98
 PARENT_OF_DEMO = "r_ec50f5a1315ac91fb472c318"
 ROLLBACKS = "/v1/redemptions/{parentRedemptionId}/rollbacks"
 SESSIONS = "/v1/vouchers/{code}/sessions/{sessionKey}"
+COLLECTION_PRODUCTS = "/v1/product-collections/{productCollectionId}/products"
 
 #: A redemption with a parent: a code and a gift card's credits.
 TWO_CODES = {
@@ -174,6 +175,41 @@ SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
         "redeemables": [{"object": "voucher", "id": "WELCOME-OPEN-2"}], "session": {"type": "LOCK", "key": "ssn-demo"}}),
     (SESSIONS, "DELETE", "/v1/vouchers/WELCOME-OPEN-2/sessions/ssn-demo", APP, _NO_BODY),
     (SESSIONS, "DELETE", "/v1/vouchers/WELCOME-OPEN-2/sessions/ssn-demo", APP, _NO_BODY),  # 404
+    # the read endpoints: a page, a refused query, an unknown id, no credentials
+    ("/v1/products", "GET", "/v1/products?limit=3&page=2&order=created_at", APP, _NO_BODY),
+    ("/v1/products", "GET", "/v1/products?limit=101", APP, _NO_BODY),  # 400
+    ("/v1/products", "GET", "/v1/products", {}, _NO_BODY),  # 401
+    ("/v1/products/{productId}", "GET", "/v1/products/beans-ethiopia", APP, _NO_BODY),
+    ("/v1/products/{productId}", "GET", "/v1/products/prod_nope", APP, _NO_BODY),  # 404
+    ("/v1/products/{productId}/skus", "GET", "/v1/products/prod_beans_ethiopia/skus?order=-updated_at", APP, _NO_BODY),
+    ("/v1/products/{productId}/skus", "GET", "/v1/products/prod_nope/skus", APP, _NO_BODY),  # 404
+    ("/v1/skus/{skuId}", "GET", "/v1/skus/sku_ethiopia_250", APP, _NO_BODY),
+    ("/v1/skus/{skuId}", "GET", "/v1/skus/sku_nope", APP, _NO_BODY),  # 404
+    ("/v1/product-collections", "GET", "/v1/product-collections?order=name", APP, _NO_BODY),  # 400
+    ("/v1/product-collections", "GET", "/v1/product-collections", APP, _NO_BODY),
+    (COLLECTION_PRODUCTS, "GET", "/v1/product-collections/pc_beans/products?starting_after=2026-01-01T00:00:00Z",
+     APP, _NO_BODY),
+    (COLLECTION_PRODUCTS, "GET", "/v1/product-collections/pc_nope/products", APP, _NO_BODY),  # 404
+    ("/v1/customers", "GET", "/v1/customers?limit=2&order=-source_id&created_at[after]=2026-01-01T00:00:00Z", APP,
+     _NO_BODY),
+    ("/v1/customers", "GET", "/v1/customers?page=100", APP, _NO_BODY),  # 400: page 99 at most
+    ("/v1/customers/{customerId}", "GET", "/v1/customers/alice", APP, _NO_BODY),
+    ("/v1/customers/{customerId}", "GET", "/v1/customers/cust_nope", APP, _NO_BODY),  # 404
+    ("/v1/customers/{customerId}/segments", "GET", "/v1/customers/cust_alice/segments", APP, _NO_BODY),
+    ("/v1/customers/{customerId}/segments", "GET", "/v1/customers/cust_nope/segments", APP, _NO_BODY),  # 404
+    ("/v1/segments/{segmentId}", "GET", "/v1/segments/seg_vip", APP, _NO_BODY),
+    ("/v1/segments/{segmentId}", "GET", "/v1/segments/seg_nope", APP, _NO_BODY),  # 404
+    ("/v1/rewards", "GET", "/v1/rewards?limit=100", APP, _NO_BODY),
+    ("/v1/rewards", "GET", "/v1/rewards?limit=0", APP, _NO_BODY),  # 400
+    ("/v1/rewards/{rewardId}", "GET", "/v1/rewards/lrew_gift_25", APP, _NO_BODY),
+    ("/v1/rewards/{rewardId}", "GET", "/v1/rewards/lrew_nope", APP, _NO_BODY),  # 404
+    # after the session's redemption and its rollback: orders, redemptions and a rollback
+    ("/v1/orders", "GET", "/v1/orders?order=created_at", APP, _NO_BODY),
+    ("/v1/orders", "GET", "/v1/orders?page=0", APP, _NO_BODY),  # 400
+    ("/v1/redemptions", "GET", "/v1/redemptions?limit=100&order=-voucher_code", APP, _NO_BODY),
+    ("/v1/redemptions", "GET", "/v1/redemptions?page=100", APP, _NO_BODY),  # 400: page 99 at most
+    ("/v1/redemptions", "GET", "/v1/redemptions?customer=cust_alice&created_at[after]=2026-01-01T00:00:00Z",
+     APP, _NO_BODY),
 ]
 
 
@@ -204,6 +240,7 @@ def test_every_answer_of_a_session_is_what_the_document_says(
     assert statuses[f"POST {PURCHASES}"] == {202, 423, 404, 400}
     assert statuses["GET /v2/loyalties/incentives/{id}"] == {200, 400, 401, 404}
     assert statuses["POST /v1/qualifications"] == {200, 400, 401}
+    assert statuses["GET /v1/products"] == {200, 400, 401}
     # the webhook delivery the gift balance caused, against the `webhooks` section
     assert len(deliveries) == 2, "a gift card bought with points, then a gift balance: two webhooks"
     (operation,) = (item["post"] for item in document["webhooks"].values())

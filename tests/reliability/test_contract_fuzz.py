@@ -78,6 +78,12 @@ KNOWN_PATH: dict[str, list[str]] = {
     "projectId": ["proj_kestrel"],
     "webhookId": ["wh_notebook", "wh_crm"],
     "code": ["GIFT-ALICE-50", "GIFT-BOB-25", "WELCOME-OPEN-1", "REF-ALICE"],
+    "productId": ["prod_beans_ethiopia", "beans-ethiopia", "prod_mug", "prod_5h1pp1ng"],
+    "skuId": ["sku_ethiopia_250", "colombia-1kg"],
+    "productCollectionId": ["pc_beans", "pc_gear", "pc_merch"],
+    "customerId": ["cust_alice", "bob", "cust_erin"],
+    "segmentId": ["seg_vip", "seg_newsletter"],
+    "rewardId": ["lrew_mug", "lrew_beans_1kg", "lrew_coupon", "lrew_gift_25"],
 }
 #: Redeemables of the demo scenario (a code, a gift card, a tier, two together).
 _KNOWN_REDEEMABLES: list[Any] = [

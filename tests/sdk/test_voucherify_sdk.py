@@ -67,6 +67,21 @@ IN_SDK: dict[tuple[str, str], str] = {
     ("POST", "/v1/redemptions"): "RedemptionsApi.redeem_stacked_discounts",
     ("POST", "/v1/redemptions/{}/rollbacks"): "RedemptionsApi.rollback_stacked_redemptions",
     ("DELETE", "/v1/vouchers/{}/sessions/{}"): "VouchersApi.release_validation_session",
+    # the read endpoints a pull needs (tests/sdk/test_sdk_reads.py)
+    ("GET", "/v1/products"): "ProductsApi.list_products",
+    ("GET", "/v1/products/{}"): "ProductsApi.get_product",
+    ("GET", "/v1/products/{}/skus"): "ProductsApi.list_skus_in_product",
+    ("GET", "/v1/skus/{}"): "ProductsApi.get_sku",
+    ("GET", "/v1/product-collections"): "ProductCollectionsApi.list_product_collections",
+    ("GET", "/v1/product-collections/{}/products"): "ProductCollectionsApi.list_products_in_collection",
+    ("GET", "/v1/customers"): "CustomersApi.list_customers",
+    ("GET", "/v1/customers/{}"): "CustomersApi.get_customer",
+    ("GET", "/v1/customers/{}/segments"): "CustomersApi.list_customer_segments",
+    ("GET", "/v1/segments/{}"): "SegmentsApi.get_segment",
+    ("GET", "/v1/rewards"): "RewardsApi.list_rewards",
+    ("GET", "/v1/rewards/{}"): "RewardsApi.get_reward",
+    ("GET", "/v1/orders"): "OrdersApi.list_orders",
+    ("GET", "/v1/redemptions"): "RedemptionsApi.list_redemptions",
     # Served once the qualifications operation lands.
     ("POST", "/v1/qualifications"): "QualificationsApi.check_eligibility",
 }

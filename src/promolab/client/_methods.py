@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Generic, ParamSpec, Self, TypeVar, overload
 
 from . import _builders as b
+from . import _read_builders as rb
 from ._requests import Prepared
 
 __all__ = ["AsyncSender", "ControlOperations", "Method", "Operations", "SyncSender"]
@@ -94,6 +95,20 @@ class Operations:
     get_stacking_rules = Method(b.get_stacking_rules)
     update_stacking_rules = Method(b.update_stacking_rules)
     delete_stacking_rules = Method(b.delete_stacking_rules)
+    list_products = Method(rb.list_products)
+    get_product = Method(rb.get_product)
+    list_skus = Method(rb.list_skus)
+    get_sku = Method(rb.get_sku)
+    list_product_collections = Method(rb.list_product_collections)
+    list_collection_products = Method(rb.list_collection_products)
+    list_customers = Method(rb.list_customers)
+    get_customer = Method(rb.get_customer)
+    list_customer_segments = Method(rb.list_customer_segments)
+    get_segment = Method(rb.get_segment)
+    list_rewards = Method(rb.list_rewards)
+    get_reward = Method(rb.get_reward)
+    list_orders = Method(rb.list_orders)
+    list_redemptions = Method(rb.list_redemptions)
 
 
 class ControlOperations:

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import models_json_schema
 
 from .. import models
-from ..models.endpoints import Endpoint
+from ..models.endpoints import Endpoint, Param
 from ..sim import MAX_ATTEMPTS, SIGNATURE_HEADER
 from ..version import __version__
 from .auth import AuthKind
@@ -280,5 +280,16 @@ def _parameters(endpoint: Endpoint[Any]) -> list[dict[str, Any]]:
             })
         else:
             params.append({"name": name, "in": "query", "required": False, "description": description,
-                           "schema": {"type": param.type}})
+                           "schema": _scalar_schema(param)})
     return params
+
+
+def _scalar_schema(param: Param) -> dict[str, Any]:
+    """A string or integer parameter's schema: its bounds, values, format and
+    default exactly as the endpoint declares them (what sim/listing.py checks)."""
+    schema: dict[str, Any] = {"type": param.type}
+    declared = {"minimum": param.minimum, "maximum": param.maximum, "format": param.format, "default": param.default}
+    schema.update({key: value for key, value in declared.items() if value is not None})
+    if param.enum is not None:
+        schema["enum"] = list(param.enum)
+    return schema

@@ -30,6 +30,15 @@ from .custom_events import (
     LoyaltyInput,
     ReferralInput,
 )
+from .customer_profiles import (
+    CustomerList,
+    CustomerLoyalty,
+    CustomerOrdersSummary,
+    CustomerProfile,
+    CustomerRedemptionsSummary,
+    CustomerReferrals,
+    CustomerSummary,
+)
 from .customers import Customer, CustomerInput, IdentifiedCustomerInput
 from .discounts import (
     AmountDiscount,
@@ -49,6 +58,7 @@ from .discounts import (
     UnitManyDiscount,
 )
 from .errors import ErrorBody
+from .history import OrderList, RedemptionList
 from .incentives import (
     ApplicableToObjectType,
     CalculationType,
@@ -84,6 +94,20 @@ from .orders import (
     OrderItemSkuInput,
     Quantity,
 )
+from .products import (
+    BareProduct,
+    CollectionItem,
+    CollectionProductList,
+    CollectionSku,
+    Product,
+    ProductCollection,
+    ProductCollectionList,
+    ProductList,
+    ProductSkus,
+    Sku,
+    SkuList,
+)
+from .project_rewards import ProjectReward, ProjectRewardList
 from .promotions import (
     ApplicableTo,
     ApplicableToEffect,
@@ -127,6 +151,7 @@ from .rewards import (
     RewardStatus,
     RewardType,
 )
+from .segments import CustomerSegmentList, Segment, SimpleSegment
 from .stacked_validations import (
     RedeemableDetails,
     RedeemableGift,
@@ -215,6 +240,7 @@ __all__ = [
     "BalanceRelatedObject",
     "BalanceResult",
     "BalanceType",
+    "BareProduct",
     "CalculationType",
     "CampaignGift",
     "CampaignType",
@@ -226,10 +252,21 @@ __all__ = [
     "Category",
     "CategoryWithStackingRulesType",
     "CodeConfig",
+    "CollectionItem",
+    "CollectionProductList",
+    "CollectionSku",
     "CustomEventRequest",
     "CustomEventResult",
     "Customer",
     "CustomerInput",
+    "CustomerList",
+    "CustomerLoyalty",
+    "CustomerOrdersSummary",
+    "CustomerProfile",
+    "CustomerRedemptionsSummary",
+    "CustomerReferrals",
+    "CustomerSegmentList",
+    "CustomerSummary",
     "Digital",
     "DigitalType",
     "Discount",
@@ -276,10 +313,18 @@ __all__ = [
     "OrderItemProductInput",
     "OrderItemSku",
     "OrderItemSkuInput",
+    "OrderList",
     "OrderRedemptionEntry",
     "PercentDiscount",
     "PercentEffect",
     "PointsProportional",
+    "Product",
+    "ProductCollection",
+    "ProductCollectionList",
+    "ProductList",
+    "ProductSkus",
+    "ProjectReward",
+    "ProjectRewardList",
     "ProjectStackingRules",
     "PromotionTier",
     "ProportionalApplicableTo",
@@ -313,6 +358,7 @@ __all__ = [
     "RedeemableReward",
     "Redemption",
     "RedemptionChannel",
+    "RedemptionList",
     "RedemptionResponse",
     "RedemptionRollback",
     "ReferralInput",
@@ -326,12 +372,16 @@ __all__ = [
     "RewardType",
     "RollbackRequest",
     "RollbackResponse",
+    "Segment",
     "SessionInput",
     "SessionLock",
     "SimpleCampaign",
     "SimpleCampaignVoucher",
+    "SimpleSegment",
     "SimpleVoucher",
     "SimpleVoucherRedemption",
+    "Sku",
+    "SkuList",
     "StackableOptions",
     "StackedValidationRequest",
     "StackedValidationResponse",

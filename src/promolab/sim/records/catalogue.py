@@ -35,3 +35,4 @@ class Collection(Record):
     name: str
     products: list[str] = Field(default_factory=list)
     skus: list[str] = Field(default_factory=list)
+    created_at: Instant | None = None

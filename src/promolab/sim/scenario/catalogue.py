@@ -37,7 +37,7 @@ class CatalogueBuilder(Builder):
                 cid = self.new_id("collection", c.id, st.collections)
                 products = [self._product_ref(ref, f"products[{k}]") for k, ref in enumerate(c.products)]
                 skus = [self.resolve("sku", st.skus, ref, f"skus[{k}]") for k, ref in enumerate(c.skus)]
-                st.collections[cid] = Collection(id=cid, name=c.name, products=products, skus=skus)
+                st.collections[cid] = Collection(id=cid, name=c.name, products=products, skus=skus, created_at=self.now)
 
     def _product_ref(self, ref: str, field: str) -> str:
         if ref in self.state.products:
