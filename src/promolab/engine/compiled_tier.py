@@ -106,6 +106,12 @@ def compile_tier(tier: TierSpec) -> CompiledTier:
         effect = discount.get("effect") or default_effect(kind, scope)
         if not isinstance(effect, str) or effect not in EFFECTS[kind]:
             raise ValueError(f"effect {effect!r} is not allowed for {kind} discounts")
+        if scope.budgeted and (kind == "UNIT" or effect == "APPLY_TO_ORDER"):
+            # decision: docs/decisions.md § Unit budgets
+            raise ValueError(
+                f"unit budgets (product_*_quantity_limit) cap the units an item discount reaches; "
+                f"a {kind} {effect} discount has none to cap"
+            )
         amount_discount = None
         units: tuple[UnitSpec, ...] = ()
         if kind == "UNIT":

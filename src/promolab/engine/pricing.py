@@ -53,6 +53,7 @@ from .rule_evaluation import BudgetScope, RuleEnv
 from .settle import settle
 from .tier_spec import TierSpec
 from .tier_wire import StaticWire
+from .unit_allowance import allowance_of
 
 __all__ = [
     "price_normalized",
@@ -89,7 +90,7 @@ def price_normalized(
             static, expand_category, None,
         )  # fmt: skip
 
-    return _priced(catalogue, tier, order, static, expand_category)
+    return _priced(catalogue, tier, order, static, expand_category, ctx.usage)
 
 
 def _priced(
@@ -98,11 +99,12 @@ def _priced(
     order: NormalizedOrder,
     static: StaticWire,
     expand_category: bool,
+    usage: Usage | None,
 ) -> TierOutcome:
     """The valid outcome of a tier whose checks passed: the discount and the
     total are settled now (or were, for an order with the same lines), the wire
     order (built from the same numbers) only when someone reads it."""
-    settlement = settle(catalogue, tier, order)
+    settlement = settle(catalogue, tier, order, allowance_of(tier, order, usage))
     return TierOutcome(
         tier.spec.id, True, None, None, settlement.discount, settlement.total,
         static, expand_category, (settlement, order),
@@ -128,7 +130,7 @@ def price_running(
     """
     expand_category = "category" in ctx.expand
     return [
-        _priced(catalogue, tier, order, tier.static_wire(catalogue), expand_category)
+        _priced(catalogue, tier, order, tier.static_wire(catalogue), expand_category, ctx.usage)
         for tier in _passing(
             tiers, order, customer, ctx.now, ctx.redemption_metadata, ctx.audience_only, ctx.usage
         )
@@ -168,7 +170,7 @@ def tier_entries(
     validate operation's request needs no `PricingContext` object)."""
     out = []
     for tier in _passing(tiers, order, customer, now, redemption_metadata, audience_only, usage):
-        settlement = settle(catalogue, tier, order)
+        settlement = settle(catalogue, tier, order, allowance_of(tier, order, usage))
         static = tier.static_wire(catalogue)
         out.append(static.entry(expand_category, tracking_id, settlement.wire_order(order), settlement.discount))
     return out

@@ -16,7 +16,7 @@ and stamps the request's three values in their places (`stamp`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .lines import NormalizedOrder
@@ -86,9 +86,18 @@ def stamp(wire_order: dict[str, Any], order: NormalizedOrder) -> dict[str, Any]:
     return wire_order
 
 
-def settle(catalogue: Catalogue, tier: CompiledTier, order: NormalizedOrder) -> Settlement:
+def settle(
+    catalogue: Catalogue, tier: CompiledTier, order: NormalizedOrder, left: Mapping[str, int] | None = None
+) -> Settlement:
     """The settlement of a tier whose checks passed on `order`, computed once
-    per order lines and amounts (kept in `order.shared`)."""
+    per order lines and amounts (kept in `order.shared`). `left`: a tier with
+    unit budgets, the units it may still discount (`unit_allowance`): its
+    settlement belongs to this request and is not kept."""
+    if left is not None:
+        assert tier.amount_discount is not None  # unit budgets are refused on UNIT discounts
+        line_discounts, _ = tier.amount_discount.budgeted_discounts(order, tier.scope, left)
+        discount = min(sum(line_discounts), order.amount)
+        return Settlement(catalogue, discount, order.amount - discount, assemble_items, (line_discounts,))
     shared = order.shared
     found: Settlement | None = shared.get(tier.token)
     if found is not None and found.catalogue is catalogue:

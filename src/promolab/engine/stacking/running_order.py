@@ -36,6 +36,7 @@ from typing import Any
 from ..catalogue import Catalogue
 from ..compiled_tier import CompiledTier
 from ..lines import Line, NormalizedOrder
+from ..unit_budgets import spent_units
 from ..unit_discounts import UnitLine
 from ..wire_order import assemble_running, trim_from_last
 from .running_units import UnitStep, unit_step
@@ -53,6 +54,9 @@ class Step:
     #: What a UNIT discount did to the lines (None: not a UNIT discount, or
     #: one that changed nothing).
     units: UnitStep | None = None
+    #: (product, units) a tier with unit budgets discounted of each budgeted
+    #: product: what its redemption spends (`unit_budgets`)
+    spent_units: tuple[tuple[str, int], ...] = ()
 
     @property
     def items(self) -> int:
@@ -138,8 +142,11 @@ class RunningOrder:
             return order
         return _order_like(order, order.lines, total)
 
-    def price(self, tier: CompiledTier, initial_mode: bool, once: bool) -> Step:
-        """What `tier`'s AMOUNT, PERCENT or FIXED discount takes off now."""
+    def price(
+        self, tier: CompiledTier, initial_mode: bool, once: bool, units_left: Mapping[str, int] | None = None
+    ) -> Step:
+        """What `tier`'s AMOUNT, PERCENT or FIXED discount takes off now;
+        `units_left`: what is left of its unit budgets (`unit_allowance`)."""
         benefit = tier.amount_discount
         if benefit is None:
             raise ValueError(f"{tier.id}: a UNIT discount is applied with `units`")
@@ -154,7 +161,12 @@ class RunningOrder:
         # earlier discounts already took, it ends the line at that price.
         fixed = benefit.kind == "FIXED" and not initial_mode
         lines = [self._line_base(order.lines[k], done[k], initial_mode or fixed) for k in reachable]
-        raw = benefit.line_discounts(_order_like(order, tuple(lines), left), tier.scope)
+        priced_on = _order_like(order, tuple(lines), left)
+        counted = None
+        if units_left is None:
+            raw = benefit.line_discounts(priced_on, tier.scope)
+        else:
+            raw, counted = benefit.budgeted_discounts(priced_on, tier.scope, units_left)
         out = [0] * len(order.lines)
         for value, k in zip(raw, reachable):
             if fixed:
@@ -162,7 +174,10 @@ class RunningOrder:
             subtotal = order.lines[k].amount_or_zero - done[k]
             out[k] = min(value, subtotal)
         trim_from_last(out, sum(out) - left)
-        return Step(line_discounts=tuple(out))
+        if counted is None:
+            return Step(line_discounts=tuple(out))
+        shown = [out[k] for k in reachable]
+        return Step(line_discounts=tuple(out), spent_units=spent_units(lines, counted, shown))
 
     def units(self, tier: CompiledTier, catalogue: Catalogue, once: bool) -> Step:
         """What `tier`'s UNIT discount adds and takes off now (`running_units`)."""
