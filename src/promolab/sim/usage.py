@@ -45,8 +45,9 @@ class RedemptionUsage(UsageLedger):
         self.record(record.related_object_id, record.campaign_id, record.customer_id, self.keys(record.date),
                     record.discount, record.order_amount, record.order_id, sign)
         if record.units:
-            self.record_units(record.related_object_id, record.campaign_id, record.customer_id,
-                              record.units.items(), sign)
+            # a code outside any campaign is its own campaign (`promotions.code_spec`)
+            self.record_units(record.related_object_id, record.campaign_id or record.related_object_id,
+                              record.customer_id, record.units.items(), sign)
 
     def remove(self, record: RedemptionRecord) -> None:
         """Take a rolled-back child redemption out of the totals."""

@@ -218,6 +218,8 @@ def walk_stacked(
             _, redeemed_id, campaign_id = redeemed_as(resolved[stacked.entry.position])
             ledger.record(redeemed_id, campaign_id, customer, keys, stacked.applied, result.running.order.amount,
                           order_id)
+            if stacked.step is not None and stacked.step.spent_units:  # unit budgets, as `sim.usage` counts them
+                ledger.record_units(redeemed_id, campaign_id or redeemed_id, customer, stacked.step.spent_units)
             entries.spend(resolved[stacked.entry.position], stacked)
         tier[i] = positions[applied[0].entry.position]
         discount[i] = result.discount

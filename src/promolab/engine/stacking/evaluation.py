@@ -27,10 +27,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...models import StackingRules
+from ..budget_rules import Usage
 from ..catalogue import Catalogue
 from ..context import CustomerContext, PricingContext
 from ..lines import NormalizedOrder
-from ..budget_rules import Usage
 from ..rule_evaluation import BudgetScope, RuleFailure
 from ..unit_allowance import allowance_of
 from ..unit_budgets import UnitSpent
