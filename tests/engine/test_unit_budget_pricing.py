@@ -173,28 +173,28 @@ BAD: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
     "a bool": (PER_UNIT, included({**ENTRIES["product"], "product_promotion_tier_quantity_limit": True}),
                "applicable_to entry product_promotion_tier_quantity_limit must be a non-negative integer, got True"),
     "a formula": (PER_UNIT, included({**ENTRIES["product"], "product_campaign_quantity_limit_formula": "5"}),
-                  "applicable_to entry product_campaign_quantity_limit_formula: formulas are not evaluated; "
-                  "give product_campaign_quantity_limit as an integer"),
+                  ("applicable_to entry product_campaign_quantity_limit_formula: formulas are not evaluated; "
+                  "give product_campaign_quantity_limit as an integer")),
     "product field on a collection": (
         PER_UNIT, included({**ENTRIES["products_collection"], "product_campaign_quantity_limit": 5}),
         "applicable_to entry product_campaign_quantity_limit belongs on a product or sku entry, not on products_collection"),
     "collection field on a product": (
         PER_UNIT, included({**ENTRIES["product"], "product_in_collection_campaign_quantity_limit": 5}),
-        "applicable_to entry product_in_collection_campaign_quantity_limit belongs on a products_collection entry, "
-        "not on product"),
+        ("applicable_to entry product_in_collection_campaign_quantity_limit belongs on a products_collection entry, "
+        "not on product")),
     "on an excluded entry": (
         PER_UNIT, {"excluded": [{**ENTRIES["product"], "product_campaign_quantity_limit": 5}]},
         "applicable_to.excluded entries discount nothing: product_campaign_quantity_limit belongs on included entries"),
     "on a UNIT discount": (
         {"type": "UNIT", "unit_off": 1, "unit_type": "prod_mug", "effect": "ADD_MISSING_ITEMS"},
         included({**ENTRIES["product"], "product_campaign_quantity_limit": 5}),
-        "unit budgets (product_*_quantity_limit) cap the units an item discount reaches; "
-        "a UNIT ADD_MISSING_ITEMS discount has none to cap"),
+        ("unit budgets (product_*_quantity_limit) cap the units an item discount reaches; "
+        "a UNIT ADD_MISSING_ITEMS discount has none to cap")),
     "on an order discount": (
         {"type": "AMOUNT", "amount_off": 100, "effect": "APPLY_TO_ORDER"},
         included({**ENTRIES["product"], "product_campaign_quantity_limit": 5}),
-        "unit budgets (product_*_quantity_limit) cap the units an item discount reaches; "
-        "a AMOUNT APPLY_TO_ORDER discount has none to cap"),
+        ("unit budgets (product_*_quantity_limit) cap the units an item discount reaches; "
+        "a AMOUNT APPLY_TO_ORDER discount has none to cap")),
 }
 
 

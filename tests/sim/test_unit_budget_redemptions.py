@@ -165,11 +165,11 @@ def test_a_tier_budget_counts_the_tier_only(field: str, entry: dict[str, Any]) -
 
 BAD_SCENARIOS = {
     "a formula": ({"object": "product", "id": "prod_tee", "product_campaign_quantity_limit_formula": "10"},
-                  "applicable_to entry product_campaign_quantity_limit_formula: formulas are not evaluated; "
-                  "give product_campaign_quantity_limit as an integer"),
+                  ("applicable_to entry product_campaign_quantity_limit_formula: formulas are not evaluated; "
+                  "give product_campaign_quantity_limit as an integer")),
     "a negative limit": ({"object": "product", "id": "prod_tee", "product_customer_campaign_quantity_limit": -2},
-                         "applicable_to entry product_customer_campaign_quantity_limit must be a non-negative "
-                         "integer, got -2"),
+                         ("applicable_to entry product_customer_campaign_quantity_limit must be a non-negative "
+                         "integer, got -2")),
 }
 
 
