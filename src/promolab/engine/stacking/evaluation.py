@@ -100,7 +100,7 @@ def evaluate_stack(
     answers: dict[int, StackedRedeemable] = {}
     tried = []
     failed = exclusive_applied = False
-    spent = UnitSpent()
+    spent: UnitSpent | None = None  # made when a unit budget is first spent: most stacks have none
     for entry, kind in application_order(entries, rules):
         tried.append(entry.position)
         if failed:
@@ -123,9 +123,8 @@ def evaluate_stack(
         if tier is None:
             step = running.gift(entry.gift_credits or 0)
         elif tier.amount_discount is not None:
-            step = running.price(
-                tier, initial_amount_mode(entry, rules), once, allowance_of(tier, running.current, ctx.usage, spent)
-            )
+            left = allowance_of(tier, running.current, ctx.usage, spent) if tier.scope.budgeted else None
+            step = running.price(tier, initial_amount_mode(entry, rules), once, left)
         elif catalogue is None:
             raise ValueError(f"{entry.id}: a UNIT discount in a stack needs the catalogue")
         else:
@@ -135,6 +134,8 @@ def evaluate_stack(
             continue
         running.apply(step)
         if step.spent_units and tier is not None:  # the next redeemables' unit budgets count them
+            if spent is None:
+                spent = UnitSpent()
             spent.add(tier.id, tier.spec.campaign.id, step.spent_units)
         limits.record(entry, kind)
         exclusive_applied = exclusive_applied or kind == "EXCLUSIVE"
@@ -159,7 +160,8 @@ def _not_applied(
 
 
 def _after(
-    entry: StackEntry, running: RunningOrder, rules: StackingRules, once: bool, usage: Usage | None, spent: UnitSpent
+    entry: StackEntry, running: RunningOrder, rules: StackingRules, once: bool, usage: Usage | None,
+    spent: UnitSpent | None,
 ) -> Callable[[], int] | None:
     """What the entry's `order.total_amount` rules read: the running total
     once its own discount (or credits) applied, priced only if a rule asks
@@ -214,7 +216,7 @@ def alone_failure(
     check a stack makes of its first redeemable, for callers that judge one
     redeemable alone (qualifications' gift cards)."""
     running = RunningOrder(order)
-    return _check(entry, running, customer, ctx, _after(entry, running, StackingRules(), False, ctx.usage, UnitSpent()))
+    return _check(entry, running, customer, ctx, _after(entry, running, StackingRules(), False, ctx.usage, None))
 
 
 def why_rules_failed(failure: RuleFailure, total: int, amount: int, before: int) -> str:

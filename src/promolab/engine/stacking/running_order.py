@@ -41,7 +41,7 @@ from ..unit_discounts import UnitLine
 from ..wire_order import assemble_running, trim_from_last
 from .running_units import UnitStep, unit_step
 
-__all__ = ["RunningOrder", "RunningState", "Step"]
+__all__ = ["BudgetedStep", "RunningOrder", "RunningState", "Step"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,9 +54,11 @@ class Step:
     #: What a UNIT discount did to the lines (None: not a UNIT discount, or
     #: one that changed nothing).
     units: UnitStep | None = None
-    #: (product, units) a tier with unit budgets discounted of each budgeted
-    #: product: what its redemption spends (`unit_budgets`)
-    spent_units: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def spent_units(self) -> tuple[tuple[str, int], ...]:
+        """(product, units) of unit budgets this step spent (`BudgetedStep`)."""
+        return ()
 
     @property
     def items(self) -> int:
@@ -72,6 +74,20 @@ class Step:
         added free units (a free item without a price, free shipping, is
         what the customer was promised though it takes nothing off)."""
         return self.total > 0 or (self.units is not None and self.units.added_units > 0)
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetedStep(Step):
+    """The step of a tier with unit budgets: also the units of each budgeted
+    product it discounted, what its redemption spends (`unit_budgets`). A
+    subclass, so that every other step (several per stack, in the hot loop)
+    is built without the field."""
+
+    budget_units: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def spent_units(self) -> tuple[tuple[str, int], ...]:
+        return self.budget_units
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,7 +193,7 @@ class RunningOrder:
         if counted is None:
             return Step(line_discounts=tuple(out))
         shown = [out[k] for k in reachable]
-        return Step(line_discounts=tuple(out), spent_units=spent_units(lines, counted, shown))
+        return BudgetedStep(line_discounts=tuple(out), budget_units=spent_units(lines, counted, shown))
 
     def units(self, tier: CompiledTier, catalogue: Catalogue, once: bool) -> Step:
         """What `tier`'s UNIT discount adds and takes off now (`running_units`)."""
