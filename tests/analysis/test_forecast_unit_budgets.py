@@ -75,3 +75,29 @@ def test_the_sweep_kernel_hands_a_budgeted_tier_to_the_engine(tmp_path: Path) ->
     tier = next(t for t in view.tiers if t.id == "promo_beans_per_bag")
     with pytest.raises(NotVectorizable, match="unit budgets"):
         DiscountKernel(tier, None)  # type: ignore[arg-type]  # refused before the key table is read
+
+
+def test_the_policy_comparison_prices_a_budgeted_tier_by_the_engine_on_what_was_spent(tmp_path: Path) -> None:
+    """Once redemptions spent the bag budget of two of the three bags, the
+    comparison quotes what a stacked validation quotes now, order for order,
+    and less than on a fresh simulator."""
+    from promolab.analysis import compare_stacking_policies, orders_from_frame
+
+    doc = _budgeted(tmp_path)
+    sim = Simulator.from_scenario(doc)
+    stack = [{"object": "promotion_tier", "id": "promo_beans_per_bag"}]
+    bags = {"items": [{"product_id": "prod_beans_ethiopia", "quantity": 4},
+                      {"product_id": "prod_beans_colombia", "quantity": 4}]}
+    with sim.client() as client:
+        for _ in range(10):  # no customer: at most 4 of each bag a time (the per-customer cap): 40 of 40
+            client.redeem_stacked(redeemables=stack, order=bags)
+    orders = dated_orders(60, days=1)
+    result = compare_stacking_policies(sim, orders, stack, {"project": {}})
+    fresh = compare_stacking_policies(Simulator.from_scenario(doc), orders, stack, {"project": {}})
+    assert "unit budgets" in " ".join(result.paths["reason"].astype(str))
+    assert (result.orders["discount"].to_numpy() < fresh.orders["discount"].to_numpy()).any()
+    with sim.client() as client:
+        for (order_id, request), row in zip(orders_from_frame(orders).items(), result.orders.itertuples(), strict=True):
+            answer = client.validate_stacked(redeemables=stack, order=request["order"],
+                                             customer=request.get("customer"))
+            assert (row.order_id, row.total) == (order_id, answer.order.total_amount)
