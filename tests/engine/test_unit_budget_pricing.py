@@ -214,3 +214,14 @@ def test_a_rollback_gives_the_units_back_to_the_ledger() -> None:
     ledger.record_units("promo_a", "camp_test", "cust_ann", [("prod_tee", 2), ("prod_mug", 1)], sign=-1)
     assert ledger._units == before
     assert ledger.copy()._units == before
+
+
+def test_the_wire_model_types_every_field_the_engine_reads() -> None:
+    from promolab.engine.unit_budgets import UNIT_BUDGET_FIELDS
+    from promolab.models import ApplicableTo
+
+    typed = {f for f in ApplicableTo.model_fields if f.startswith("product_") and f.endswith("_quantity_limit")}
+    assert typed == set(UNIT_BUDGET_FIELDS)
+    shown = ApplicableTo.model_validate({"object": "product", "id": "prod_tee", "product_campaign_quantity_limit": 3})
+    assert shown.product_campaign_quantity_limit == 3
+    assert "product_customer_campaign_quantity_limit" not in shown.model_dump(mode="json")  # omitted when None

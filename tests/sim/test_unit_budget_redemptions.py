@@ -204,3 +204,12 @@ def test_units_discounted_never_exceed_the_budget_and_rollbacks_restore(steps: l
         spent = [r.units.get("prod_tee", 0) for r in sim.state.redemptions.values() if r.status == "SUCCEEDED"]
         assert sum(spent) <= CAMPAIGN_LIMIT
         assert sum(spent) == sum(n for _, _, n in live)
+
+
+def test_the_validation_echoes_the_budgets_in_applicable_to() -> None:
+    sim = Simulator(scenario=_scenario())
+    with sim.client() as client:
+        answer = client.validate_promotions(customer={"source_id": "ann"}, order=_order(1))
+    [entry] = answer.promotions[0].applicable_to.data
+    assert (entry.product_campaign_quantity_limit, entry.product_customer_campaign_quantity_limit) == (
+        CAMPAIGN_LIMIT, CUSTOMER_LIMIT)
