@@ -196,6 +196,14 @@ BAD: dict[str, tuple[dict[str, Any], dict[str, Any], str]] = {
         ("unit budgets (product_*_quantity_limit) cap the units an item discount reaches; "
         "a AMOUNT APPLY_TO_ORDER discount has none to cap")),
 }
+TOTAL_RULE = {"rules": {"1": {"name": "order.total_amount", "conditions": {"$more_than": [1000]}}}, "logic": "1"}
+
+
+def test_an_order_total_amount_rule_on_a_budgeted_tier_is_refused() -> None:
+    scope = included({**ENTRIES["product"], "product_campaign_quantity_limit": 5})
+    with pytest.raises(TierConfigError, match="order.total_amount rules are not supported on a tier with unit budgets"):
+        compile_tier(tier(PER_UNIT, id="promo_bad", applicable_to=scope, rules=TOTAL_RULE))
+    compile_tier(tier(PER_UNIT, id="promo_ok", applicable_to=included(ENTRIES["product"]), rules=TOTAL_RULE))
 
 
 @pytest.mark.parametrize(("discount", "scope", "message"), BAD.values(), ids=list(BAD))

@@ -121,6 +121,9 @@ def compile_tier(tier: TierSpec) -> CompiledTier:
         rules = compile_rules(tier.rules, _own_total(amount_discount, scope))
         if rules.reads_total and amount_discount is None:
             raise ValueError("order.total_amount rules are not supported on UNIT discounts")
+        if rules.reads_total and scope.budgeted:
+            # its own total would depend on the units left (docs/decisions.md § Unit budgets)
+            raise ValueError("order.total_amount rules are not supported on a tier with unit budgets")
         campaign = compile_campaign(tier.campaign)
     except (ValueError, RuleConfigError) as exc:
         raise TierConfigError(tier.id, str(exc)) from None
