@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal
 
 from .lines import Line
 
@@ -32,7 +32,6 @@ __all__ = [
     "UNIT_BUDGET_FIELDS",
     "BudgetSubject",
     "UnitBudget",
-    "UnitCounts",
     "UnitSpent",
     "budgets_by_product",
     "parse_unit_budgets",
@@ -100,12 +99,6 @@ def product_key(line: Line) -> str | None:
     return line.sku_id
 
 
-class UnitCounts(Protocol):
-    """Units of a product discounted so far by a subject (`usage_ledger`)."""
-
-    def units(self, scope: Subject, subject: str, customer_id: Hashable | None, product: str) -> int: ...
-
-
 class UnitSpent:
     """Units discounted by the redeemables a stack applied so far (not yet
     in the ledger): the next redeemable of the same campaign or tier counts
@@ -142,8 +135,10 @@ def unit_allowance(
 ) -> dict[str, int]:
     """Units left per product: the smallest `limit - used` of the budgets on
     the entries reaching it (never below 0). `counts` is the context's usage:
-    a ledger that counts units, or anything else (nothing spent yet)."""
-    # an isinstance of a runtime-checkable Protocol costs microseconds; a getattr does not
+    a ledger that counts units (`UsageLedger.units`), or anything else
+    (nothing spent yet)."""
+    # read per budgeted tier per request: a getattr, where an isinstance of a
+    # runtime-checkable Protocol would cost microseconds
     read: Callable[[Subject, str, Hashable | None, str], int] | None = getattr(counts, "units", None)
     out: dict[str, int] = {}
     for product, budgets in budgets_by_product.items():
