@@ -46,11 +46,12 @@ for UNIT when a discounted unit has a price) and equal the order's
 Where things are: the inputs (`catalogue`, `tier_spec`, `context`), the
 order (`normalize`, `item_resolution`, `lines`), the tier (`compiled_tier`:
 `campaign`, `rules` with `item_rules`, `conditions`, `logic_parser` and
-`rule_evaluation`, `scope`, `amount_discounts`, `unit_discounts`), pricing
-(`pricing`, `settle`, `schedule`, `money`), several redeemables on one
-order under a project's stacking rules (`stacking`), the typed answer
-(`outcome`, `order_pricing`), its rendering (`render`: `order`, `tier`,
-`stack`) and the refusals (`errors`).
+`rule_evaluation`, `total_amount`, `scope`, `amount_discounts`,
+`unit_discounts`, `unit_budgets`), pricing (`pricing`, `settle`, `schedule`,
+`money`, `unit_allowance`), several redeemables on one order under a
+project's stacking rules (`stacking`), the typed answer (`outcome`,
+`order_pricing`), its rendering (`render`: `order`, `tier`, `stack`) and the
+refusals (`errors`).
 """
 
 from .amount_discounts import AmountBenefit

@@ -24,6 +24,10 @@ Then the caps, lowest discount wins: each entry's `amount_limit` (per line),
 the line amount, each entry's `aggregated_amount_limit` and the discount's
 `aggregated_amount_limit` (budgets consumed in line order).
 
+Unit budgets (`product_*_quantity_limit`, `unit_budgets.py`) trim the
+discountable units further, with what is left of them across redemptions
+(`budgeted_discounts`).
+
 Formulas (`*_formula`) are not evaluated: the fallback value is used.
 """
 
@@ -37,6 +41,7 @@ from typing import Any
 from .lines import Line, NormalizedOrder
 from .money import parse_percent, percent_of, percent_of_each, split_proportionally
 from .scope import LineScope, Scope, ScopeEntry
+from .unit_budgets import product_key
 
 __all__ = ["ORDER_EFFECTS", "AmountBenefit", "compile_amount_discount"]
 
@@ -96,7 +101,6 @@ class AmountBenefit:
     # -- item level ----------------------------------------------------------------------
     def line_discounts(self, order: NormalizedOrder, scope: Scope) -> list[int]:
         lines = order.lines
-        out = [0] * len(lines)
         # What the scope reaches, and each reached line's discountable units,
         # base and cap, depend on the lines and the scope only: computed once
         # for all the tiers that share the scope (and the orders that share
@@ -108,8 +112,39 @@ class AmountBenefit:
             found = order.shared[scope.token] = (reached, *_discountable(reached), budgeted)
         reached, units, bases, caps, budgeted = found
         if not reached:
-            return out
-        raw = self._raw(reached, units, bases, caps)
+            return [0] * len(lines)
+        return self._capped(len(lines), reached, self._raw(reached, units, bases, caps), caps, budgeted)
+
+    def budgeted_discounts(
+        self, order: NormalizedOrder, scope: Scope, left: Mapping[str, int]
+    ) -> tuple[list[int], list[int]]:
+        """`line_discounts` of a scope with unit budgets, `left` units still
+        discountable per product (`unit_allowance`): the discounts, and per
+        line the units a unit budget counts (0 for a line none bears on; see
+        `unit_budgets.spent_units`). Nothing is memoized: what is left
+        belongs to this request."""
+        lines = order.lines
+        reached = scope.reached(lines)
+        units, bases, caps = _discountable(reached, dict(left))
+        budgeted = any(line_scope.amount_budgets for _, _, line_scope in reached)
+        out = self._capped(len(lines), reached, self._raw(reached, units, bases, caps), caps, budgeted)
+        counted = [0] * len(lines)
+        for (i, _, line_scope), u in zip(reached, units):
+            if line_scope.unit_budgets:
+                counted[i] = u
+        return out, counted
+
+    def _capped(
+        self,
+        n: int,
+        reached: Sequence[tuple[int, Line, LineScope]],
+        raw: list[int],
+        caps: list[int],
+        budgeted: bool,
+    ) -> list[int]:
+        """Each of the `n` lines' discount: the reached lines' `raw` held
+        within their caps and the shared amount budgets."""
+        out = [0] * n
         if not budgeted and self.aggregated_amount_limit is None:
             # No shared budget: each line is just held within [0, its cap].
             for (i, _, _), value, cap in zip(reached, raw, caps):
@@ -178,9 +213,13 @@ class AmountBenefit:
 
 def _discountable(
     reached: Sequence[tuple[int, Line, LineScope]],
+    units_left: dict[str, int] | None = None,
 ) -> tuple[list[int], list[int], list[int]]:
     """Per reached line: discountable units (quantity caps applied), their
-    amount (the base of the discount) and the line cap (base, amount limits)."""
+    amount (the base of the discount) and the line cap (base, amount limits).
+
+    `units_left`: units still discountable per product under the unit budgets
+    (consumed here, in line order, by the lines whose entries carry one)."""
     n = len(reached)
     units = [0] * n  # filled by index: cheaper than appends in this per-line loop
     bases = [0] * n
@@ -199,6 +238,12 @@ def _discountable(
                     u = left
             for e, _ in line_scope.quantity_budgets:
                 budgets[e] -= u
+        if units_left is not None and line_scope.unit_budgets:
+            key = product_key(line)
+            if key is not None and key in units_left:
+                if units_left[key] < u:  # noqa: PLR1730 - a compare is ~10x cheaper than min()/max() here
+                    u = units_left[key]
+                units_left[key] -= u
         amount = line.amount if line.amount is not None else 0
         if u == quantity:
             base = amount

@@ -99,6 +99,12 @@ def compile_tier(tier: TierSpec) -> CompiledTier:
         effect = discount.get("effect") or default_effect(kind, scope)
         if not isinstance(effect, str) or effect not in EFFECTS[kind]:
             raise ValueError(f"effect {effect!r} is not allowed for {kind} discounts")
+        if scope.budgeted and (kind == "UNIT" or effect == "APPLY_TO_ORDER"):
+            # decision: docs/decisions.md § Unit budgets
+            raise ValueError(
+                f"unit budgets (product_*_quantity_limit) cap the units an item discount reaches; "
+                f"a {kind} {effect} discount has none to cap"
+            )
         amount_discount = None
         units: tuple[UnitSpec, ...] = ()
         if kind == "UNIT":
@@ -108,6 +114,9 @@ def compile_tier(tier: TierSpec) -> CompiledTier:
         rules = compile_rules(tier.rules, _own_total(amount_discount, scope))
         if rules.reads_total and amount_discount is None:
             raise ValueError("order.total_amount rules are not supported on UNIT discounts")
+        if rules.reads_total and scope.budgeted:
+            # its own total would depend on the units left (docs/decisions.md § Unit budgets)
+            raise ValueError("order.total_amount rules are not supported on a tier with unit budgets")
         campaign = compile_campaign(tier.campaign)
     except (ValueError, RuleConfigError) as exc:
         raise TierConfigError(tier.id, str(exc)) from None

@@ -51,6 +51,7 @@ from .outcome import TierOutcome
 from .rule_evaluation import BudgetScope, RuleEnv
 from .settle import settle
 from .tier_spec import TierSpec
+from .unit_allowance import allowance_of
 
 __all__ = ["passing_tiers", "price_normalized", "price_running", "price_tier"]
 
@@ -76,7 +77,8 @@ def price_normalized(
             failure = rules.evaluate(order, customer, ctx.now, ctx.redemption_metadata, ctx.audience_only)
     if failure is not None:
         return TierOutcome(tier, catalogue, order, expand_category, failure, None)
-    return TierOutcome(tier, catalogue, order, expand_category, None, settle(catalogue, tier, order))
+    pricing = settle(catalogue, tier, order, allowance_of(tier, order, ctx.usage))
+    return TierOutcome(tier, catalogue, order, expand_category, None, pricing)
 
 
 def price_running(
@@ -98,7 +100,8 @@ def price_running(
     """
     expand_category = "category" in ctx.expand
     return [
-        TierOutcome(tier, catalogue, order, expand_category, None, settle(catalogue, tier, order))
+        TierOutcome(tier, catalogue, order, expand_category, None,
+                    settle(catalogue, tier, order, allowance_of(tier, order, ctx.usage)))
         for tier in passing_tiers(tiers, order, customer, ctx)
     ]
 

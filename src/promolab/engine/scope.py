@@ -4,7 +4,8 @@
 `{"object": "product"|"sku"|"products_collection", "id", "source_id"?,
 "product_id"?, "quantity_limit"?, "aggregated_quantity_limit"?,
 "amount_limit"?, "aggregated_amount_limit"?, "price"? (FIXED new unit price),
-"effect"? ("APPLY_TO_EVERY", the only one supported)}`.
+"effect"? ("APPLY_TO_EVERY", the only one supported), unit budgets
+(`product_*_quantity_limit`, see `unit_budgets.py`)?}`.
 
 - A product entry matches the product's lines and its SKUs' lines; a SKU entry
   its lines; a collection entry the lines whose product or SKU is in it.
@@ -25,6 +26,7 @@ from typing import Any
 
 from .catalogue import Catalogue
 from .lines import Line
+from .unit_budgets import UnitBudget, parse_unit_budgets
 
 __all__ = ["LineScope", "Scope", "ScopeEntry", "compile_scope", "wire_list"]
 
@@ -46,6 +48,8 @@ class ScopeEntry:
     aggregated_quantity_limit: int | None
     amount_limit: int | None
     aggregated_amount_limit: int | None
+    #: budgets of units across redemptions (`unit_budgets`); () when none
+    unit_budgets: tuple[UnitBudget, ...] = ()
 
     def matches(self, line: Line) -> bool:
         if self.object == "product":
@@ -95,6 +99,8 @@ class ScopeEntry:
             value = getattr(self, cap)
             if value is not None:
                 out[cap] = value
+        for budget in self.unit_budgets:
+            out[budget.field] = budget.limit
         return out
 
 
@@ -133,6 +139,7 @@ def _entry(raw: Any) -> ScopeEntry:
         aggregated_quantity_limit=_int(raw, "aggregated_quantity_limit"),
         amount_limit=_int(raw, "amount_limit"),
         aggregated_amount_limit=_int(raw, "aggregated_amount_limit"),
+        unit_budgets=parse_unit_budgets(raw, obj),
     )
 
 
@@ -157,6 +164,8 @@ class LineScope:
     #: for the entries that have one: budgets shared by every line they match
     quantity_budgets: tuple[tuple[ScopeEntry, int], ...]
     amount_budgets: tuple[tuple[ScopeEntry, int], ...]
+    #: the unit budgets of those entries (across redemptions, `unit_budgets`)
+    unit_budgets: tuple[UnitBudget, ...] = ()
 
     @classmethod
     def of(cls, entries: tuple[ScopeEntry, ...]) -> LineScope:
@@ -176,6 +185,7 @@ class LineScope:
             tuple(
                 (e, e.aggregated_amount_limit) for e in entries if e.aggregated_amount_limit is not None
             ),
+            tuple(b for e in entries for b in e.unit_budgets),
         )
 
 
@@ -193,6 +203,10 @@ class Scope:
     #: a fresh object, kept alive by the memo that holds it, so that no other
     #: scope can ever take its place there (unlike an `id()`).
     token: object = field(default_factory=object, repr=False, compare=False)
+    #: Whether an included entry carries a unit budget: the discount then
+    #: depends on what was redeemed before, not on the order alone (set by
+    #: `compile_scope`; read per tier per request, hence a field).
+    budgeted: bool = False
 
     @property
     def defined(self) -> bool:
@@ -280,7 +294,12 @@ def _compile_scope(applicable_to: Mapping[str, Any]) -> Scope:
     excluded = applicable_to.get("excluded") or ()
     if not isinstance(included, Sequence) or not isinstance(excluded, Sequence):
         raise ValueError("applicable_to.included/excluded must be arrays")  # noqa: TRY004 - reported as TierConfigError
-    return Scope(tuple(_entry(e) for e in included), tuple(_entry(e) for e in excluded))
+    inside = tuple(_entry(e) for e in included)
+    outside = tuple(_entry(e) for e in excluded)
+    for e in outside:
+        if e.unit_budgets:
+            raise ValueError(f"applicable_to.excluded entries discount nothing: {e.unit_budgets[0].field} belongs on included entries")
+    return Scope(inside, outside, budgeted=any(e.unit_budgets for e in inside))
 
 
 def wire_list(entries: Sequence[ScopeEntry], catalogue: Catalogue) -> dict[str, Any]:

@@ -15,6 +15,7 @@ keeps this module from importing it).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .lines import NormalizedOrder
@@ -28,9 +29,17 @@ if TYPE_CHECKING:
 __all__ = ["settle"]
 
 
-def settle(catalogue: Catalogue, tier: CompiledTier, order: NormalizedOrder) -> OrderPricing:
+def settle(
+    catalogue: Catalogue, tier: CompiledTier, order: NormalizedOrder, left: Mapping[str, int] | None = None
+) -> OrderPricing:
     """The pricing of a tier whose checks passed on `order`, computed once
-    per order lines and amounts (kept in `order.shared` with its catalogue)."""
+    per order lines and amounts (kept in `order.shared` with its catalogue).
+    `left`: a tier with unit budgets, the units it may still discount
+    (`unit_allowance`): its pricing belongs to this request and is not kept."""
+    if left is not None:
+        assert tier.amount_discount is not None  # unit budgets are refused on UNIT discounts
+        line_discounts, _ = tier.amount_discount.budgeted_discounts(order, tier.scope, left)
+        return _items(order.amount, list(line_discounts))
     shared = order.shared
     found: tuple[Catalogue, OrderPricing] | None = shared.get(tier.token)
     if found is not None and found[0] is catalogue:
@@ -48,9 +57,14 @@ def _compute(catalogue: Catalogue, tier: CompiledTier, order: NormalizedOrder) -
     if amount_discount.order_level:
         discount = amount_discount.order_discount(amount)  # at most the amount
         return OrderPricing(amount, None, discount, 0, None, discount, None)
-    line_discounts = amount_discount.line_discounts(order, tier.scope)
+    return _items(amount, list(amount_discount.line_discounts(order, tier.scope)))
+
+
+def _items(amount: int, line_discounts: list[int]) -> OrderPricing:
+    """Item discounts, one per line, trimmed from the last line when they
+    exceed the order amount (an order amount sent below its items' discounts)."""
     items_discount = sum(line_discounts)
-    if items_discount > amount:  # an order amount sent below its items' discounts
+    if items_discount > amount:
         trim_from_last(line_discounts, items_discount - amount)
         items_discount = amount
     return OrderPricing(amount, None, 0, items_discount, tuple(line_discounts), 0, None)

@@ -86,7 +86,7 @@ class UsageLedger:
     each order once) and saves remembering them.
     """
 
-    __slots__ = ("_orders", "_totals", "timezone", "week_start")
+    __slots__ = ("_orders", "_totals", "_units", "timezone", "week_start")
 
     def __init__(self, timezone: str = "UTC", week_start: WeekStart = "MONDAY") -> None:
         self.timezone = timezone
@@ -95,6 +95,9 @@ class UsageLedger:
         self._totals: dict[tuple[object, ...], list[int]] = {}
         #: (slot, order id) -> redemptions of that order counted in the slot
         self._orders: dict[tuple[tuple[object, ...], str], int] = {}
+        #: (scope, subject, customer or None, product) -> units discounted
+        #: under unit budgets (`unit_budgets`; ever: they have no period)
+        self._units: dict[tuple[str, str, Hashable | None, str], int] = {}
 
     def copy(self) -> UsageLedger:
         """A ledger holding the same totals, counting on by itself (a forecast
@@ -102,6 +105,7 @@ class UsageLedger:
         other = UsageLedger(self.timezone, self.week_start)
         other._totals = {slot: list(counts) for slot, counts in self._totals.items()}
         other._orders = dict(self._orders)
+        other._units = dict(self._units)
         return other
 
     def keys(self, now: datetime) -> tuple[int, int, int]:
@@ -135,6 +139,36 @@ class UsageLedger:
                     counts[1] += sign * discount
                     if self._first_of_order(slot, order_id, sign):
                         counts[2] += sign * order_amount
+
+    def record_units(
+        self,
+        redeemable_id: str,
+        campaign_id: str | None,
+        customer_id: Hashable | None,
+        units: Iterable[tuple[str, int]],
+        sign: int = 1,
+    ) -> None:
+        """Count the units of each product a redemption discounted under unit
+        budgets (sign=-1: a rollback gives them back)."""
+        subjects = [("redeemable", redeemable_id)]
+        if campaign_id is not None:
+            subjects.append(("campaign", campaign_id))
+        customers = (None,) if customer_id is None else (None, customer_id)
+        counts = self._units
+        for product, n in units:
+            for scope, subject in subjects:
+                for customer in customers:
+                    key = (scope, subject, customer, product)
+                    left = counts.get(key, 0) + sign * n
+                    if left:
+                        counts[key] = left
+                    else:
+                        counts.pop(key, None)
+
+    def units(self, scope: str, subject: str, customer_id: Hashable | None, product: str) -> int:
+        """Units of `product` discounted so far under unit budgets by the
+        redeemable or campaign `subject`, of `customer_id` (None: everyone)."""
+        return self._units.get((scope, subject, customer_id, product), 0)
 
     def _first_of_order(self, slot: tuple[object, ...], order_id: str | None, sign: int) -> bool:
         """Whether this redemption adds (or takes away) its order's amount in `slot`."""

@@ -42,6 +42,19 @@ class ApplicableToEffect(StrEnum):
     APPLY_FROM_MOST_EXPENSIVE = "APPLY_FROM_MOST_EXPENSIVE"
 
 
+#: The unit budget fields of an applicable_to entry (engine `unit_budgets`).
+_UNIT_BUDGETS = (
+    "product_campaign_quantity_limit",
+    "product_customer_campaign_quantity_limit",
+    "product_in_collection_campaign_quantity_limit",
+    "product_in_collection_customer_campaign_quantity_limit",
+    "product_promotion_tier_quantity_limit",
+    "product_customer_promotion_tier_quantity_limit",
+    "product_in_collection_promotion_tier_quantity_limit",
+    "product_in_collection_customer_promotion_tier_quantity_limit",
+)
+
+
 class ApplicableTo(WireModel):
     """A product, SKU or collection the tier's discount may (or may never) reach."""
 
@@ -56,6 +69,7 @@ class ApplicableTo(WireModel):
             "aggregated_quantity_limit",
             "amount_limit",
             "aggregated_amount_limit",
+            *_UNIT_BUDGETS,
         }
     )
 
@@ -71,6 +85,16 @@ class ApplicableTo(WireModel):
     aggregated_quantity_limit: NonNegativeInt64 | None = None
     amount_limit: Money | None = None
     aggregated_amount_limit: Money | None = None
+    #: Unit budgets: units of each product discounted over all redemptions
+    #: (of the campaign or the tier; of everyone or of the customer).
+    product_campaign_quantity_limit: NonNegativeInt64 | None = None
+    product_customer_campaign_quantity_limit: NonNegativeInt64 | None = None
+    product_in_collection_campaign_quantity_limit: NonNegativeInt64 | None = None
+    product_in_collection_customer_campaign_quantity_limit: NonNegativeInt64 | None = None
+    product_promotion_tier_quantity_limit: NonNegativeInt64 | None = None
+    product_customer_promotion_tier_quantity_limit: NonNegativeInt64 | None = None
+    product_in_collection_promotion_tier_quantity_limit: NonNegativeInt64 | None = None
+    product_in_collection_customer_promotion_tier_quantity_limit: NonNegativeInt64 | None = None
 
     @model_validator(mode="after")
     def _parent_product_only_for_skus(self) -> Self:

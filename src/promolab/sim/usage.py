@@ -3,8 +3,9 @@
 `RedemptionUsage` is the engine's `Usage` for a simulator: a `UsageLedger`
 (running totals per redeemable, campaign, customer and calendar period of
 the project's time zone) fed with the child redemptions (one per code or
-tier redeemed; a code counts under its voucher id). A rollback takes its
-children out again (`remove`), which gives the budget back.
+tier redeemed; a code counts under its voucher id), and the units each
+discounted under unit budgets (`RedemptionRecord.units`). A rollback takes
+its children out again (`remove`), which gives the budget back.
 
 Kept with the state's derived lookups (`state.derived`): built from the
 SUCCEEDED records on first use, told of each new redemption (`add`) and
@@ -43,6 +44,10 @@ class RedemptionUsage(UsageLedger):
             return
         self.record(record.related_object_id, record.campaign_id, record.customer_id, self.keys(record.date),
                     record.discount, record.order_amount, record.order_id, sign)
+        if record.units:
+            # a code outside any campaign is its own campaign (`promotions.code_spec`)
+            self.record_units(record.related_object_id, record.campaign_id or record.related_object_id,
+                              record.customer_id, record.units.items(), sign)
 
     def remove(self, record: RedemptionRecord) -> None:
         """Take a rolled-back child redemption out of the totals."""

@@ -12,6 +12,9 @@ order for order, `one_by_one`), without sending them: `candidates` sweeps,
 
 Free-item (UNIT) tiers are left out: the redemption operation does not
 apply them in a stack (docs/decisions.md); `ForecastResult.excluded` says so.
+So are tiers with unit budgets under "best", which compares discounts swept
+before the walk; "stack" and fixed sets price each order with the engine
+and the walk's ledger, which counts the units spent (exact).
 """
 
 from __future__ import annotations
@@ -105,7 +108,7 @@ def forecast(
         raise TypeError(f"orders must be a line-items DataFrame, got {type(orders).__name__}")
     costs = costs or CostModel()
     view = pricing_view(sim)
-    chosen, excluded, offered = candidate_tiers(view, tiers, sent=fixed_ids)
+    chosen, excluded, offered = candidate_tiers(view, tiers, sent=fixed_ids, best=policy == "best")
     fixed = fixed_set(sim, chosen, excluded, fixed_ids, offered) if fixed_ids is not None else None
     extras = fixed.extras if fixed is not None else []
     if policy != "best" and len(chosen) + len(extras) > _MOST_STACKED:

@@ -45,16 +45,23 @@ class Candidates:
     plain_positions: np.ndarray | None = None
 
 
-def candidate_tiers(view: PricingView, tiers: Any = None, *,
-                    sent: Sequence[object] | None = None) -> tuple[list[CompiledTier], dict[str, str], list[str]]:
+def candidate_tiers(view: PricingView, tiers: Any = None, *, sent: Sequence[object] | None = None,
+                    best: bool = False) -> tuple[list[CompiledTier], dict[str, str], list[str]]:
     """The tiers a forecast redeems (as `sweep` selects them), the ones left
     out with why (free-item (UNIT) tiers, which the redemption operation does
     not apply in a stack), and the ids of all that could be. `sent`: the
     names of a fixed set, sent with every order whatever the others offer:
-    only its tiers are candidates (none, for a set of codes)."""
+    only its tiers are candidates (none, for a set of codes). `best`: the
+    "best" policy, which leaves out tiers with unit budgets too (it compares
+    discounts swept once, before the walk spends any unit)."""
     selected = select_tiers(view, tiers)
     excluded = {t.id: "free items (UNIT) are not applied in a stack, so not redeemed" for t in selected if t.kind == "UNIT"}
-    offered = [t for t in selected if t.kind != "UNIT"]
+    if best:
+        excluded.update({
+            t.id: "unit budgets (product_*_quantity_limit) shrink with each redemption: forecast it with policy 'stack'"
+            for t in selected if t.scope.budgeted and t.id not in excluded
+        })
+    offered = [t for t in selected if t.id not in excluded]
     chosen = offered if sent is None else [t for t in offered if t.id in sent]
     if not chosen and sent is None:
         raise ValueError("no candidate tier to forecast with" + (f" ({', '.join(excluded)} left out)" if excluded else ""))

@@ -31,10 +31,13 @@ import numpy as np
 
 from ...engine import (
     CompiledTier,
+    CustomerContext,
     PricingContext,
     StackedRedeemable,
+    UsageLedger,
     evaluate_stack,
     normalize_order,
+    price_normalized,
 )
 from ...models import RedeemableInput, StackingRules
 from ...sim import (
@@ -116,6 +119,30 @@ class _Entries:
             self.spent.credits[resolved.voucher.id] += credits
 
 
+@dataclass(frozen=True, slots=True)
+class _Now:
+    """One order of the walk as the promotion validation sees it."""
+
+    view: PricingView
+    cols: LineColumns
+    index: int
+    customer: CustomerContext | None
+    instant: datetime
+
+
+def _still_giving(valid: list[int], budgeted: set[int], tiers: Sequence[CompiledTier], now: _Now,
+                  ledger: UsageLedger) -> list[int]:
+    """`valid` less the tiers with unit budgets that give nothing now: the
+    checkout sends the tiers the promotion validation gives a discount, and
+    a unit budget's discount depends on the units the walk spent so far, which
+    the sweep before the walk cannot know (priced by the engine, order by order)."""
+    catalogue, context = now.view.catalogue, now.customer
+    normalized = normalize_order(catalogue, {"items": now.cols.items(now.index)}, context.id if context else None)
+    ctx = PricingContext(now.instant, now.cols.metadata_of(now.index), usage=ledger)
+    return [p for p in valid if p not in budgeted
+            or (price_normalized(catalogue, tiers[p], normalized, context, ctx).discount_amount or 0) > 0]
+
+
 def walk_stacked(
     sim: Simulator,
     view: PricingView,
@@ -159,6 +186,8 @@ def walk_stacked(
     else:
         busy = order  # a fixed set is sent with every order
     days, weeks, months = periods
+    #: tiers with unit budgets: what they give shrinks with the walk's spending
+    budgeted = {p for p, t in enumerate(tiers) if t.scope.budgeted}
     for i in busy.tolist():
         code = int(batch.customer[i]) if batch.customer is not None else -1
         context = batch.customers[code] if code >= 0 else None
@@ -178,13 +207,15 @@ def walk_stacked(
                         held_tier[i], held_leaf[i] = position, failed
                     continue
             valid.append(watched_positions[w])
+        instant = utc_datetime(int(cols.placed_at[i])) if cols.placed_at is not None else sim.now
         if sent_with_every is not None:
             valid = list(sent_with_every)  # sent as given, whatever the validation says
+        elif budgeted and budgeted.intersection(valid):
+            valid = _still_giving(valid, budgeted, tiers, _Now(view, cols, i, context, instant), ledger)
         if not valid:
             continue
         positions = tuple(sorted(valid)) if sent_with_every is None else sent_with_every
         first[i] = positions[0]
-        instant = utc_datetime(int(cols.placed_at[i])) if cols.placed_at is not None else sim.now
         resolved: list[ResolvedRedeemable] | None = None
         if coded is not None:
             # what holds an order back is known before its draw, as a tier's budget verdicts are
@@ -218,6 +249,8 @@ def walk_stacked(
             _, redeemed_id, campaign_id = redeemed_as(resolved[stacked.entry.position])
             ledger.record(redeemed_id, campaign_id, customer, keys, stacked.applied, result.running.order.amount,
                           order_id)
+            if stacked.step is not None and stacked.step.spent_units:  # unit budgets, as `sim.usage` counts them
+                ledger.record_units(redeemed_id, campaign_id or redeemed_id, customer, stacked.step.spent_units)
             entries.spend(resolved[stacked.entry.position], stacked)
         tier[i] = positions[applied[0].entry.position]
         discount[i] = result.discount

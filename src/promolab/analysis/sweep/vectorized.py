@@ -180,6 +180,8 @@ class DiscountKernel:
             raise NotVectorizable(f"{tier.kind} {tier.effect}: UNIT effects add lines")
         if tier.effect not in VECTORIZED_EFFECTS.get(tier.kind, ()):
             raise NotVectorizable(f"{tier.kind} {tier.effect} has no vectorized kernel")
+        if tier.scope.budgeted:
+            raise NotVectorizable("unit budgets (product_*_quantity_limit) depend on the units redeemed before")
         self.kind, self.effect = tier.kind, tier.effect
         self.order_level = d.order_level
         self.amount_off = d.amount_off

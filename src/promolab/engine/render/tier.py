@@ -38,6 +38,7 @@ from ..pricing import passing_tiers
 from ..scope import ScopeEntry, wire_list
 from ..settle import settle
 from ..tier_spec import CampaignInfo, TierSpec
+from ..unit_allowance import allowance_of
 from .order import order_wire
 
 __all__ = [
@@ -333,7 +334,7 @@ def promotion_entries(
     expand_category = "category" in ctx.expand
     out = []
     for tier in passing_tiers(tiers, order, customer, ctx):
-        pricing = settle(catalogue, tier, order)
+        pricing = settle(catalogue, tier, order, allowance_of(tier, order, ctx.usage))
         # the tier's discount (`pricing.discount`), written out: once per tier per request
         discount = pricing.order_discount + pricing.items_discount if pricing.monetary else None
         out.append(static_wire(tier, catalogue).entry(expand_category, tracking_id, order_wire(order, pricing), discount))

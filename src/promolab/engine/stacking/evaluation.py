@@ -26,11 +26,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from ...models import StackingRules
+from ..budget_rules import Usage
 from ..catalogue import Catalogue
 from ..context import CustomerContext, PricingContext
 from ..lines import NormalizedOrder
 from ..order_pricing import OrderPricing
 from ..rule_evaluation import BudgetScope, RuleFailure
+from ..unit_allowance import allowance_of
+from ..unit_budgets import UnitSpent
 from .application_order import application_order, initial_amount_mode, skips_no_effect
 from .limits import LIMIT_FAILURES, ApplicationLimits
 from .running_order import RunningOrder
@@ -112,12 +115,13 @@ def evaluate_stack(
     answers: dict[int, StackedRedeemable] = {}
     tried = []
     failed = exclusive_applied = False
+    spent: UnitSpent | None = None  # made when a unit budget is first spent: most stacks have none
     for entry, kind in application_order(entries, rules):
         tried.append(entry.position)
         if failed:
             answers[entry.position] = _not_applied(entry, kind, "SKIPPED", _PRECEDING, _WHY_PRECEDING)
             continue
-        failure = _check(entry, running, customer, ctx, _after(entry, running, rules, once))
+        failure = _check(entry, running, customer, ctx, _after(entry, running, rules, once, ctx.usage, spent))
         if failure is not None:
             why = why_rules_failed(failure, running.total, running.order.amount, len(answers))
             answers[entry.position] = _not_applied(entry, kind, "INAPPLICABLE", failure, why)
@@ -134,7 +138,8 @@ def evaluate_stack(
         if tier is None:
             step = running.gift(entry.gift_credits or 0)
         elif tier.amount_discount is not None:
-            step = running.price(tier, initial_amount_mode(entry, rules), once)
+            left = allowance_of(tier, running.current, ctx.usage, spent) if tier.scope.budgeted else None
+            step = running.price(tier, initial_amount_mode(entry, rules), once, left)
         elif catalogue is None:
             raise ValueError(f"{entry.id}: a UNIT discount in a stack needs the catalogue")
         else:
@@ -143,6 +148,10 @@ def evaluate_stack(
             answers[entry.position] = _not_applied(entry, kind, "SKIPPED", _NO_EFFECT, _WHY_NO_EFFECT)
             continue
         running.apply(step)
+        if step.spent_units and tier is not None:  # the next redeemables' unit budgets count them
+            if spent is None:
+                spent = UnitSpent()
+            spent.add(tier.id, tier.spec.campaign.id, step.spent_units)
         limits.record(entry, kind)
         exclusive_applied = exclusive_applied or kind == "EXCLUSIVE"
         answers[entry.position] = StackedRedeemable(
@@ -165,7 +174,10 @@ def _not_applied(
     return StackedRedeemable(entry, kind, status, failure.key, failure.message, why)
 
 
-def _after(entry: StackEntry, running: RunningOrder, rules: StackingRules, once: bool) -> Callable[[], int] | None:
+def _after(
+    entry: StackEntry, running: RunningOrder, rules: StackingRules, once: bool, usage: Usage | None,
+    spent: UnitSpent | None,
+) -> Callable[[], int] | None:
     """What the entry's `order.total_amount` rules read: the running total
     once its own discount (or credits) applied, priced only if a rule asks
     (decision: docs/decisions.md § Stacked validations and redemptions)."""
@@ -174,7 +186,9 @@ def _after(entry: StackEntry, running: RunningOrder, rules: StackingRules, once:
         if not tier.rules.reads_total:
             return None
         initial_mode = initial_amount_mode(entry, rules)
-        return lambda: running.total - running.price(tier, initial_mode, once).total
+        return lambda: running.total - running.price(
+            tier, initial_mode, once, allowance_of(tier, running.current, usage, spent)
+        ).total
     if entry.gift_rules is None or not entry.gift_rules.reads_total:
         return None
     return lambda: running.total - running.gift(entry.gift_credits or 0).total
@@ -217,7 +231,7 @@ def alone_failure(
     check a stack makes of its first redeemable, for callers that judge one
     redeemable alone (qualifications' gift cards)."""
     running = RunningOrder(order)
-    return _check(entry, running, customer, ctx, _after(entry, running, StackingRules(), False))
+    return _check(entry, running, customer, ctx, _after(entry, running, StackingRules(), False, ctx.usage, None))
 
 
 def why_rules_failed(failure: RuleFailure, total: int, amount: int, before: int) -> str:

@@ -36,10 +36,11 @@ from ..catalogue import Catalogue
 from ..compiled_tier import CompiledTier
 from ..lines import Line, NormalizedOrder
 from ..order_pricing import OrderPricing, trim_from_last
+from ..unit_budgets import spent_units
 from ..unit_discounts import UnitLine
 from .running_units import UnitStep, unit_step
 
-__all__ = ["RunningOrder", "RunningState", "Step", "running_pricing"]
+__all__ = ["BudgetedStep", "RunningOrder", "RunningState", "Step", "running_pricing"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,11 @@ class Step:
     #: What a UNIT discount did to the lines (None: not a UNIT discount, or
     #: one that changed nothing).
     units: UnitStep | None = None
+
+    @property
+    def spent_units(self) -> tuple[tuple[str, int], ...]:
+        """(product, units) of unit budgets this step spent (`BudgetedStep`)."""
+        return ()
 
     @property
     def items(self) -> int:
@@ -67,6 +73,20 @@ class Step:
         added free units (a free item without a price, free shipping, is
         what the customer was promised though it takes nothing off)."""
         return self.total > 0 or (self.units is not None and self.units.added_units > 0)
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetedStep(Step):
+    """The step of a tier with unit budgets: also the units of each budgeted
+    product it discounted, what its redemption spends (`unit_budgets`). A
+    subclass, so that every other step (several per stack, in the hot loop)
+    is built without the field."""
+
+    budget_units: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def spent_units(self) -> tuple[tuple[str, int], ...]:
+        return self.budget_units
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,8 +157,11 @@ class RunningOrder:
             return order
         return _order_like(order, order.lines, total)
 
-    def price(self, tier: CompiledTier, initial_mode: bool, once: bool) -> Step:
-        """What `tier`'s AMOUNT, PERCENT or FIXED discount takes off now."""
+    def price(
+        self, tier: CompiledTier, initial_mode: bool, once: bool, units_left: Mapping[str, int] | None = None
+    ) -> Step:
+        """What `tier`'s AMOUNT, PERCENT or FIXED discount takes off now;
+        `units_left`: what is left of its unit budgets (`unit_allowance`)."""
         benefit = tier.amount_discount
         if benefit is None:
             raise ValueError(f"{tier.id}: a UNIT discount is applied with `units`")
@@ -153,7 +176,12 @@ class RunningOrder:
         # earlier discounts already took, it ends the line at that price.
         fixed = benefit.kind == "FIXED" and not initial_mode
         lines = [self._line_base(order.lines[k], done[k], initial_mode or fixed) for k in reachable]
-        raw = benefit.line_discounts(_order_like(order, tuple(lines), left), tier.scope)
+        priced_on = _order_like(order, tuple(lines), left)
+        counted = None
+        if units_left is None:
+            raw = benefit.line_discounts(priced_on, tier.scope)
+        else:
+            raw, counted = benefit.budgeted_discounts(priced_on, tier.scope, units_left)
         out = [0] * len(order.lines)
         for value, k in zip(raw, reachable):
             if fixed:
@@ -161,7 +189,10 @@ class RunningOrder:
             subtotal = order.lines[k].amount_or_zero - done[k]
             out[k] = min(value, subtotal)
         trim_from_last(out, sum(out) - left)
-        return Step(line_discounts=tuple(out))
+        if counted is None:
+            return Step(line_discounts=tuple(out))
+        shown = [out[k] for k in reachable]
+        return BudgetedStep(line_discounts=tuple(out), budget_units=spent_units(lines, counted, shown))
 
     def units(self, tier: CompiledTier, catalogue: Catalogue, once: bool) -> Step:
         """What `tier`'s UNIT discount adds and takes off now (`running_units`)."""

@@ -130,6 +130,7 @@ def _child(sim: Simulator, priced: StackedRequest, stacked: StackedRedeemable, p
         campaign_id=campaign_id,
         amount=credits_of(stacked),
         discount=step.total, order_amount=result.running.order.amount, order=order,
+        units=dict(step.spent_units),
     )  # fmt: skip
 
 

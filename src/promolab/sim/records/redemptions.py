@@ -8,9 +8,9 @@ together. Budgets and limits count redemption records (`SUCCEEDED` ones).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from ._base import Instant, Metadata, Money, Record
 
@@ -59,6 +59,17 @@ class RedemptionRecord(Record):
     status: Literal["SUCCEEDED", "ROLLED_BACK"] = "SUCCEEDED"
     children: list[str] = Field(default_factory=list)
     rollback_id: str | None = None
+    #: Units of each product discounted under unit budgets (engine
+    #: `unit_budgets`), what the usage ledger counts; written only when
+    #: some were, so states without unit budgets keep their bytes.
+    units: dict[str, Annotated[int, Field(ge=1, strict=True)]] = Field(default_factory=dict)
+
+    @model_serializer(mode="wrap")
+    def _without_empty_units(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        out: dict[str, Any] = handler(self)
+        if not self.units:
+            out.pop("units", None)
+        return out
 
 
 class RollbackRecord(Record):
