@@ -20,7 +20,21 @@ from ...engine import Catalogue, CompiledTier
 from .batch import Chunk, KeyTable
 from .rulemasks import NotVectorizable
 
-__all__ = ["UnitKernel"]
+__all__ = ["UnitKernel", "unit_lines"]
+
+
+def unit_lines(unit_type: str, keys: KeyTable, catalogue: Catalogue) -> tuple[np.ndarray, int]:
+    """(per key: a line of the unit's product or SKU, as `apply_units` matches
+    it; the unit price of a new line, -1 when none): what every column-wise
+    UNIT discount reads (this kernel, a stack's `unit_arrays`)."""
+    product, sku = catalogue.unit_target(unit_type)
+    price = sku.price if sku is not None and sku.price is not None else product.price
+    hit = np.array([
+        (line.sku_id == sku.id) if sku is not None
+        else (line.product_id == product.id and line.sku_id is None)
+        for line in keys.lines
+    ], dtype=bool)
+    return hit, -1 if price is None else int(price)
 
 
 class UnitKernel:
@@ -30,14 +44,7 @@ class UnitKernel:
         unit = tier.units[0]
         self.n_units = unit.unit_off
         self.new_items = unit.effect == "ADD_NEW_ITEMS"
-        product, sku = catalogue.unit_target(unit.unit_type)
-        price = sku.price if sku is not None and sku.price is not None else product.price
-        self.new_price = -1 if price is None else int(price)
-        self.hit = np.array([
-            (line.sku_id == sku.id) if sku is not None
-            else (line.product_id == product.id and line.sku_id is None)
-            for line in keys.lines
-        ], dtype=bool)
+        self.hit, self.new_price = unit_lines(unit.unit_type, keys, catalogue)
         self.anywhere = bool(self.hit.any())
 
     def evaluate(self, chunk: Chunk, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
