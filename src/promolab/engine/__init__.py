@@ -73,7 +73,7 @@ from .money import round_half_up, split_proportionally
 from .normalize import normalize_order
 from .outcome import TierOutcome
 from .pricing import price_normalized, price_running, price_tier, running_entries, tier_entries
-from .rule_evaluation import RuleFailure, checker, lookup
+from .rule_evaluation import BudgetScope, RuleFailure, checker, lookup
 from .rules import AUDIENCE_FAMILIES, RULE_FAMILIES, RuleSet, compile_rules
 from .schedule import RunningTiers
 from .stacking import (
@@ -92,6 +92,7 @@ from .stacking import (
 )
 from .tier_spec import CampaignInfo, TierSpec
 from .tier_wire import promotion_tier_wire, wire_instant
+from .total_amount import TOTAL_AMOUNT
 from .usage_ledger import UsageLedger, period_key_arrays, period_keys, period_slot
 
 __all__ = [
@@ -105,7 +106,9 @@ __all__ = [
     "QUALIFICATION_IGNORED",
     "RULE_FAMILIES",
     "SHIPPING_PRODUCT",
+    "TOTAL_AMOUNT",
     "AmountBenefit",
+    "BudgetScope",
     "CampaignInfo",
     "Catalogue",
     "CatalogueCollection",

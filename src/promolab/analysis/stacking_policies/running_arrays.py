@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -46,9 +47,22 @@ from .unit_arrays import UnitArrays, UnitTaken, UnitTargets
 
 __all__ = ["RuleProbe", "run_policy"]
 
-#: (entry's tables, failing-rule code, chunk position, running total there, the
-#: chunk with the lines UNIT discounts changed or None) -> the engine's failure.
-RuleProbe = Callable[[EntryTables, int, int, int, Chunk | None], RuleFailure]
+@dataclass(frozen=True)
+class ProbeAt:
+    """The order a rule failed on in numpy, as the redeemable's rules read it."""
+
+    #: chunk position
+    i: int
+    #: the running total there
+    total: int
+    #: the chunk with the lines UNIT discounts changed (None: the lines as sent)
+    lines: Chunk | None
+    #: what `order.total_amount` reads (None: the rules do not read it)
+    after: int | None
+
+
+#: (entry's tables, failing-rule code, where) -> the engine's failure.
+RuleProbe = Callable[[EntryTables, int, ProbeAt], RuleFailure]
 
 
 class RunningArrays:
@@ -74,17 +88,19 @@ class RunningArrays:
         units = self.units
         return units.lines_chunk() if units is not None and units.changed.any() else self.chunk
 
-    def rules_view(self) -> Chunk:
+    def rules_view(self, after: np.ndarray | None = None) -> Chunk:
         """The chunk as rules read it (`RunningOrder.rules_view`): `amount` is
         the running total, the lines as UNIT discounts left them, the initial
-        amount as sent; masks of `order.amount` rules computed on another total
-        are not reused."""
+        amount as sent, `order.total_amount` the total `after` the redeemable's
+        own step; masks of `order.amount` / `order.total_amount` rules computed
+        on another total are not reused."""
         lines = self._lines()
-        if not self.touched:
+        if not self.touched and after is None:
             return lines
         view = copy.copy(lines)
         view.amount = self.total
         view.initial_amount = self.chunk.initial_amount
+        view.total_amount = after
         view.masks = {k: v for k, v in lines.masks.items() if k not in self.amount_leaves}
         return view
 
@@ -216,8 +232,11 @@ class _Limits:
 
 
 def _inapplicable(planned: PlannedEntry, live: np.ndarray, running: RunningArrays, probe: RuleProbe,
-                  table: ReasonTable, reason: np.ndarray, seen: np.ndarray) -> np.ndarray:
-    """Step 2: the live orders where the redeemable is INAPPLICABLE, their reasons written."""
+                  table: ReasonTable, out: tuple[np.ndarray, np.ndarray], after: np.ndarray | None) -> np.ndarray:
+    """Step 2: the live orders where the redeemable is INAPPLICABLE, their
+    reasons written in `out` (reason, seen); `after`: what its
+    `order.total_amount` rules read (the running total less its own step)."""
+    reason, seen = out
     tables = planned.tables
     chunk = running.chunk
     failures: list[tuple[RuleFailure, np.ndarray]] = []
@@ -226,7 +245,7 @@ def _inapplicable(planned: PlannedEntry, live: np.ndarray, running: RunningArray
         failures.append((tables.constant, live))
         passing = np.zeros_like(live)
     elif tables.rules is not None:
-        view = running.rules_view()
+        view = running.rules_view(after)
         ok, codes = tables.rules.evaluate(view, by_rule=True)
         running.keep_masks(view)
         failing = live & ~ok
@@ -237,7 +256,8 @@ def _inapplicable(planned: PlannedEntry, live: np.ndarray, running: RunningArray
                 i = int(np.argmax(rows))
                 units = running.units
                 lines = units.lines_chunk() if units is not None and units.changed[i] else None
-                failure = tables.messages[code] = probe(tables, code, i, int(running.total[i]), lines)
+                at = ProbeAt(i, int(running.total[i]), lines, int(after[i]) if after is not None else None)
+                failure = tables.messages[code] = probe(tables, code, at)
             failures.append((failure, rows))
         passing = live & ok
     bad = np.asarray(live & ~passing, dtype=bool)
@@ -274,7 +294,11 @@ def run_policy(plan: PolicyPlan, p: int, chunk: Chunk, out: StackOutputs, table:
             status[failed] = SKIPPED
             reason[failed] = table.fixed("preceding_validation_failed")
         live = ~failed
-        bad = _inapplicable(planned, live, running, probe, table, reason, seen)
+        early = None  # a redeemable whose rules read the total after its own step takes it first
+        if planned.tables.reads_total and planned.tables.constant is None:
+            early = running.step(planned, plan.once)
+        after = running.total - early[0] if early is not None else None
+        bad = _inapplicable(planned, live, running, probe, table, (reason, seen), after)
         status[bad] = INAPPLICABLE
         any_inapplicable |= bad
         if plan.all_mode:
@@ -292,7 +316,7 @@ def run_policy(plan: PolicyPlan, p: int, chunk: Chunk, out: StackOutputs, table:
             candidates &= ~refused
         if not candidates.any():
             continue
-        taken, lines = running.step(planned, plan.once)
+        taken, lines = early if early is not None else running.step(planned, plan.once)
         if planned.skip_no_effect:
             nothing = candidates & ~running.has_effect(taken)
             if nothing.any():

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...engine import (
+    TOTAL_AMOUNT,
     Catalogue,
     CompiledTier,
     CustomerContext,
@@ -48,6 +49,8 @@ __all__ = ["EntryTables", "PolicyPlan", "StackPlan", "plan_stack"]
 
 #: Rule codes of one redeemable are int8 (`BoundRules.evaluate(by_rule=True)`).
 _MAX_RULES = 120
+#: Rule families whose masks change from one redeemable to the next (never reused).
+_RUNNING = frozenset({"order.amount", TOTAL_AMOUNT})
 
 
 @dataclass
@@ -65,6 +68,8 @@ class EntryTables:
     amount_leaves: frozenset[str] = frozenset()
     #: A UNIT discount's units, on the stack's targets (`unit_arrays`).
     units: UnitPlan | None = None
+    #: Whether its rules read `order.total_amount` (the total once its own step applied).
+    reads_total: bool = False
 
     @property
     def tier(self) -> CompiledTier | None:
@@ -147,7 +152,7 @@ def _bind_rules(
     card's: one path for both); when they have no mask form, why."""
     entry = tables.entry
     try:
-        program = compile_program(validation_rule)
+        program = compile_program(validation_rule, total_amount=TOTAL_AMOUNT not in ctx.ignored_rules)
     except ValueError as exc:  # NotVectorizable, or logic the masks cannot parse
         return f"{entry.id}: rules not vectorizable ({exc})"
     if len(program.leaves) > _MAX_RULES:
@@ -155,8 +160,9 @@ def _bind_rules(
     if program.tree is not None:
         tables.rules = program.bind(keys, customers, ctx.now, ctx.redemption_metadata)
         tables.amount_leaves = frozenset(
-            tables.rules.leaf_keys[rid] for rid, leaf in program.leaves.items() if leaf.family == "order.amount"
+            tables.rules.leaf_keys[rid] for rid, leaf in program.leaves.items() if leaf.family in _RUNNING
         )
+        tables.reads_total = any(leaf.family == TOTAL_AMOUNT for leaf in program.leaves.values())
     return None
 
 

@@ -19,12 +19,19 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from ...engine import Catalogue, PricingContext, RuleFailure, StackResult, evaluate_stack
+from ...engine import (
+    BudgetScope,
+    Catalogue,
+    PricingContext,
+    RuleFailure,
+    StackResult,
+    evaluate_stack,
+)
 from ..sweep.batch import Chunk, OrderBatch
 from ..sweep.fallback import EngineOrders
 from ..sweep.vectorized import Overflow
 from .reason_table import Reason, ReasonTable
-from .running_arrays import RuleProbe, run_policy
+from .running_arrays import ProbeAt, RuleProbe, run_policy
 from .stack_outputs import STATUSES, StackOutputs
 from .stack_plan import EntryTables, StackPlan
 
@@ -45,21 +52,30 @@ def _probe(chunk: Chunk, orders: EngineOrders, catalogue: Catalogue, ctx: Pricin
     """The engine's failure for a rule that failed in numpy, on the order where it did."""
     batch = chunk.batch
 
-    def probe(tables: EntryTables, code: int, i: int, total: int, lines: Chunk | None) -> RuleFailure:
+    def probe(tables: EntryTables, code: int, at: ProbeAt) -> RuleFailure:
         tier = tables.tier
         rules = tier.rules if tier is not None else tables.entry.gift_rules
         assert rules is not None
+        i, total = at.i, at.total
         order = orders.get(i, catalogue)
-        if lines is not None:  # the lines as UNIT discounts left them, the initial amount as sent
-            order = dataclasses.replace(EngineOrders(lines).get(i, catalogue), amount=total,
+        if at.lines is not None:  # the lines as UNIT discounts left them, the initial amount as sent
+            order = dataclasses.replace(EngineOrders(at.lines).get(i, catalogue), amount=total,
                                         initial_amount=order.initial_amount, memo={}, shared={})
         elif total != order.amount:  # the rules read the running total (`RunningOrder.rules_view`)
             order = dataclasses.replace(order, amount=total, memo={}, shared={})
-        failure = rules.evaluate(
-            order, batch.customer_context(chunk.a + i), ctx.now, ctx.redemption_metadata, ctx.audience_only,
-            usage=ctx.usage, subject=(tier.id, tier.spec.campaign.id) if tier is not None else None,
-            ignored=ctx.ignored_rules,
-        )  # fmt: skip
+        customer = batch.customer_context(chunk.a + i)
+        subject = (tier.id, tier.spec.campaign.id) if tier is not None else None
+        if at.after is not None:  # `order.total_amount` reads the total after its step (`evaluation._after`)
+            after = at.after
+            failure = rules.evaluate_after(
+                lambda: after, order, customer, ctx.now, ctx.redemption_metadata, ctx.audience_only,
+                BudgetScope(ctx.usage, subject, ctx.ignored_rules),
+            )  # fmt: skip
+        else:
+            failure = rules.evaluate(
+                order, customer, ctx.now, ctx.redemption_metadata, ctx.audience_only,
+                usage=ctx.usage, subject=subject, ignored=ctx.ignored_rules,
+            )  # fmt: skip
         if failure is None:
             raise AssertionError(f"{tables.entry.id}: rule code {code} failed in numpy but the engine passes the order")
         return failure
