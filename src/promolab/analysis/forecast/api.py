@@ -10,8 +10,9 @@ the redemption operation answers to the same orders sent one by one (tested
 order for order, `one_by_one`), without sending them: `candidates` sweeps,
 `spending` (best) or `stacked` (the others) walks.
 
-Free-item (UNIT) tiers are left out: the redemption operation does not
-apply them in a stack (docs/decisions.md); `ForecastResult.excluded` says so.
+Free-item (UNIT) tiers are candidates like the others: the redemption
+operation applies them alone and in a stack (docs/decisions.md), and the
+walk redeems them as it does (`ForecastResult.excluded` is empty today).
 """
 
 from __future__ import annotations

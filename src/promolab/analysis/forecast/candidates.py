@@ -47,14 +47,14 @@ class Candidates:
 
 def candidate_tiers(view: PricingView, tiers: Any = None, *,
                     sent: Sequence[object] | None = None) -> tuple[list[CompiledTier], dict[str, str], list[str]]:
-    """The tiers a forecast redeems (as `sweep` selects them), the ones left
-    out with why (free-item (UNIT) tiers, which the redemption operation does
-    not apply in a stack), and the ids of all that could be. `sent`: the
-    names of a fixed set, sent with every order whatever the others offer:
-    only its tiers are candidates (none, for a set of codes)."""
-    selected = select_tiers(view, tiers)
-    excluded = {t.id: "free items (UNIT) are not applied in a stack, so not redeemed" for t in selected if t.kind == "UNIT"}
-    offered = [t for t in selected if t.kind != "UNIT"]
+    """The tiers a forecast redeems (as `sweep` selects them; free-item
+    (UNIT) tiers too, which the redemption operation applies in a stack as
+    alone), the ones left out with why (none today), and the ids of all that
+    could be. `sent`: the names of a fixed set, sent with every order
+    whatever the others offer: only its tiers are candidates (none, for a
+    set of codes)."""
+    offered = select_tiers(view, tiers)
+    excluded: dict[str, str] = {}
     chosen = offered if sent is None else [t for t in offered if t.id in sent]
     if not chosen and sent is None:
         raise ValueError("no candidate tier to forecast with" + (f" ({', '.join(excluded)} left out)" if excluded else ""))
@@ -119,11 +119,12 @@ def candidates(
         block = Outputs.allocate(b - a, len(swept))
         bound.evaluate(a, b, block, offset=a)
         shape = (b - a, len(swept))
-        # tier by tier (rows: each tier's orders contiguous), no NA (free-item tiers are not candidates)
+        # tier by tier (rows: each tier's orders contiguous); a free item without a
+        # price (NA: no monetary value) gives nothing to redeem
         discount = np.ascontiguousarray(block.discount.reshape(shape).T)
         gives = np.ascontiguousarray(block.valid.reshape(shape).T)
         gives &= discount > 0
-        out.amount[a:b] = block.total[:: len(swept)] + discount[0]
+        out.amount[a:b] = Chunk(batch, a, b).amount  # as sent: a UNIT tier's total holds the units it adds
         del block
         if out.plain_gives is not None:
             out.plain_gives[a:b] = gives[plain].T
