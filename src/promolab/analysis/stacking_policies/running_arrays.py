@@ -40,10 +40,10 @@ import numpy as np
 
 from ...engine import RuleFailure
 from ..sweep.batch import Chunk
+from ..sweep.unit_arrays import UnitArrays, UnitTaken, UnitTargets
 from .reason_table import ReasonTable
 from .stack_outputs import INAPPLICABLE, SKIPPED, StackOutputs
 from .stack_plan import EntryTables, PlannedEntry, PolicyPlan, StackPlan
-from .unit_arrays import UnitArrays, UnitTaken, UnitTargets
 
 __all__ = ["RuleProbe", "run_policy"]
 

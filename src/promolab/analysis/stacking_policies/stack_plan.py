@@ -42,8 +42,8 @@ from ...engine import (
 from ...models import StackingRules
 from ..sweep.batch import KeyTable
 from ..sweep.rulemasks import BoundRules, NotVectorizable, compile_program
+from ..sweep.unit_arrays import UnitPlan, UnitTargets
 from ..sweep.vectorized import DiscountKernel
-from .unit_arrays import UnitPlan, UnitTargets
 
 __all__ = ["EntryTables", "PolicyPlan", "StackPlan", "plan_stack"]
 

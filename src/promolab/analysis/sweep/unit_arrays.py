@@ -1,4 +1,8 @@
-"""A UNIT (free item) discount of a stack, column-wise: `engine.stacking.running_units` over a chunk.
+"""UNIT (free item) discounts, column-wise: `engine.stacking.running_units` over a chunk.
+
+Used by a stack's running arrays (`stacking_policies.running_arrays`) and, for
+one ADD_MANY_ITEMS tier alone, by the sweep (`unitkernel.ManyUnitKernel`: a
+stack of one on the order as sent).
 
 The engine's rules (`unit_discounts.apply_units` then `running_units.unit_step`),
 in array form, per UNIT target (the product or SKU a unit adds) and order:
@@ -18,8 +22,8 @@ in array form, per UNIT target (the product or SKU a unit adds) and order:
 - the added priced units raise the order's amount: the running total moves by
   what they add less what the step takes.
 
-Which line is "of the target" is `sweep.unitkernel.unit_lines` (the single
-UNIT kernel's, the engine's match in array form). Rules tried after a UNIT
+Which line is "of the target" is `unit_lines` (the engine's match in array
+form, shared with the single-unit kernel). Rules tried after a UNIT
 discount read the lines it left (`lines_chunk`: the orders rebuilt with the
 raised quantities and the appended lines, whose keys `with_target_keys` adds
 to the batch's before rules bind).
@@ -41,14 +45,27 @@ import numpy as np
 import pandas as pd
 
 from ...engine import Catalogue, CompiledTier
-from ..sweep.batch import Chunk, KeyTable, OrderBatch, resolve_keys
-from ..sweep.unitkernel import unit_lines
-from ..sweep.vectorized import Overflow
+from .batch import Chunk, KeyTable, OrderBatch, resolve_keys
+from .vectorized import Overflow
 
-__all__ = ["UnitArrays", "UnitPlan", "UnitTaken", "UnitTargets"]
+__all__ = ["UnitArrays", "UnitPlan", "UnitTaken", "UnitTargets", "unit_lines"]
 
 #: Products of prices and unit counts stay exact in int64 below this.
 _SAFE = 1 << 62
+
+
+def unit_lines(unit_type: str, keys: KeyTable, catalogue: Catalogue) -> tuple[np.ndarray, int]:
+    """(per key: a line of the unit's product or SKU, as `apply_units` matches
+    it; the unit price of a new line, -1 when none): what every column-wise
+    UNIT discount reads (`unitkernel`, `UnitTargets`)."""
+    product, sku = catalogue.unit_target(unit_type)
+    price = sku.price if sku is not None and sku.price is not None else product.price
+    hit = np.array([
+        (line.sku_id == sku.id) if sku is not None
+        else (line.product_id == product.id and line.sku_id is None)
+        for line in keys.lines
+    ], dtype=bool)
+    return hit, -1 if price is None else int(price)
 
 
 @dataclass(frozen=True)
@@ -128,6 +145,8 @@ class UnitTaken:
     #: Per target it reaches: (whether a line as sent, its position or -1,
     #: units added, cents added, cents off), per order.
     per_target: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+    #: Per order: some unit with a price was discounted (`UnitResult.monetary`).
+    monetary: np.ndarray
 
 
 class UnitArrays:
@@ -200,7 +219,9 @@ class UnitArrays:
         added = np.zeros(n, dtype=np.int64)
         added_units = np.zeros(n, dtype=np.int64)
         per_target = {}
+        monetary = np.zeros(n, dtype=bool)
         for t, (sent, first, price, q0, a0, d0, q, a, dq) in state.items():
+            monetary |= (price >= 0) & (dq > 0)
             # ONCE: a line already in the order and discounted is out of reach (an
             # appended line has a discount only once it is in the order)
             kept = d0 == 0 if once else np.ones(n, dtype=bool)
@@ -215,7 +236,7 @@ class UnitArrays:
         if int(np.abs(added).max(initial=0)) + int(np.abs(total).max(initial=0)) >= 1 << 52:
             raise Overflow("units past the exact range")
         hard = taken > total + added  # the engine trims them from the last lines
-        return UnitTaken(taken, added, added_units, hard, per_target)
+        return UnitTaken(taken, added, added_units, hard, per_target, monetary)
 
     def apply(self, step: UnitTaken, applied: np.ndarray, done: np.ndarray) -> None:
         """The orders in `applied` take the step: lines raised, appended lines written."""
