@@ -181,7 +181,7 @@ def main() -> None:
     for _ in range(args.rounds):
         for name, (case_sim, redeemables) in cases.items():
             case_batch = prepare_orders(case_sim, frame)
-            wall, _, _ = timed(lambda: compare_stacking_policies(case_sim, case_batch, redeemables, POLICIES))
+            wall, _, _ = timed(lambda s=case_sim, b=case_batch, r=redeemables: compare_stacking_policies(s, b, r, POLICIES))
             case_best[name].append(wall)
     for name, (case_sim, redeemables) in cases.items():
         result = compare_stacking_policies(case_sim, prepare_orders(case_sim, frame), redeemables, POLICIES)
