@@ -27,6 +27,8 @@ from .forecast_support import budgeted_demo, dated_orders
 pytestmark = pytest.mark.slow
 
 COMPARED = ["order_id", "qualified_tier_id", "redeemed", "tier_id", "discount"]
+#: The demo's free-item (UNIT) tiers.
+UNIT_TIERS = ["promo_free_shipping", "promo_weekend_filters", "promo_weekend_starter"]
 
 
 def _rows(frame: pd.DataFrame) -> list[tuple[object, ...]]:
@@ -54,6 +56,9 @@ def test_ten_thousand_orders_forecast_as_sent_one_by_one() -> None:
     assert (budgets["orders_held_back"] > 0).all(), budgets
     assert budgets.loc["promo_vip_10pct", "used"] >= 500_000  # the redemption crossing the line still goes through
     assert sent["redeemed"].sum() > 1000
+    assert not result.excluded  # free items (UNIT) are redeemed as the operation redeems them
+    redeemed = forecast_rows[forecast_rows["redeemed"]]
+    assert redeemed["tier_id"].astype(str).isin(UNIT_TIERS).sum() > 50
 
 
 @pytest.mark.parametrize("costs", [
@@ -78,9 +83,12 @@ def test_the_stack_policy_forecasts_as_stacks_sent_one_by_one() -> None:
     assert result.orders[columns].astype(object).where(result.orders[columns].notna(), None).astype(str).values.tolist() \
         == sent[columns].astype(object).where(sent[columns].notna(), None).astype(str).values.tolist()
     assert (result.orders["redeemables"].str.contains(",", na=False)).sum() > 100  # real stacks
+    stacked = result.orders["redeemables"].dropna().astype(str)
+    assert stacked.str.contains("|".join(UNIT_TIERS)).sum() > 20  # free items in the stacks redeemed
 
 
-@pytest.mark.parametrize("fixed", [["promo_welcome_10", "promo_beans_15"], ["promo_beans_per_bag", "promo_mug_3", "promo_vip_10pct"]])
+@pytest.mark.parametrize("fixed", [["promo_welcome_10", "promo_beans_15"], ["promo_beans_per_bag", "promo_mug_3", "promo_vip_10pct"],
+                                   ["promo_weekend_filters", "promo_beans_15", "promo_free_shipping"]])
 def test_a_fixed_set_forecasts_as_that_set_sent_with_every_order(fixed: list[str]) -> None:
     orders = dated_orders(1_500, days=6, seed=9)
     doc = budgeted_demo()
@@ -100,7 +108,6 @@ def test_a_fixed_set_forecasts_as_that_set_sent_with_every_order(fixed: list[str
 @pytest.mark.parametrize(("policy", "message"), [
     ([], "a non-empty list of promotion tier ids"),
     (["promo_mug_3", "promo_mug_3"], "names a tier, code or campaign twice"),
-    (["promo_free_shipping"], "cannot be in a fixed policy"),
     (["promo_nope"], "neither a candidate tier, a code nor a campaign"),
     ("cheapest", "policy must be one of best, stack or a list of tier ids"),
 ])  # fmt: skip

@@ -2,9 +2,9 @@
 
 A code's scope is per line (the tier path's kernel), a gift card's rules are
 masks like a tier's: neither sends a stack to the engine path. A rule on
-`order.total_amount` reads the redeemable's own discount, which the masks do
-not compute before its rules: that stack takes the engine path, and still
-equals it.
+`order.total_amount` reads the running total less the redeemable's own
+step, which the arrays take before its rules; only when the caller ignores
+that rule (qualifications) does the stack take the engine path.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from promolab.sim.sessions import held
 from promolab.sim.stack_redeemables import resolve_redeemables
 from scoped_codes_scenario import SCENARIO
 
-from .stacking_reference import assert_equals_engine
+from .stacking_reference import assert_equals_engine, random_rules
 from .support import assert_same_rows, random_orders
 from .support import engine_rows as sweep_engine_rows
 
@@ -78,12 +78,30 @@ def test_scoped_codes_and_a_gift_card_with_rules_stay_vectorized_and_equal_the_e
     assert set(gift["status"].astype(str)) >= {"APPLICABLE", "INAPPLICABLE"}  # its rule decides per order
 
 
-def test_a_total_amount_rule_takes_the_engine_path_and_equals_it(scoped: Simulator) -> None:
-    stack = [{"object": "voucher", "id": "MUG50"}, {"object": "voucher", "id": "TOTAL"},
-             {"object": "voucher", "id": "GIFT-TOTAL", "gift": {"credits": 800}}]
+TOTAL_STACK = [{"object": "voucher", "id": "MUG50"}, {"object": "voucher", "id": "TOTAL"},
+               {"object": "voucher", "id": "GIFT-TOTAL", "gift": {"credits": 800}}]
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6])
+def test_a_total_amount_rule_is_vectorized_and_equals_the_engine(scoped: Simulator, seed: int) -> None:
+    """The rule reads the running total less the redeemable's own step, taken
+    before its rules (`evaluation._after`): every policy setting drawn."""
+    rng = np.random.default_rng(seed)
+    rules = {**policy_rules(scoped, DEFAULT_POLICIES), **{f"r{k}": random_rules(rng) for k in range(3)}}
+    batch = prepare_orders(scoped, _orders(500, seed=seed))
+    result = assert_equals_engine(batch, _entries(scoped, TOTAL_STACK), rules, pricing_view(scoped).catalogue,
+                                  PricingContext(scoped.now, {}), chunk_size=128)
+    assert result.paths["path"].tolist() == ["vectorized"] and result.paths["engine_orders"].tolist() == [0]
+    frame = result.redeemables
+    for code in ("TOTAL", "GIFT-TOTAL"):  # its rule decides per order
+        assert set(frame[frame["redeemable_id"] == code]["status"].astype(str)) >= {"APPLICABLE", "INAPPLICABLE"}
+
+
+def test_a_total_amount_rule_ignored_takes_the_engine_path_and_equals_it(scoped: Simulator) -> None:
     batch = prepare_orders(scoped, _orders(120, seed=4))
-    result = assert_equals_engine(batch, _entries(scoped, stack), policy_rules(scoped, DEFAULT_POLICIES),
-                                  pricing_view(scoped).catalogue, PricingContext(scoped.now, {}))
+    ctx = PricingContext(scoped.now, {}, ignored_rules=frozenset({"order.total_amount"}))
+    result = assert_equals_engine(batch, _entries(scoped, TOTAL_STACK), policy_rules(scoped, DEFAULT_POLICIES),
+                                  pricing_view(scoped).catalogue, ctx)
     assert result.paths["path"].tolist() == ["fallback"]
     assert "order.total_amount" in result.paths["reason"].iloc[0]
 

@@ -41,10 +41,11 @@ from .stacking_reference import (
     assert_same,
     engine_rows,
     plain,
+    random_categories,
     random_entries,
     random_rules,
 )
-from .support import random_orders
+from .support import random_orders, random_tier
 
 DEMO_STACK = [
     {"object": "promotion_tier", "id": "promo_beans_15"},
@@ -233,6 +234,89 @@ def test_table_driven_cases(sim: Simulator, name: str, make: Any, changes: dict[
     assert result.orders["discount"].tolist() == [discount], name
 
 
+# -- UNIT discounts in the running arrays ------------------------------------------------------------
+def _random_unit(rng: np.random.Generator, position: int, index: int) -> StackEntry:
+    """A random UNIT discount (every effect, targets in and out of the cart, SKUs, the priceless shipping)."""
+    while True:
+        spec = random_tier(rng, index)
+        if spec.discount["type"] == "UNIT":
+            break
+    return StackEntry(position, "voucher", f"U{position}", discount=compile_tier(spec), categories=random_categories(rng))
+
+
+def test_random_stacks_with_unit_discounts_are_vectorized_and_equal_the_engine(sim: Simulator) -> None:
+    """Stacks of 5 with one or two UNIT discounts, every policy setting drawn: every cell equals
+    `evaluate_stack`, and (but for rules on the lines after a UNIT discount) numpy prices them."""
+    batch = prepare_orders(sim, random_orders(600, seed=17))
+    catalogue = pricing_view(sim).catalogue
+    vectorized = engine = 0
+    for seed in range(30):
+        rng = np.random.default_rng(7000 + seed)
+        entries = random_entries(rng, 5, 50 + seed)
+        for k in rng.choice(5, size=int(rng.integers(1, 3)), replace=False).tolist():
+            entries[k] = _random_unit(rng, k, 900 + 10 * seed + k)
+        rules = {f"p{k}": random_rules(rng) for k in range(3)}
+        result = assert_equals_engine(batch, entries, rules, catalogue, PricingContext(sim.now, {"channel": "app"}),
+                                      chunk_size=250)
+        if result.paths["path"].tolist() == ["vectorized"]:
+            vectorized += 1
+            engine += int(result.paths["engine_orders"][0])
+    assert vectorized >= 15
+    assert engine < vectorized * 600 * 0.05  # orders the engine trims: few
+
+
+UNIT_CASES = [
+    # (name, entries, settings, discount), on a grinder (8900) and 2 bags of beans (3200)
+    ("two free mugs, the second tops up the line the first appended", lambda: [
+        _code(0, {"type": "UNIT", "effect": "ADD_MISSING_ITEMS", "unit_off": 1, "unit_type": "prod_mug"}),
+        _code(1, {"type": "UNIT", "effect": "ADD_MISSING_ITEMS", "unit_off": 2, "unit_type": "prod_mug"})], {}, 2400),
+    ("ONCE: the second free mug is dropped (the line is discounted)", lambda: [
+        _code(0, {"type": "UNIT", "effect": "ADD_MISSING_ITEMS", "unit_off": 1, "unit_type": "prod_mug"}),
+        _code(1, {"type": "UNIT", "effect": "ADD_MISSING_ITEMS", "unit_off": 2, "unit_type": "prod_mug"})],
+     {"redeemables_products_application_mode": "ONCE"}, 1200),
+    ("ONCE: a free bag aimed at beans an item percent took is dropped", lambda: [
+        _code(0, {"type": "PERCENT", "percent_off": 50, "effect": "APPLY_TO_ITEMS"}, applicable_to=BEANS),
+        _code(1, {"type": "UNIT", "effect": "ADD_NEW_ITEMS", "unit_off": 1, "unit_type": "prod_beans_colombia"})],
+     {"redeemables_products_application_mode": "ONCE", "redeemables_no_effect_rule": "SKIP",
+      "redeemables_application_mode": "PARTIAL"}, 1600),
+    ("a free bag, then 50 % of the beans: of their running subtotal", lambda: [
+        _code(0, {"type": "UNIT", "effect": "ADD_NEW_ITEMS", "unit_off": 1, "unit_type": "prod_beans_colombia"}),
+        _code(1, {"type": "PERCENT", "percent_off": 50, "effect": "APPLY_TO_ITEMS"}, applicable_to=BEANS)],
+     {}, 1600 + 1600),
+    ("ADD_MANY: a mug and a 1 kg bag, then 10 %", lambda: [
+        _code(0, {"type": "UNIT", "effect": "ADD_MANY_ITEMS", "units": [
+            {"effect": "ADD_NEW_ITEMS", "unit_off": 1, "unit_type": "prod_mug"},
+            {"effect": "ADD_MISSING_ITEMS", "unit_off": 1, "unit_type": "sku_colombia_1000"}]}),
+        _code(1, {"type": "PERCENT", "percent_off": 10})], {}, 1200 + 5500 + 1210),
+    ("rules read the lines the units left: a third line, a mug in the cart", lambda: [
+        _code(0, {"type": "UNIT", "effect": "ADD_NEW_ITEMS", "unit_off": 2, "unit_type": "prod_mug"}),
+        _code(1, {"type": "PERCENT", "percent_off": 10},
+              rules={"rules": {"1": {"name": "order.items.count", "conditions": {"$more_than": [2]}},
+                               "2": {"name": "product.id", "conditions": {"$in": ["prod_mug"]}},
+                               "3": {"name": "order.items.quantity", "conditions": {"$more_than": [4]}},
+                               "logic": "1 and 2 and 3"}})], {}, 2400 + 1210),
+    ("a rule the lines the units left fail: its message is the engine's", lambda: [
+        _code(0, {"type": "UNIT", "effect": "ADD_NEW_ITEMS", "unit_off": 1, "unit_type": "prod_mug"}),
+        _code(1, {"type": "PERCENT", "percent_off": 10},
+              rules={"rules": {"1": {"name": "order.items.quantity", "conditions": {"$less_than": [4]}}}})],
+     {"redeemables_application_mode": "PARTIAL"}, 1200),
+    ("a gift card takes the total, then a free grinder: the engine trims it", lambda: [
+        _gift(0, 12100),
+        _code(1, {"type": "UNIT", "effect": "ADD_NEW_ITEMS", "unit_off": 1, "unit_type": "prod_grinder"})],
+     {}, 12100 + 8900),
+]
+
+
+@pytest.mark.parametrize(("name", "make", "changes", "discount"), UNIT_CASES, ids=[c[0] for c in UNIT_CASES])
+def test_unit_cases_in_the_running_arrays(sim: Simulator, name: str, make: Any, changes: dict[str, Any],
+                                         discount: int) -> None:
+    rules = policy_rules(sim, {"case": changes})
+    result = assert_equals_engine(prepare_orders(sim, GRINDER_AND_BEANS), make(), rules, pricing_view(sim).catalogue,
+                                  PricingContext(sim.now, {}))
+    assert result.orders["discount"].tolist() == [discount], name
+    assert result.paths["path"].tolist() == ["vectorized"], name
+
+
 # -- paths other than numpy ------------------------------------------------------------------------
 def test_a_stack_the_masks_cannot_hold_takes_the_engine_and_still_equals_it(sim: Simulator) -> None:
     budget = {"rules": {"1": {"name": "redemption.count.per_customer", "conditions": {"$less_than": [3]}}}}
@@ -240,9 +324,10 @@ def test_a_stack_the_masks_cannot_hold_takes_the_engine_and_still_equals_it(sim:
                            {"object": "product", "id": "prod_beans_colombia", "aggregated_amount_limit": 300}]}
     for entries in ([_code(0, {"type": "AMOUNT", "amount_off": 100}, rules=budget), _gift(1, 10)],
                     [_code(0, {"type": "PERCENT", "percent_off": 20, "effect": "APPLY_TO_ITEMS"}, applicable_to=shared)],
-                    # free units add lines: the running arrays cannot hold them
+                    # free units, then a proportional item discount (it would share with the appended lines)
                     [_code(0, {"type": "UNIT", "effect": "ADD_NEW_ITEMS", "unit_off": 1, "unit_type": "prod_mug"}),
-                     _code(1, {"type": "PERCENT", "percent_off": 10})]):
+                     _code(1, {"type": "AMOUNT", "amount_off": 900, "effect": "APPLY_TO_ITEMS_PROPORTIONALLY"},
+                           applicable_to=BEANS)]):
         result = assert_equals_engine(prepare_orders(sim, random_orders(150, seed=8)), entries,
                                       policy_rules(sim, DEFAULT_POLICIES), pricing_view(sim).catalogue,
                                       PricingContext(sim.now, {}, usage=usage_of(sim)))

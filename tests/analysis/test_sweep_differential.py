@@ -29,6 +29,7 @@ def test_demo_tiers_on_a_saturday_happy_hour_in_the_app(sim: Simulator) -> None:
     result = sweep(sim, orders, progress=False, at=SATURDAY_HAPPY_HOUR, metadata={"channel": "app"})
     valid = result.frame.groupby("tier_id", observed=True)["valid"].any()
     assert valid["promo_weekend_filters"] and valid["promo_app_espresso"] and valid["promo_weekend_starter"]
+    assert set(result.paths["path"]) == {"vectorized"}  # the weekend's ADD_MANY_ITEMS tier too
     reference = engine_rows(sim, orders, pricing_view(sim).tiers, SATURDAY_HAPPY_HOUR, {"channel": "app"})
     assert_same_rows(result.frame, reference)
 
@@ -42,10 +43,11 @@ def test_random_tiers_equal_the_engine(sim: Simulator, seed: int) -> None:
     assert_same_rows(result.frame, engine_rows(sim, orders, tiers, sim.now, {"channel": "app"}))
 
 
-def test_every_demo_tier_kind_takes_the_vectorized_path_but_add_many_items(sim: Simulator) -> None:
+def test_every_demo_tier_kind_takes_the_vectorized_path(sim: Simulator) -> None:
+    # ADD_MANY_ITEMS too (`ManyUnitKernel`: the stack's column-wise units on the order as sent)
     result = sweep(sim, random_orders(50, seed=3), progress=False)
     paths = dict(zip(result.paths["tier_id"], result.paths["path"]))
-    assert paths.pop("promo_weekend_starter") == "hybrid"
+    assert paths["promo_weekend_starter"] == "vectorized"
     assert set(paths.values()) == {"vectorized"}
     assert all(result.paths["reason"].str.len() > 0)
 

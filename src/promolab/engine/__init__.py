@@ -95,7 +95,7 @@ from .render import (
     static_wire,
     wire_instant,
 )
-from .rule_evaluation import RuleFailure, checker, lookup
+from .rule_evaluation import BudgetScope, RuleFailure, checker, lookup
 from .rules import AUDIENCE_FAMILIES, RULE_FAMILIES, RuleSet, compile_rules
 from .schedule import RunningTiers
 from .stacking import (
@@ -115,6 +115,7 @@ from .stacking import (
     why_rules_failed,
 )
 from .tier_spec import CampaignInfo, TierSpec
+from .total_amount import TOTAL_AMOUNT
 from .usage_ledger import UsageLedger, period_key_arrays, period_keys, period_slot
 
 __all__ = [
@@ -128,7 +129,9 @@ __all__ = [
     "QUALIFICATION_IGNORED",
     "RULE_FAMILIES",
     "SHIPPING_PRODUCT",
+    "TOTAL_AMOUNT",
     "AmountBenefit",
+    "BudgetScope",
     "CampaignInfo",
     "Catalogue",
     "CatalogueCollection",

@@ -10,11 +10,12 @@ the redemption operation answers to the same orders sent one by one (tested
 order for order, `one_by_one`), without sending them: `candidates` sweeps,
 `spending` (best) or `stacked` (the others) walks.
 
-Free-item (UNIT) tiers are left out: the redemption operation does not
-apply them in a stack (docs/decisions.md); `ForecastResult.excluded` says so.
-So are tiers with unit budgets under "best", which compares discounts swept
-before the walk; "stack" and fixed sets price each order with the engine
-and the walk's ledger, which counts the units spent (exact).
+Free-item (UNIT) tiers are candidates like the others: the redemption
+operation applies them alone and in a stack (docs/decisions.md), and the
+walk redeems them as it does. Tiers with unit budgets are left out under
+"best", which compares discounts swept before the walk (`ForecastResult.excluded`
+says so); "stack" and fixed sets price each order with the engine and the
+walk's ledger, which counts the units spent (exact).
 """
 
 from __future__ import annotations

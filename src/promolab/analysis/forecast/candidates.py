@@ -47,19 +47,19 @@ class Candidates:
 
 def candidate_tiers(view: PricingView, tiers: Any = None, *, sent: Sequence[object] | None = None,
                     best: bool = False) -> tuple[list[CompiledTier], dict[str, str], list[str]]:
-    """The tiers a forecast redeems (as `sweep` selects them), the ones left
-    out with why (free-item (UNIT) tiers, which the redemption operation does
-    not apply in a stack), and the ids of all that could be. `sent`: the
-    names of a fixed set, sent with every order whatever the others offer:
-    only its tiers are candidates (none, for a set of codes). `best`: the
-    "best" policy, which leaves out tiers with unit budgets too (it compares
-    discounts swept once, before the walk spends any unit)."""
+    """The tiers a forecast redeems (as `sweep` selects them; free-item
+    (UNIT) tiers too, which the redemption operation applies in a stack as
+    alone), the ones left out with why, and the ids of all that could be.
+    `sent`: the names of a fixed set, sent with every order whatever the
+    others offer: only its tiers are candidates (none, for a set of codes).
+    `best`: the "best" policy, which leaves out tiers with unit budgets (it
+    compares discounts swept once, before the walk spends any unit)."""
     selected = select_tiers(view, tiers)
-    excluded = {t.id: "free items (UNIT) are not applied in a stack, so not redeemed" for t in selected if t.kind == "UNIT"}
+    excluded: dict[str, str] = {}
     if best:
         excluded.update({
             t.id: "unit budgets (product_*_quantity_limit) shrink with each redemption: forecast it with policy 'stack'"
-            for t in selected if t.scope.budgeted and t.id not in excluded
+            for t in selected if t.scope.budgeted
         })
     offered = [t for t in selected if t.id not in excluded]
     chosen = offered if sent is None else [t for t in offered if t.id in sent]
@@ -126,11 +126,12 @@ def candidates(
         block = Outputs.allocate(b - a, len(swept))
         bound.evaluate(a, b, block, offset=a)
         shape = (b - a, len(swept))
-        # tier by tier (rows: each tier's orders contiguous), no NA (free-item tiers are not candidates)
+        # tier by tier (rows: each tier's orders contiguous); a free item without a
+        # price (NA: no monetary value) gives nothing to redeem
         discount = np.ascontiguousarray(block.discount.reshape(shape).T)
         gives = np.ascontiguousarray(block.valid.reshape(shape).T)
         gives &= discount > 0
-        out.amount[a:b] = block.total[:: len(swept)] + discount[0]
+        out.amount[a:b] = Chunk(batch, a, b).amount  # as sent: a UNIT tier's total holds the units it adds
         del block
         if out.plain_gives is not None:
             out.plain_gives[a:b] = gives[plain].T

@@ -131,7 +131,7 @@ def price_group(
     """One list of resolved redeemables on a batch under every policy (the
     part of `compare_stacking_policies` after resolution, which tests drive
     with entries of their own)."""
-    plan = plan_stack(entries, rules, batch.keys, batch.customers, ctx)
+    plan = plan_stack(entries, rules, batch.keys, batch.customers, ctx, catalogue)
     out = StackOutputs.allocate(batch.n_orders, len(rules), len(entries))
     engine_orders = evaluate_stack_plan(plan, batch, catalogue, ctx, out, table, chunk_size=chunk_size)
     if positions is None:

@@ -21,6 +21,9 @@ discount. Per redeemable, in that order, exactly the engine's steps:
    line at it), each line held within its subtotal and the step within the
    running total, trimmed from the last lines as `trim_from_last` does;
    SKIPPED `no_effect` where it takes nothing and the policy says skip;
+   a UNIT discount's free units (`unit_arrays`: the lines as sent raised,
+   one appended line per target), after which rules read those lines
+   (`UnitArrays.lines_chunk`) and item discounts the raised quantities;
 6. applied elsewhere.
 
 Integer cents throughout; per-order sums go through `Chunk.segment_sum`,
@@ -31,54 +34,93 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
 from ...engine import RuleFailure
 from ..sweep.batch import Chunk
+from ..sweep.unit_arrays import UnitArrays, UnitTaken, UnitTargets
 from .reason_table import ReasonTable
 from .stack_outputs import INAPPLICABLE, SKIPPED, StackOutputs
-from .stack_plan import EntryTables, PlannedEntry, PolicyPlan
+from .stack_plan import EntryTables, PlannedEntry, PolicyPlan, StackPlan
 
 __all__ = ["RuleProbe", "run_policy"]
 
-#: (entry's tables, failing-rule code, chunk position, running total there) -> the engine's failure.
-RuleProbe = Callable[[EntryTables, int, int, int], RuleFailure]
+@dataclass(frozen=True)
+class ProbeAt:
+    """The order a rule failed on in numpy, as the redeemable's rules read it."""
+
+    #: chunk position
+    i: int
+    #: the running total there
+    total: int
+    #: the chunk with the lines UNIT discounts changed (None: the lines as sent)
+    lines: Chunk | None
+    #: what `order.total_amount` reads (None: the rules do not read it)
+    after: int | None
+
+
+#: (entry's tables, failing-rule code, where) -> the engine's failure.
+RuleProbe = Callable[[EntryTables, int, ProbeAt], RuleFailure]
 
 
 class RunningArrays:
     """The chunk's orders as the redeemables applied so far left them."""
 
-    def __init__(self, chunk: Chunk, amount_leaves: frozenset[str]) -> None:
+    def __init__(self, chunk: Chunk, amount_leaves: frozenset[str], targets: UnitTargets | None = None) -> None:
         self.chunk = chunk
         self.amount_leaves = amount_leaves
         self.done = np.zeros(chunk.key.size, dtype=np.int64)
         self.total = chunk.amount.copy()
         self.touched = False
+        #: the lines as UNIT discounts left them (None: the stack has none)
+        self.units = UnitArrays(chunk, targets) if targets is not None else None
+        #: cents the priced units added to each order's amount
+        self.grown = np.zeros(chunk.n, dtype=np.int64)
+        #: orders the arrays do not hold (the engine prices them)
+        self.hard = np.zeros(chunk.n, dtype=bool)
+        self._unit_step: UnitTaken | None = None
 
-    def rules_view(self) -> Chunk:
-        """The chunk as rules read it: `amount` is the running total; masks of
-        `order.amount` rules computed on another total are not reused."""
-        chunk = self.chunk
-        if not self.touched:
-            return chunk
-        view = copy.copy(chunk)
+    def _lines(self) -> Chunk:
+        """The chunk with the lines as UNIT discounts left them (the chunk
+        itself until one changes a line)."""
+        units = self.units
+        return units.lines_chunk() if units is not None and units.changed.any() else self.chunk
+
+    def rules_view(self, after: np.ndarray | None = None) -> Chunk:
+        """The chunk as rules read it (`RunningOrder.rules_view`): `amount` is
+        the running total, the lines as UNIT discounts left them, the initial
+        amount as sent, `order.total_amount` the total `after` the redeemable's
+        own step; masks of `order.amount` / `order.total_amount` rules computed
+        on another total are not reused."""
+        lines = self._lines()
+        if not self.touched and after is None:
+            return lines
+        view = copy.copy(lines)
         view.amount = self.total
-        view.masks = {k: v for k, v in chunk.masks.items() if k not in self.amount_leaves}
+        view.initial_amount = self.chunk.initial_amount
+        view.total_amount = after
+        view.masks = {k: v for k, v in lines.masks.items() if k not in self.amount_leaves}
         return view
 
     def keep_masks(self, view: Chunk) -> None:
         """Masks a view computed that do not depend on the running total serve later steps."""
-        if view is not self.chunk:
+        lines = self._lines()
+        if view is not lines:
             for k, v in view.masks.items():
                 if k not in self.amount_leaves:
-                    self.chunk.masks.setdefault(k, v)
+                    lines.masks.setdefault(k, v)
 
     def step(self, planned: PlannedEntry, once: bool) -> tuple[np.ndarray, np.ndarray | None]:
         """(cents off per order, cents off per line or None for an order-level step)."""
         tables, chunk = planned.tables, self.chunk
         if tables.tier is None:  # gift credits
             return np.minimum(tables.entry.gift_credits or 0, self.total), None
+        if tables.units is not None:
+            assert self.units is not None
+            self._unit_step = self.units.step(tables.units, self.done, self.total, once)
+            return self._unit_step.taken, None
         kernel = tables.kernel
         assert kernel is not None
         if kernel.order_level:
@@ -89,11 +131,15 @@ class RunningArrays:
         if once:
             el &= done == 0
         fixed = kernel.kind == "FIXED" and not planned.initial
-        amount = chunk.line_amount if planned.initial or fixed else chunk.line_amount - done
-        values = kernel.line_values(chunk.key, chunk.quantity, chunk.price, chunk.has_price, amount, chunk.order, el)
+        # the lines as UNIT discounts left them (their appended lines end fully
+        # discounted: no item discount reaches them, `unit_arrays`)
+        quantity, line_amount = ((self.units.quantity, self.units.line_amount) if self.units is not None
+                                 else (chunk.quantity, chunk.line_amount))
+        amount = line_amount if planned.initial or fixed else line_amount - done
+        values = kernel.line_values(chunk.key, quantity, chunk.price, chunk.has_price, amount, chunk.order, el)
         if fixed:  # the price set, less what earlier discounts already took
             values = np.maximum(values - done, 0)
-        np.minimum(values, chunk.line_amount - done, out=values)
+        np.minimum(values, line_amount - done, out=values)
         sums = chunk.segment_sum(values)
         excess = sums - self.total
         if (excess > 0).any():
@@ -101,8 +147,21 @@ class RunningArrays:
             sums = chunk.segment_sum(values)
         return sums, values
 
+    def has_effect(self, taken: np.ndarray) -> np.ndarray:
+        """Per order, whether the last step changes the order (`Step.has_effect`:
+        it takes something off, or a UNIT discount adds units)."""
+        unit = self._unit_step
+        return taken > 0 if unit is None else (taken > 0) | (unit.added_units > 0)
+
     def apply(self, applied: np.ndarray, taken: np.ndarray, lines: np.ndarray | None) -> None:
         """The orders in `applied` take their step (`taken` per order, `lines` per line)."""
+        unit, self._unit_step = self._unit_step, None
+        if unit is not None:
+            assert self.units is not None
+            self.hard |= applied & unit.hard
+            self.units.apply(unit, applied, self.done)
+            self.grown += unit.added * applied
+            self.total += unit.added * applied
         if lines is not None:
             self.done += lines * applied.take(self.chunk.order)
         self.total -= taken * applied
@@ -164,8 +223,11 @@ class _Limits:
 
 
 def _inapplicable(planned: PlannedEntry, live: np.ndarray, running: RunningArrays, probe: RuleProbe,
-                  table: ReasonTable, reason: np.ndarray, seen: np.ndarray) -> np.ndarray:
-    """Step 2: the live orders where the redeemable is INAPPLICABLE, their reasons written."""
+                  table: ReasonTable, out: tuple[np.ndarray, np.ndarray], after: np.ndarray | None) -> np.ndarray:
+    """Step 2: the live orders where the redeemable is INAPPLICABLE, their
+    reasons written in `out` (reason, seen); `after`: what its
+    `order.total_amount` rules read (the running total less its own step)."""
+    reason, seen = out
     tables = planned.tables
     chunk = running.chunk
     failures: list[tuple[RuleFailure, np.ndarray]] = []
@@ -174,7 +236,7 @@ def _inapplicable(planned: PlannedEntry, live: np.ndarray, running: RunningArray
         failures.append((tables.constant, live))
         passing = np.zeros_like(live)
     elif tables.rules is not None:
-        view = running.rules_view()
+        view = running.rules_view(after)
         ok, codes = tables.rules.evaluate(view, by_rule=True)
         running.keep_masks(view)
         failing = live & ~ok
@@ -183,7 +245,10 @@ def _inapplicable(planned: PlannedEntry, live: np.ndarray, running: RunningArray
             failure = tables.messages.get(code)
             if failure is None:
                 i = int(np.argmax(rows))
-                failure = tables.messages[code] = probe(tables, code, i, int(running.total[i]))
+                units = running.units
+                lines = units.lines_chunk() if units is not None and units.changed[i] else None
+                at = ProbeAt(i, int(running.total[i]), lines, int(after[i]) if after is not None else None)
+                failure = tables.messages[code] = probe(tables, code, at)
             failures.append((failure, rows))
         passing = live & ok
     bad = np.asarray(live & ~passing, dtype=bool)
@@ -196,8 +261,10 @@ def _inapplicable(planned: PlannedEntry, live: np.ndarray, running: RunningArray
 
 
 def run_policy(plan: PolicyPlan, p: int, chunk: Chunk, out: StackOutputs, table: ReasonTable,
-               probe: RuleProbe, amount_leaves: frozenset[str]) -> None:
-    """Policy `p` over the chunk, into column `p` of `out` (the chunk's block).
+               probe: RuleProbe, stack: StackPlan) -> np.ndarray:
+    """Policy `p` over the chunk, into column `p` of `out` (the chunk's block);
+    returns the orders the arrays do not hold (a UNIT step the engine trims:
+    the caller prices them by the engine).
 
     Each redeemable's cells are written into contiguous rows of a scratch
     (redeemables x orders), copied into the order-major block once: masked
@@ -205,7 +272,7 @@ def run_policy(plan: PolicyPlan, p: int, chunk: Chunk, out: StackOutputs, table:
     """
     n, r_count = chunk.n, out.status.shape[2]
     scratch = StackOutputs.allocate(r_count, 1, n)  # (redeemables, 1, orders): rows contiguous
-    running = RunningArrays(chunk, amount_leaves)
+    running = RunningArrays(chunk, stack.amount_leaves, stack.unit_targets)
     limits = _Limits(n)
     failed = np.zeros(n, dtype=bool)
     exclusive_applied = np.zeros(n, dtype=bool)
@@ -218,7 +285,11 @@ def run_policy(plan: PolicyPlan, p: int, chunk: Chunk, out: StackOutputs, table:
             status[failed] = SKIPPED
             reason[failed] = table.fixed("preceding_validation_failed")
         live = ~failed
-        bad = _inapplicable(planned, live, running, probe, table, reason, seen)
+        early = None  # a redeemable whose rules read the total after its own step takes it first
+        if planned.tables.reads_total and planned.tables.constant is None:
+            early = running.step(planned, plan.once)
+        after = running.total - early[0] if early is not None else None
+        bad = _inapplicable(planned, live, running, probe, table, (reason, seen), after)
         status[bad] = INAPPLICABLE
         any_inapplicable |= bad
         if plan.all_mode:
@@ -236,9 +307,9 @@ def run_policy(plan: PolicyPlan, p: int, chunk: Chunk, out: StackOutputs, table:
             candidates &= ~refused
         if not candidates.any():
             continue
-        taken, lines = running.step(planned, plan.once)
+        taken, lines = early if early is not None else running.step(planned, plan.once)
         if planned.skip_no_effect:
-            nothing = candidates & (taken == 0)
+            nothing = candidates & ~running.has_effect(taken)
             if nothing.any():
                 status[nothing] = SKIPPED
                 reason[nothing] = table.fixed("no_effect")
@@ -256,5 +327,7 @@ def run_policy(plan: PolicyPlan, p: int, chunk: Chunk, out: StackOutputs, table:
     out.amount[:] = chunk.amount
     out.valid[:, p] = valid
     out.applicable[:, p] = limits.count
-    out.discount[:, p] = np.where(valid, chunk.amount - running.total, 0)
+    # with free units the amount grows by what they add (`write_result`)
+    out.discount[:, p] = np.where(valid, chunk.amount + running.grown - running.total, 0)
     out.total[:, p] = np.where(valid, running.total, chunk.amount)
+    return running.hard

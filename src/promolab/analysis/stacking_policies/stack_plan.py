@@ -11,8 +11,13 @@ redeemables are tried, their kinds and per-category modes are the engine's
 (`PolicyPlan`).
 
 A stack is vectorized when every redeemable that can reach the rules has
-rules with a mask form and, for a discount, a kernel; otherwise the whole
+rules with a mask form and, for a discount, a kernel or (UNIT) its units on
+the stack's targets (`unit_arrays`: the keys of the lines they append are
+added to the batch's before rules and kernels bind); otherwise the whole
 stack takes the engine (`evaluate_stack` per order), and `reason` says why.
+A stack with free units and a proportional item discount takes the engine:
+the split would share its amount with the appended lines, which the arrays
+keep out of item discounts.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...engine import (
+    TOTAL_AMOUNT,
+    Catalogue,
     CategoryLimit,
     CompiledTier,
     CustomerContext,
@@ -37,12 +44,15 @@ from ...engine import (
 from ...models import StackingRules
 from ..sweep.batch import KeyTable
 from ..sweep.rulemasks import BoundRules, NotVectorizable, compile_program
+from ..sweep.unit_arrays import UnitPlan, UnitTargets
 from ..sweep.vectorized import DiscountKernel
 
 __all__ = ["EntryTables", "PolicyPlan", "StackPlan", "plan_stack"]
 
 #: Rule codes of one redeemable are int8 (`BoundRules.evaluate(by_rule=True)`).
 _MAX_RULES = 120
+#: Rule families whose masks change from one redeemable to the next (never reused).
+_RUNNING = frozenset({"order.amount", TOTAL_AMOUNT})
 
 
 @dataclass
@@ -58,6 +68,10 @@ class EntryTables:
     messages: dict[int, RuleFailure] = field(default_factory=dict)
     #: Leaf keys of its `order.amount` rules: masks that change with the running total.
     amount_leaves: frozenset[str] = frozenset()
+    #: A UNIT discount's units, on the stack's targets (`unit_arrays`).
+    units: UnitPlan | None = None
+    #: Whether its rules read `order.total_amount` (the total once its own step applied).
+    reads_total: bool = False
 
     @property
     def tier(self) -> CompiledTier | None:
@@ -101,10 +115,13 @@ class StackPlan:
     path: str
     reason: str
     amount_leaves: frozenset[str] = frozenset()
+    #: The products/SKUs its UNIT discounts add (None: it has none).
+    unit_targets: UnitTargets | None = None
 
 
 def _bind_entry(
     entry: StackEntry, keys: KeyTable, customers: Sequence[CustomerContext | None], ctx: PricingContext,
+    targets: UnitTargets,
 ) -> tuple[EntryTables, str | None]:
     """The entry's tables and, when it cannot be vectorized, why."""
     if entry.refusal is not None:
@@ -118,13 +135,12 @@ def _bind_entry(
     if failure is not None:
         return EntryTables(entry, constant=failure), None
     tables = EntryTables(entry)
-    if tier.amount_discount is None:
-        # free units add and change lines, which the running arrays (one
-        # column per line of the order as sent) cannot hold
-        return tables, f"{entry.id}: a UNIT discount (free items change the order's lines)"
     problem = _bind_rules(tables, tier.spec.rules, keys, customers, ctx)
     if problem is not None:
         return tables, problem
+    if tier.amount_discount is None:  # free units: one column per target (`unit_arrays`)
+        tables.units = UnitPlan.of(tier, targets)
+        return tables, None
     try:
         tables.kernel = DiscountKernel(tier, keys)
     except NotVectorizable as exc:
@@ -140,7 +156,7 @@ def _bind_rules(
     card's: one path for both); when they have no mask form, why."""
     entry = tables.entry
     try:
-        program = compile_program(validation_rule)
+        program = compile_program(validation_rule, total_amount=TOTAL_AMOUNT not in ctx.ignored_rules)
     except ValueError as exc:  # NotVectorizable, or logic the masks cannot parse
         return f"{entry.id}: rules not vectorizable ({exc})"
     if len(program.leaves) > _MAX_RULES:
@@ -148,8 +164,9 @@ def _bind_rules(
     if program.tree is not None:
         tables.rules = program.bind(keys, customers, ctx.now, ctx.redemption_metadata)
         tables.amount_leaves = frozenset(
-            tables.rules.leaf_keys[rid] for rid, leaf in program.leaves.items() if leaf.family == "order.amount"
+            tables.rules.leaf_keys[rid] for rid, leaf in program.leaves.items() if leaf.family in _RUNNING
         )
+        tables.reads_total = any(leaf.family == TOTAL_AMOUNT for leaf in program.leaves.values())
     return None
 
 
@@ -169,17 +186,36 @@ def plan_stack(
     keys: KeyTable,
     customers: Sequence[CustomerContext | None],
     ctx: PricingContext,
+    catalogue: Catalogue,
 ) -> StackPlan:
-    bound = [_bind_entry(e, keys, customers, ctx) for e in entries]
+    targets = UnitTargets(keys, catalogue)
+    for e in entries:  # every target first: rules and kernels bind to the keys of the lines they append
+        if e.discount is not None and e.discount.amount_discount is None:
+            for unit in e.discount.units:
+                targets.index(unit.unit_type)
+    keys = targets.with_target_keys()
+    bound = [_bind_entry(e, keys, customers, ctx, targets) for e in entries]
     tables = {t.entry.position: t for t, _ in bound}
     plans = [_policy(name, rules, tables) for name, rules in policies.items()]
     problems = [p for _, p in bound if p is not None]
+    has_units = any(t.units is not None for t, _ in bound)
+    if has_units and not problems:
+        problems = _unit_problems([t for t, _ in bound])
     leaves = frozenset().union(*(t.amount_leaves for t, _ in bound))
+    units = targets if has_units else None
     if problems:
         return StackPlan([t for t, _ in bound], plans, "fallback",
-                         "; ".join(problems) + ": the engine evaluates every order", leaves)
+                         "; ".join(problems) + ": the engine evaluates every order", leaves, units)
     kinds = ", ".join(_describe(t) for t, _ in bound)
-    return StackPlan([t for t, _ in bound], plans, "vectorized", kinds, leaves)
+    return StackPlan([t for t, _ in bound], plans, "vectorized", kinds, leaves, units)
+
+
+def _unit_problems(entries: Sequence[EntryTables]) -> list[str]:
+    """Why the running arrays cannot hold a stack with UNIT discounts: a
+    proportional item discount (it would share its amount with the lines the
+    units appended, which the arrays leave out of item discounts)."""
+    return [f"{t.entry.id}: a proportional item discount in a stack with free units"
+            for t in entries if t.kernel is not None and not t.kernel.order_level and t.kernel.proportional]
 
 
 def _describe(tables: EntryTables) -> str:
@@ -190,4 +226,5 @@ def _describe(tables: EntryTables) -> str:
         return f"{entry.id}: gift credits"
     tier = entry.discount
     return f"{entry.id}: {tier.kind} {tier.effect}"
+
 

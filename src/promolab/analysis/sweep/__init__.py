@@ -4,7 +4,7 @@
 `SweepResult` (`.frame`, `.paths`, `.summary()`). Modules: `batch` (orders as
 columns, chunks), `lineset` (distinct lines: per-line arithmetic once per
 distinct line), `padded` (line codes on a grid: per-order sums), `rulemasks`
-(rules as masks), `vectorized` / `unitkernel` (discount kernels), `plan`
+(rules as masks), `vectorized` / `unitkernel` / `unit_arrays` (discount kernels), `plan`
 (which path each tier takes, and why), `fallback` (the per-request engine
 path), `bound` (a batch bound to its tiers: what is evaluated), `runner`
 (chunks into output arrays), `dask` (partitions), `summary`,

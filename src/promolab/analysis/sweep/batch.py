@@ -292,6 +292,9 @@ class Chunk:
         #: What `order.initial_amount` reads: the amount as sent (a stacked
         #: redeemable's rules read the running total as `amount`).
         self.initial_amount = self.amount
+        #: What `order.total_amount` reads, set by the caller that compiles it
+        #: (a stack's: the running total less the redeemable's own step).
+        self.total_amount: np.ndarray | None = None
         #: Column sums of the rest of the stacked table, one row per column.
         self.column_sums = sums[2:]
         #: float64 segment sums (`segment_sum`) are exact below 2**53
@@ -324,6 +327,7 @@ class Chunk:
         sub.overflow = self.overflow
         sub.amount, sub.total_quantity = self.amount.take(at), self.total_quantity.take(at)
         sub.initial_amount = sub.amount
+        sub.total_amount = self.total_amount.take(at) if self.total_amount is not None else None
         sub.column_sums = self.column_sums.take(at, axis=1)
         sub.exact = self.exact
         return sub

@@ -27,7 +27,7 @@ from ...engine import Catalogue, CompiledTier, compile_rules
 from .batch import KeyTable, OrderBatch
 from .instants import OrderClock, campaign_codes
 from .rulemasks import REASON_CODE, BoundRules, NotVectorizable, RuleProgram, compile_program
-from .unitkernel import UnitKernel
+from .unitkernel import ManyUnitKernel, UnitKernel
 from .vectorized import DiscountKernel
 
 __all__ = ["PATHS", "BoundTier", "TierPlan", "bind_tiers", "plan_tiers"]
@@ -53,10 +53,11 @@ def _families(tier: CompiledTier) -> str:
     return ", ".join(names) if names else "no rules"
 
 
-def make_kernel(tier: CompiledTier, keys: KeyTable, catalogue: Catalogue) -> DiscountKernel | UnitKernel:
+def make_kernel(tier: CompiledTier, keys: KeyTable, catalogue: Catalogue
+                ) -> DiscountKernel | UnitKernel | ManyUnitKernel:
     """The tier's discount kernel for a key table; raises NotVectorizable."""
     if tier.kind == "UNIT":
-        return UnitKernel(tier, keys, catalogue)
+        return UnitKernel(tier, keys, catalogue) if len(tier.units) == 1 else ManyUnitKernel(tier, keys, catalogue)
     return DiscountKernel(tier, keys)
 
 
@@ -125,7 +126,7 @@ class BoundTier:
     #: (in a dated sweep: the code shared by every order, when they all share one)
     campaign_code: int
     rules: BoundRules | None
-    kernel: DiscountKernel | UnitKernel | None
+    kernel: DiscountKernel | UnitKernel | ManyUnitKernel | None
     #: per-order campaign codes (batch positions) when the verdict varies over a dated batch
     campaign_codes: np.ndarray | None = None
 

@@ -75,6 +75,7 @@ class NotVectorizable(ValueError):
 _EMPTY_ORDER = NormalizedOrder((), 0, 0, 0, 0, {}, None, None)
 _SCALARS = {
     "order.amount": "amount",
+    "order.total_amount": "total_amount",  # compiled only for a caller that sets `Chunk.total_amount`
     "order.initial_amount": "initial_amount",  # no initial_amount is sent: it equals the amount
     "order.items.count": "n_lines",
     "order.items.quantity": "total_quantity",
@@ -239,8 +240,8 @@ def _sub_rule_ids(rule: Mapping[str, Any]) -> tuple[Node | None, dict[str, Mappi
     return parse_logic(logic), {k: raw[k] for k in ids}
 
 
-def compile_program(validation_rule: Mapping[str, Any] | None) -> RuleProgram:
-    """Raises `NotVectorizable` naming the first rule it cannot vectorize."""
+def compile_program(validation_rule: Mapping[str, Any] | None, *, total_amount: bool = False) -> RuleProgram:
+    """Raises `NotVectorizable` naming the first rule it cannot vectorize (`total_amount`: see `_SCALARS`)."""
     if not validation_rule:
         return RuleProgram(None, {})
     rules = validation_rule.get("rules") or {}
@@ -253,7 +254,7 @@ def compile_program(validation_rule: Mapping[str, Any] | None) -> RuleProgram:
         rule = rules[rid]
         name = rule.get("name")
         fast = None
-        if name in _SCALARS:
+        if name in _SCALARS and (name != "order.total_amount" or total_amount):
             tests = _fast_tests(rule.get("conditions") or {})
             fast = tuple(tests) if tests is not None else None
         elif name in _ITEM_FAMILIES:

@@ -9,7 +9,8 @@ line amount)`. Added priced units raise the order amount. A unit without a
 price (the free-shipping product) discounts nothing monetary: the tier is
 valid with no `discount_amount` (NA) and the total is unchanged.
 
-ADD_MANY_ITEMS (units that see each other's lines) is left to the engine.
+ADD_MANY_ITEMS (units that see each other's lines): `ManyUnitKernel`, the
+stack's column-wise units (`unit_arrays`) on the order as sent.
 """
 
 from __future__ import annotations
@@ -19,25 +20,19 @@ import numpy as np
 from ...engine import Catalogue, CompiledTier
 from .batch import Chunk, KeyTable
 from .rulemasks import NotVectorizable
+from .unit_arrays import UnitArrays, UnitPlan, UnitTargets, unit_lines
 
-__all__ = ["UnitKernel"]
+__all__ = ["ManyUnitKernel", "UnitKernel"]
 
 
 class UnitKernel:
     def __init__(self, tier: CompiledTier, keys: KeyTable, catalogue: Catalogue) -> None:
         if len(tier.units) != 1:
-            raise NotVectorizable(f"UNIT {tier.effect}: several units see each other's lines")
+            raise NotVectorizable(f"UNIT {tier.effect}: several units (`ManyUnitKernel`)")
         unit = tier.units[0]
         self.n_units = unit.unit_off
         self.new_items = unit.effect == "ADD_NEW_ITEMS"
-        product, sku = catalogue.unit_target(unit.unit_type)
-        price = sku.price if sku is not None and sku.price is not None else product.price
-        self.new_price = -1 if price is None else int(price)
-        self.hit = np.array([
-            (line.sku_id == sku.id) if sku is not None
-            else (line.product_id == product.id and line.sku_id is None)
-            for line in keys.lines
-        ], dtype=bool)
+        self.hit, self.new_price = unit_lines(unit.unit_type, keys, catalogue)
         self.anywhere = bool(self.hit.any())
 
     def evaluate(self, chunk: Chunk, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -76,3 +71,21 @@ class UnitKernel:
         added = np.where(priced, price * add, 0)
         discount = np.where(priced, np.minimum(price * discounted, amount + added), 0)
         return added, discount, ~(priced & (discounted > 0))
+
+
+class ManyUnitKernel:
+    """A UNIT tier with several units (ADD_MANY_ITEMS), alone on each order as
+    sent: `unit_arrays`' step with nothing discounted before it (what
+    `apply_units` does for one tier: each unit sees the lines the earlier
+    ones left). Its lines' discounts stay within their amounts, so the
+    order's never passes the amount plus the units added."""
+
+    def __init__(self, tier: CompiledTier, keys: KeyTable, catalogue: Catalogue) -> None:
+        self.targets = UnitTargets(keys, catalogue)
+        self.plan = UnitPlan.of(tier, self.targets)
+
+    def evaluate(self, chunk: Chunk, valid: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(discount, total, not monetary) per order."""
+        step = UnitArrays(chunk, self.targets).step(
+            self.plan, np.zeros(chunk.key.size, dtype=np.int64), chunk.amount, once=False)
+        return step.taken, chunk.amount + step.added - step.taken, ~step.monetary
