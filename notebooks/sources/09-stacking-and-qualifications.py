@@ -27,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from promolab import Simulator
+from promolab import Simulator, models
 from promolab.analysis import compare_stacking_policies, notebook_style, why_not_frame, why_not_qualified_frame
 from promolab.display import format_money
 from promolab.widgets import readable
@@ -167,7 +167,7 @@ CATEGORISED = [
 ]
 
 
-def per_redeemable(answer) -> pd.DataFrame:  # noqa: ANN001 - the client's stacked validation answer
+def per_redeemable(answer: models.StackedValidationResponse) -> pd.DataFrame:
     """One row a redeemable, in the request's order: what it is in and its own part."""
     return pd.DataFrame([
         {"redeemable": r.id, "status": r.status,
@@ -178,7 +178,7 @@ def per_redeemable(answer) -> pd.DataFrame:  # noqa: ANN001 - the client's stack
     ])
 
 
-def running_totals(answer) -> pd.DataFrame:  # noqa: ANN001 - the client's stacked validation answer
+def running_totals(answer: models.StackedValidationResponse) -> pd.DataFrame:
     """The running order after each redeemable, in the order they applied: the answer keeps the
     request's order, and a running total never rises (a free unit raises the amount instead)."""
     steps = sorted(answer.redeemables, key=lambda r: (-r.order.total_amount, r.order.amount))
