@@ -246,7 +246,7 @@ def test_validate_lists_every_tier_whole_with_money_and_free_shipping_as_missing
 def test_validate_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["validate", "--order", str(SAMPLE_ORDER), "--customer", "bob", "--json"]) == 0
     document = json.loads(capsys.readouterr().out)
-    assert document["currency"] == "USD" and document["counts"]["tiers"] == 15
+    assert document["currency"] == "USD" and document["counts"]["tiers"] == 17
     tiers = {t["id"]: t for t in document["validation"]["promotions"]}
     assert "discount_amount" not in tiers["promo_free_shipping"]  # no monetary value: absent, as on the wire
     assert isinstance(tiers["promo_welcome_10"]["discount_amount"], int)  # minor units

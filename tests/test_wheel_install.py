@@ -115,7 +115,7 @@ def test_validate_reads_the_packaged_demo(installed: tuple[Path, Path, dict[str,
                    cwd=work, env=env).stdout.strip()
     done = run([str(home / "bin" / "promolab"), "validate", "--scenario", scenario], cwd=work, env=env)
     assert done.stdout.startswith(f"{scenario}: OK: "), done.stdout
-    assert "15 tiers" in done.stdout, done.stdout
+    assert "17 tiers" in done.stdout, done.stdout
 
 
 def test_the_what_if_notebook_is_packaged_and_runs_from_anywhere(

@@ -16,7 +16,8 @@
 # order, on which base a percentage is taken, what happens to one that does not apply.
 #
 # This notebook prices such a stack, explains what did not apply, redeems it and rolls it
-# back, watches a campaign's budget run out, asks the service what a customer qualifies for,
+# back, stacks a scoped code and free items across categories with hierarchies, watches a
+# campaign's budget run out, asks the service what a customer qualifies for,
 # and compares stacking policies over a batch of orders. Money is integer cents in the data;
 # tables go through `readable`, which writes amounts with their currency.
 
@@ -26,7 +27,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from promolab import Simulator
+from promolab import Simulator, models
 from promolab.analysis import compare_stacking_policies, notebook_style, why_not_frame, why_not_qualified_frame
 from promolab.display import format_money
 from promolab.widgets import readable
@@ -139,6 +140,80 @@ back = client.rollback_redemption(done.parent_redemption.id, reason="returned th
 print("rolled back:", [r.id for r in back.rollbacks], "| gift credits back:",
       format_money(-sum(r.amount or 0 for r in back.rollbacks)))
 print("order", back.order.id, back.order.status, "| Bob's gift card:", gift_balance("GIFT-BOB-25"))
+
+# %% [markdown]
+# ## Categories, a scoped code and free items
+#
+# The demo has three stacking categories: *Member codes* (hierarchy 0), *Shop offers*
+# (hierarchy 2) and *Free gifts* (hierarchy 3); a redeemable in none is common with the
+# service's default hierarchy, 1. Dave buys a gooseneck kettle and two mugs and sends, in
+# this order: two free packs of filters (a UNIT tier, in *Free gifts*), the shop's 10 % off
+# the kettle (in *Shop offers*), an open welcome code (in no category) and `MUG-CLUB-1`, a
+# member code **scoped** to merch without the tote and valid only with a mug in the cart.
+# The defaults allow one redeemable per category; each of these is in a different one.
+#
+# The first table is per redeemable, in the request's order: its categories and its own
+# part. The second is the running order after each one, in the order they applied: the
+# free filters (\$12.00) are added to the amount and taken off again.
+
+# %% tags=["nbval-check-output"]
+KETTLE_AND_MUGS = {"items": [{"product_id": "prod_kettle", "quantity": 1},
+                             {"product_id": "prod_mug", "quantity": 2}]}
+CATEGORISED = [
+    {"object": "promotion_tier", "id": "promo_kettle_filters"},
+    {"object": "promotion_tier", "id": "promo_kettle_10pct"},
+    {"object": "voucher", "id": "WELCOME-OPEN-2"},
+    {"object": "voucher", "id": "MUG-CLUB-1"},
+]
+
+
+def per_redeemable(answer: models.StackedValidationResponse) -> pd.DataFrame:
+    """One row a redeemable, in the request's order: what it is in and its own part."""
+    return pd.DataFrame([
+        {"redeemable": r.id, "status": r.status,
+         "categories": ", ".join(f"{c.name} ({c.hierarchy}{', ' + c.stacking_rules_type if c.stacking_rules_type else ''})"
+                                 for c in r.categories or []) or "(none: common, 1)",
+         "applied": r.order.total_applied_discount_amount}
+        for r in answer.redeemables
+    ])
+
+
+def running_totals(answer: models.StackedValidationResponse) -> pd.DataFrame:
+    """The running order after each redeemable, in the order they applied: the answer keeps the
+    request's order, and a running total never rises (a free unit raises the amount instead)."""
+    steps = sorted(answer.redeemables, key=lambda r: (-r.order.total_amount, r.order.amount))
+    return pd.DataFrame([
+        {"step": n, "redeemable": r.id, "amount": r.order.amount, "discount": r.order.total_discount_amount,
+         "total": r.order.total_amount}
+        for n, r in enumerate(steps, start=1)
+    ])
+
+
+stacked = client.validate_stacked(redeemables=CATEGORISED, customer={"source_id": "dave"}, order=KETTLE_AND_MUGS)
+print("valid:", stacked.valid, "| final total:", format_money(stacked.order.total_amount))
+readable(per_redeemable(stacked), money=["applied"])
+
+# %% tags=["nbval-check-output"]
+readable(running_totals(stacked), money=["amount", "discount", "total"])
+
+# %% [markdown]
+# Sort by `CATEGORY_HIERARCHY` instead of the request's order: the member code (hierarchy 0)
+# goes first, the welcome code (1) next, the shop's offer (2) after it and the free filters
+# (3) last. The amount discounts and the 10 % of the kettle's line do not depend on one
+# another here, so the steps change and the final total does not. Put the scoped code on a
+# cart with only the tote and it is INAPPLICABLE: its rule wants a mug.
+
+# %% tags=["nbval-check-output"]
+stored = client.create_stacking_rules(PROJECT, redeemables_sorting_rule="CATEGORY_HIERARCHY")
+by_hierarchy = client.validate_stacked(redeemables=CATEGORISED, customer={"source_id": "dave"}, order=KETTLE_AND_MUGS)
+client.delete_stacking_rules(PROJECT, stored.id)  # back to the defaults
+print("valid:", by_hierarchy.valid, "| final total:", format_money(by_hierarchy.order.total_amount))
+readable(running_totals(by_hierarchy), money=["amount", "discount", "total"])
+
+# %% tags=["nbval-check-output"]
+tote_only = why_not_frame(sim, {"redeemables": [{"object": "voucher", "id": "MUG-CLUB-1"}],
+                                "order": {"items": [{"product_id": "prod_tote", "quantity": 1}]}})
+readable(tote_only[["tried", "id", "status", "applied", "key", "why"]], money=["applied"])
 
 # %% [markdown]
 # ## A budget runs out

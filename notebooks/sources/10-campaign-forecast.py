@@ -160,7 +160,7 @@ free.groupby("tier_id", observed=True).size().rename("redemptions").to_frame()
 # The forecast gives what sending each order, in time order, through the service's validation
 # and redemption would give: the clock moved to the order's instant, the best tier redeemed, the
 # budgets spent. The test suite checks it order for order on 10,000 dated orders. Here, the same
-# check on the first 1,500 orders of the month (the beans cap binds at the 1,188th): a fresh
+# check on the first 1,500 orders of the month (the beans cap binds at the 1,201st): a fresh
 # simulator, each order sent one by one with `send_one_by_one`, with the same cost model.
 
 # %% tags=["nbval-check-output"]

@@ -103,7 +103,7 @@ def test_best_tier_when_nothing_applies(sim: Simulator) -> None:
 def test_pivots(sim: Simulator) -> None:
     frame = compare_tiers(sim, {"a": CART, "b": {"items": [{"product_id": "prod_mug", "quantity": 2}]}})
     matrix = discount_matrix(frame)
-    assert matrix.shape == (2, 15) and str(matrix.dtypes.iloc[0]) == "Int64"
+    assert matrix.shape == (2, 17) and str(matrix.dtypes.iloc[0]) == "Int64"
     assert matrix.loc["a", "promo_brew_bundle"] == 2400 and matrix.loc["b", "promo_mug_3"] == 300
     assert pivot_tiers(frame, "valid").loc["b", "promo_mug_3"]
 
@@ -115,7 +115,7 @@ def test_sweep_frames_work_with_best_tier_and_pivots(sim: Simulator) -> None:
     a = best_tier(result.frame)[["order_id", "tier_id", "discount_amount"]].astype(str)
     b = best_tier(compared)[["order_id", "tier_id", "discount_amount"]].astype(str)
     pd.testing.assert_frame_equal(a.reset_index(drop=True), b.reset_index(drop=True))
-    assert discount_matrix(result.frame).shape == (40, 15)
+    assert discount_matrix(result.frame).shape == (40, 17)
 
 
 def test_plots_are_deterministic(sim: Simulator) -> None:
@@ -125,7 +125,7 @@ def test_plots_are_deterministic(sim: Simulator) -> None:
         ax = plot_discount_by_tier(frame)
         heights.append([p.get_width() for p in ax.patches])
         matplotlib.pyplot.close(ax.figure)
-    assert heights[0] == heights[1] and len(heights[0]) == 15
+    assert heights[0] == heights[1] and len(heights[0]) == 17
     ax = plot_discount_distribution(frame, tiers=["promo_welcome_10", "promo_beans_15"])
     assert ax.get_title() == "Distribution of discounts"
     ax2 = plot_discount_by_tier(frame, stat="mean")

@@ -142,7 +142,7 @@ def test_cli_sweep_end_to_end(sim: Simulator, tmp_path: Path, capsys: pytest.Cap
     csv_out = tmp_path / "result.csv"
     assert main(["sweep", "--orders", str(source), "--out", str(csv_out), "--no-progress",
                  "--engine", "dask"]) == 0
-    assert len(pd.read_csv(csv_out)) == 60 * 15
+    assert len(pd.read_csv(csv_out)) == 60 * 17  # the demo's 17 tiers
 
 
 def test_cli_sweep_bad_input(tmp_path: Path) -> None:

@@ -59,7 +59,7 @@ def test_simulator(sim: Simulator) -> None:
     assert shown["project"] == "proj_kestrel (Kestrel Coffee Roasters)"
     assert shown["clock"] == "2026-03-06T10:00:00.000Z"
     held = dict(map(tuple, tables(html)["what it holds"][1:]))  # type: ignore[arg-type]  # rows of two cells
-    assert held["campaigns"] == str(len(sim.state.campaigns)) == "11"
+    assert held["campaigns"] == str(len(sim.state.campaigns)) == "13"
     assert held["customers"] == str(len(sim.state.customers))
     assert "redemptions (stacked)" not in held  # nothing of it yet: not listed
 

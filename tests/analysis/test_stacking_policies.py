@@ -83,11 +83,12 @@ EVERY_FIELD = {
 @pytest.fixture
 def categorised(_demo_document: dict[str, Any]) -> Simulator:
     """The demo with its campaigns in categories of several hierarchies (the
-    demo has none): one campaign in two, codes by the one-item `category_id`,
+    demo's own hold only the campaigns added for them): one campaign in two, codes by the one-item `category_id`,
     and a tier in categories of its own instead of its campaign's."""
     document = copy.deepcopy(_demo_document)
     hierarchies = {"cat_beans": 2, "cat_welcome": 0, "cat_gift": 1, "cat_vip": 3, "cat_mugs": 1}
-    document["categories"] = [{"id": c, "name": c, "hierarchy": h} for c, h in hierarchies.items()]
+    document["categories"] = [*document.get("categories", []),  # the demo's own, for its kettle and mug codes
+                              *({"id": c, "name": c, "hierarchy": h} for c, h in hierarchies.items())]
     names = {"camp_beans": ["cat_beans"], "camp_welcome": ["cat_welcome"], "camp_gift": ["cat_gift"],
              "camp_vip": ["cat_vip", "cat_welcome"]}
     for campaign in document["campaigns"]:

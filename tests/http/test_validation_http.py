@@ -101,7 +101,7 @@ def test_audience_rules_only_must_be_a_boolean(http: httpx.Client) -> None:
                      ["promo_welcome_10", "promo_free_shipping", "promo_vip_10pct", "promo_vip_mug_5"],
                      id="bracketed-in-repeated"),
         pytest.param([("filters[promotion_id][conditions][$is_not]", "camp_beans")],
-                     ["promo_welcome_10", "promo_free_shipping", "promo_vip_10pct", "promo_vip_mug_5"],
+                     ["promo_welcome_10", "promo_free_shipping", "promo_vip_10pct", "promo_vip_mug_5", "promo_kettle_10pct", "promo_kettle_filters"],
                      id="bracketed-is_not"),
         pytest.param([("filters[id][conditions][$is]", "promo_mug_3")], ["promo_mug_3"], id="bracketed-tier-id"),
         pytest.param([("filters[metadata.has_budget][conditions][$is]", "true")], ["promo_gear_split"],
@@ -114,7 +114,7 @@ def test_audience_rules_only_must_be_a_boolean(http: httpx.Client) -> None:
                      ["promo_vip_10pct", "promo_vip_mug_5"], id="json-object"),
         pytest.param([("filters", json.dumps({"metadata.audience_restricted": {"conditions": {"$is_not": True}}}))],
                      ["promo_welcome_10", "promo_free_shipping", "promo_beans_15", "promo_beans_per_bag",
-                      "promo_gear_split", "promo_merch_split", "promo_mug_3"], id="json-is_not-bool"),
+                      "promo_gear_split", "promo_merch_split", "promo_mug_3", "promo_kettle_10pct", "promo_kettle_filters"], id="json-is_not-bool"),
     ],
 )
 def test_filters_query(http: httpx.Client, query: list[tuple[str, str]], expected: list[str]) -> None:
@@ -128,7 +128,7 @@ def test_bracketed_and_json_filters_agree(sim: Simulator, http: httpx.Client) ->
     as_json = post(http, ALICE, [("filters", json.dumps(filters))])
     assert bracketed.json() == as_json.json() == sim.apply(VALIDATE, request=ALICE, filters=filters).wire
     assert ids(bracketed) == ["promo_beans_15", "promo_beans_per_bag", "promo_merch_split", "promo_mug_3",
-                              "promo_vip_10pct", "promo_vip_mug_5"]
+                              "promo_vip_10pct", "promo_vip_mug_5", "promo_kettle_10pct", "promo_kettle_filters"]
 
 
 @pytest.mark.parametrize(
@@ -267,6 +267,7 @@ def test_client_against_a_served_simulator(served: Any, sim: Simulator) -> None:
         )
         assert [t.id for t in over_http.promotions] == [
             "promo_welcome_10", "promo_free_shipping", "promo_vip_10pct", "promo_vip_mug_5",
+            "promo_kettle_10pct", "promo_kettle_filters",
         ]
         with pytest.raises(ApiError) as caught:
             client.validate_promotions(order={"items": [{"product_id": "prod_nope", "quantity": 1}]})

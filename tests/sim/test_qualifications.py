@@ -42,17 +42,18 @@ SCENARIO_CASES: list[tuple[str, dict[str, Any], dict[str, Any] | None, set[str]]
     ("CUSTOMER_WALLET", MUGS_AND_BEANS, None, set()),
     # customer rules only: the gear tiers' product rules are not checked
     ("AUDIENCE_ONLY", MUGS_AND_BEANS, ALICE,
-     _OPEN_TIERS | _ALICES_CODES | {"promo_vip_10pct", "promo_vip_mug_5", "promo_brew_bundle", "promo_gear_split"}),
-    ("AUDIENCE_ONLY", MUGS_AND_BEANS, None, _OPEN_TIERS | {"promo_brew_bundle", "promo_gear_split"}),
+     _OPEN_TIERS | _ALICES_CODES | {"promo_vip_10pct", "promo_vip_mug_5", "promo_brew_bundle", "promo_gear_split",
+                                    "promo_kettle_10pct", "promo_kettle_filters"}),
+    ("AUDIENCE_ONLY", MUGS_AND_BEANS, None, _OPEN_TIERS | {"promo_brew_bundle", "promo_gear_split", "promo_kettle_10pct", "promo_kettle_filters"}),
     ("PRODUCTS", MUGS_AND_BEANS, ALICE, _BEANS_AND_MERCH),  # the products, not the customer
     ("PRODUCTS", MUGS_AND_BEANS, None, _BEANS_AND_MERCH),
-    ("PRODUCTS", GEAR, None, {"promo_brew_bundle", "promo_gear_split"}),  # a rule names a cart product
-    ("PRODUCTS_DISCOUNT", GEAR, None, {"promo_gear_split"}),  # the discount must reach one
+    ("PRODUCTS", GEAR, None, {"promo_brew_bundle", "promo_gear_split", "promo_kettle_10pct", "promo_kettle_filters"}),  # a rule names a cart product
+    ("PRODUCTS_DISCOUNT", GEAR, None, {"promo_gear_split", "promo_kettle_10pct"}),  # the discount must reach one
     ("PRODUCTS_DISCOUNT", MUGS_AND_BEANS, ALICE, _BEANS_AND_MERCH),
     ("PRODUCTS_BY_CUSTOMER", MUGS_AND_BEANS, ALICE, _BEANS_AND_MERCH | {"promo_vip_mug_5"}),
     ("PRODUCTS_BY_CUSTOMER", MUGS_AND_BEANS, None, _BEANS_AND_MERCH),
     ("PRODUCTS_DISCOUNT_BY_CUSTOMER", MUGS_AND_BEANS, ALICE, _BEANS_AND_MERCH | {"promo_vip_mug_5"}),
-    ("PRODUCTS_DISCOUNT_BY_CUSTOMER", GEAR, ALICE, {"promo_gear_split"}),
+    ("PRODUCTS_DISCOUNT_BY_CUSTOMER", GEAR, ALICE, {"promo_gear_split", "promo_kettle_10pct"}),
     ("PROMOTION_STACKS", MUGS_AND_BEANS, ALICE, set()),  # the demo declares no promotion stacks
 ]
 

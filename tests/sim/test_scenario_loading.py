@@ -43,8 +43,8 @@ def test_the_demo_is_what_the_notebooks_expect(sim: Simulator) -> None:
     # every campaign type and every discount type of the interface is present
     assert {c.type for c in st.campaigns.values()} == {"PROMOTION", "DISCOUNT_COUPONS", "GIFT_VOUCHERS", "REFERRAL_PROGRAM"}
     assert {t.discount["type"] for t in st.tiers.values()} == {"AMOUNT", "PERCENT", "FIXED", "UNIT"}
-    # code pools were generated: 25 newsletter + 3 welcome + 12 gift + 12 referral codes
-    assert len(st.vouchers) == 25 + 3 + 12 + 12
+    # code pools were generated: 25 newsletter + 3 welcome + 12 gift + 12 referral + 2 member codes
+    assert len(st.vouchers) == 25 + 3 + 12 + 12 + 2
     assert all(v.code.startswith("NEWS-") for v in st.vouchers.values() if v.campaign_id == "camp_newsletter")
 
 

@@ -159,6 +159,7 @@ def test_audience_rules_only_lets_tiers_with_failing_order_rules_through(sim: Si
     assert tier_ids(validate(sim, {"customer": bob, "order": MUG}, audience_rules_only=True)) == [
         "promo_welcome_10", "promo_free_shipping", "promo_beans_15", "promo_beans_per_bag",
         "promo_gear_split", "promo_merch_split", "promo_mug_3", "promo_brew_bundle",
+        "promo_kettle_10pct", "promo_kettle_filters",  # the kettle campaign's rules are order rules
     ]
 
 
@@ -192,6 +193,7 @@ BIG_CART = {"items": items(("prod_grinder", 1), ("prod_kettle", 1), ("prod_mug",
 ALL_VALID_NOW = [  # alice, BIG_CART, Friday 10:00
     "promo_welcome_10", "promo_free_shipping", "promo_beans_15", "promo_beans_per_bag", "promo_gear_split",
     "promo_merch_split", "promo_mug_3", "promo_vip_10pct", "promo_vip_mug_5",
+    "promo_kettle_10pct", "promo_kettle_filters",  # the cart has a kettle
 ]
 
 
@@ -212,10 +214,10 @@ def test_unfiltered_big_cart(sim: Simulator) -> None:
                      ["promo_welcome_10", "promo_free_shipping", "promo_vip_10pct", "promo_vip_mug_5"],
                      id="campaign_id-in"),
         pytest.param({"promotion_id": {"conditions": {"$is_not": "camp_beans"}}},
-                     ["promo_welcome_10", "promo_free_shipping", "promo_vip_10pct", "promo_vip_mug_5"],
+                     ["promo_welcome_10", "promo_free_shipping", "promo_vip_10pct", "promo_vip_mug_5", "promo_kettle_10pct", "promo_kettle_filters"],
                      id="promotion_id-is_not"),
         pytest.param({"promotion_id": {"conditions": {"$not_in": ["camp_beans", "camp_vip"]}}},
-                     ["promo_welcome_10", "promo_free_shipping"], id="promotion_id-not_in"),
+                     ["promo_welcome_10", "promo_free_shipping", "promo_kettle_10pct", "promo_kettle_filters"], id="promotion_id-not_in"),
         pytest.param({"id": {"conditions": {"$is": "promo_mug_3"}}}, ["promo_mug_3"], id="tier-id-is"),
         pytest.param({"tier_id": {"conditions": {"$in": ["promo_mug_3", "promo_welcome_10", "promo_winter_20"]}}},
                      ["promo_welcome_10", "promo_mug_3"], id="tier-id-in-keeps-response-order"),
@@ -294,7 +296,7 @@ def test_demo_tier_order(sim: Simulator) -> None:
         "promo_welcome_10", "promo_free_shipping",
         "promo_beans_15", "promo_beans_per_bag", "promo_gear_split", "promo_merch_split", "promo_mug_3",
         "promo_vip_10pct", "promo_vip_mug_5", "promo_brew_bundle",
-        "promo_weekend_filters", "promo_weekend_starter",
+        "promo_weekend_filters", "promo_weekend_starter", "promo_kettle_10pct", "promo_kettle_filters",
     ]
 
 
@@ -369,7 +371,12 @@ def test_expand_category_adds_the_campaign_categories() -> None:
 
 def test_expand_category_on_a_campaign_without_category_adds_nothing(sim: Simulator) -> None:
     response = validate(sim, {"order": BIG_CART, "options": {"expand": ["category"]}})
-    assert response["promotions"] and all("categories" not in p["campaign"] for p in response["promotions"])
+    assert response["promotions"]
+    for promotion in response["promotions"]:
+        if promotion["campaign"]["id"] == "camp_brewers_club":  # the demo's one categorised promotion campaign
+            assert [c["id"] for c in promotion["campaign"]["categories"]] == ["cat_shop_offers"]
+        else:
+            assert "categories" not in promotion["campaign"]
 
 
 # --- malformed orders -----------------------------------------------------------------------
@@ -556,6 +563,14 @@ DEMO_CASES: list[tuple[str, str | None, int, dict[str, Any], dict[str, Any] | No
     ("promo_app_espresso", None, 6 * 3600 + 1800, {"items": items(("prod_espresso_blend", 2))}, {"channel": "app"},
      {"amount": 3000, "items_discount_amount": 600, "total_discount_amount": 600, "total_amount": 2400},
      [(600, 2400)]),
+    # PERCENT 10 on the kettle's line only (its scope): 540 of 5400
+    ("promo_kettle_10pct", None, 0, {"items": items(("prod_kettle", 1), ("prod_mug", 1))}, None,
+     {"amount": 6600, "items_discount_amount": 540, "total_discount_amount": 540, "total_amount": 6060},
+     [(540, 4860), None]),
+    # UNIT ADD_NEW_ITEMS 2 filter packs with a kettle: a new line, both free
+    ("promo_kettle_filters", None, 0, {"items": items(("prod_kettle", 1))}, None,
+     {"amount": 6600, "initial_amount": 5400, "items_discount_amount": 1200, "total_discount_amount": 1200,
+      "total_amount": 5400}, [None, (1200, 0)]),
 ]
 
 

@@ -177,3 +177,26 @@ def test_an_edit_the_engine_refuses_is_reported_not_raised(controller: WhatIfCon
     assert result.error is not None and result.whatif is None
     assert pd.isna(result.tier_table.at["after", "cost"])
     assert "Not evaluated" in status_line(result)
+
+
+def test_a_categorised_tier_of_the_demo_is_tuned_beside_a_unit_tier_and_a_scoped_code(
+    sim: Simulator, orders: pd.DataFrame
+) -> None:
+    """The demo's stacking additions (docs/stacking.md#categories): a tier in a category
+    (`promo_kettle_10pct`, in *Shop offers*) is tunable like any other, the UNIT tier of a
+    category of its own is priced in the order table but not offered for tuning, and the
+    scoped member codes' campaign does not disturb the tier list."""
+    controller = WhatIfController(sim, orders, sample=400, tier="promo_kettle_10pct")
+    assert "promo_kettle_10pct" in controller.tunable
+    assert "promo_kettle_filters" not in controller.tunable  # UNIT: nothing to slide
+    result = controller.set_order("dave", prod_kettle=1, prod_mug=2)
+    rows = result.order_table.set_index("tier_id")
+    assert result.error is None
+    assert rows.loc["promo_kettle_10pct", "discount_amount"] == 540  # 10 % of the $54.00 kettle
+    assert rows.loc["promo_kettle_filters", "discount_amount"] == 1200  # two $6.00 packs, added and free
+    tuned = controller.set_value(25)
+    assert tuned.error is None
+    assert tuned.order_table.set_index("tier_id").loc["promo_kettle_10pct (what-if)", "discount_amount"] == 1350
+    before, after = tuned.before, tuned.after
+    assert after["orders_reached"] == before["orders_reached"] > 0  # the same kettle orders
+    assert after["cost"] == pytest.approx(before["cost"] * 2.5, rel=0.01)  # 25 % instead of 10 %
