@@ -20,9 +20,9 @@ from typing import Any
 
 import pytest
 import yaml
-from shadow_support import perturb
 
 from promolab.shadow import ENVIRONMENT
+from shadow_support import perturb
 from subprocess_helpers import free_port, serving
 
 

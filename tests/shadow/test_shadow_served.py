@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from shadow_support import REAL_SEED
 
 from promolab import Simulator
 from promolab.cli import main
 from promolab.shadow import Pace, Target, read_cassette, rediff, served_side, shadow
 from promolab.shadow.sides import keys_of
+from shadow_support import REAL_SEED
 
 pytestmark = pytest.mark.served
 
