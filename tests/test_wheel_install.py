@@ -135,7 +135,7 @@ def test_the_what_if_notebook_is_packaged_and_runs_from_anywhere(
                  if cell["cell_type"] == "code")
     script = "".join(setup["source"]) + "\nprint(len(sim.state.tiers), orders['order_id'].nunique())"
     done = run([python, "-c", script], cwd=notebook.parent, env={**env, "MPLBACKEND": "Agg"})
-    assert done.stdout.split() == ["15", "12000"], done.stdout
+    assert done.stdout.split() == ["17", "12000"], done.stdout
 
 
 def test_dashboard_help_works_outside_the_checkout(installed: tuple[Path, Path, dict[str, str]]) -> None:
