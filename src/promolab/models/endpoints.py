@@ -11,38 +11,42 @@ HTTP face derives its router, `/openapi.json` and `/_sim/coverage` from the
 two.
 
 Every path the HTTP face serves (the interface's, those beyond it, the
-control API's) is written here and nowhere else.
+control API's) is written here or in a family's module this one gathers
+(`read_endpoints`: the read endpoints of a pull), and nowhere else; the
+`Endpoint` and `Param` themselves are in `models.endpoint`.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from typing import Any, Generic, Literal, TypeVar
-from urllib.parse import quote
+from typing import Any
 
-from pydantic import BaseModel
-
+from . import read_endpoints
 from .balance import AddBalanceRequest, BalanceResult
 from .custom_events import CustomEventRequest, CustomEventResult
-from .customer_profiles import CustomerList, CustomerProfile
-from .history import OrderList, RedemptionList
+from .endpoint import Auth, Endpoint, Param
 from .incentives import Incentive
-from .products import (
-    CollectionProductList,
-    Product,
-    ProductCollectionList,
-    ProductList,
-    Sku,
-    SkuList,
-)
-from .project_rewards import ProjectReward, ProjectRewardList
+from .list_params import LIMIT, PAGE, PAGE_99
 from .promotions import ValidationRequest, ValidationResponse
 from .publications import Publication, PublishRequest
 from .qualifications import QualificationRequest, QualificationResponse
+from .read_endpoints import (
+    GET_CUSTOMER,
+    GET_PRODUCT,
+    GET_REWARD,
+    GET_SEGMENT,
+    GET_SKU,
+    LIST_COLLECTION_PRODUCTS,
+    LIST_CUSTOMER_SEGMENTS,
+    LIST_CUSTOMERS,
+    LIST_ORDERS,
+    LIST_PRODUCT_COLLECTIONS,
+    LIST_PRODUCTS,
+    LIST_REDEMPTIONS,
+    LIST_REWARDS,
+    LIST_SKUS,
+)
 from .redemptions import RedemptionResponse, RollbackRequest, RollbackResponse
 from .rewards import Reward, RewardPurchaseRequest, RewardPurchaseResult
-from .segments import CustomerSegmentList, Segment
 from .stacked_validations import StackedValidationRequest, StackedValidationResponse
 from .stacking_rules import ProjectStackingRules, StackingRulesChange, StackingRulesList
 
@@ -50,8 +54,22 @@ __all__ = [
     "BEYOND_INTERFACE",
     "CONTROL",
     "ENDPOINTS",
+    "GET_CUSTOMER",
+    "GET_PRODUCT",
+    "GET_REWARD",
+    "GET_SEGMENT",
+    "GET_SKU",
     "INTERFACE",
     "LIMIT",
+    "LIST_COLLECTION_PRODUCTS",
+    "LIST_CUSTOMERS",
+    "LIST_CUSTOMER_SEGMENTS",
+    "LIST_ORDERS",
+    "LIST_PRODUCTS",
+    "LIST_PRODUCT_COLLECTIONS",
+    "LIST_REDEMPTIONS",
+    "LIST_REWARDS",
+    "LIST_SKUS",
     "OPENAPI",
     "PAGE",
     "PAGE_99",
@@ -62,89 +80,6 @@ __all__ = [
     "Param",
     "endpoint_named",
 ]
-
-R = TypeVar("R")
-
-#: Which credentials a call needs: app keys (`/client`, `/v1`), app keys and
-#: a Bearer token (`/v2/loyalties`), management keys (`/management`, `/_sim`).
-Auth = Literal["app", "loyalty", "management", "none"]
-ParamType = Literal["string", "boolean", "object", "integer"]
-
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
-
-
-@dataclass(frozen=True, slots=True)
-class Param:
-    """A path or query parameter: its wire `name` and the operation's `arg`."""
-
-    name: str
-    arg: str
-    type: ParamType = "string"
-    description: str = ""
-    #: A regular expression every value must match (path parameters).
-    pattern: str | None = None
-    #: The bounds of an integer (a list's `limit` and `page`), inclusive.
-    minimum: int | None = None
-    maximum: int | None = None
-    #: The values a string may take (a list's `order`).
-    enum: tuple[str, ...] | None = None
-    #: `date-time`: an instant with its offset (a list's `start_date`).
-    format: Literal["date-time"] | None = None
-    #: What an absent value means (a list's `limit` 10, `order` -created_at).
-    default: int | str | None = None
-
-
-@dataclass(frozen=True, slots=True, eq=False)
-class Endpoint(Generic[R]):
-    """One operation's wire contract; `R` is what a successful call returns."""
-
-    name: str
-    method: str
-    path: str
-    auth: Auth
-    operation_id: str
-    summary: str
-    #: The model of a success's body (None: no body, or a plain JSON object).
-    response: type[R] | None = None
-    request: type[BaseModel] | None = None
-    #: The body may be left out: sent without one (or with JSON `null`), it is
-    #: read as `{}` (validation and rollback, whose every field is optional).
-    #: Any other operation refuses a missing body (400 `invalid_payload`).
-    optional_body: bool = False
-    status: int = 200
-    error_statuses: tuple[int, ...] = (400, 401, 404)
-    path_params: tuple[Param, ...] = ()
-    query: tuple[Param, ...] = ()
-    tags: tuple[str, ...] = ()
-    #: Part of the simulator's `/_sim/` control API, not of the interface.
-    control: bool = False
-    #: Safe to send again after a timeout (the service may have done it).
-    idempotent: bool = False
-
-    def __post_init__(self) -> None:
-        placeholders = _PLACEHOLDER.findall(self.path)
-        if placeholders != [p.name for p in self.path_params]:
-            raise ValueError(f"{self.name}: path parameters {placeholders} are not declared in order")
-
-    def url_path(self, **args: str) -> str:
-        """The path with each parameter filled from its argument, escaped."""
-        path = self.path
-        for param in self.path_params:
-            path = path.replace("{" + param.name + "}", quote(args[param.arg], safe=""), 1)
-        return path
-
-    def query_name(self, arg: str) -> str:
-        """The wire name of the query parameter that carries `arg`."""
-        for param in self.query:
-            if param.arg == arg:
-                return param.name
-        raise KeyError(f"{self.name} has no query parameter for {arg!r}")
-
-    @property
-    def body_arg(self) -> str | None:
-        """The operation's argument that carries the body (`request`), if any."""
-        return "request" if self.request is not None else None
-
 
 _ID = Param("id", "incentive_id", pattern=r"^linc_[a-f0-9]+$")
 
@@ -266,120 +201,8 @@ RELEASE_SESSION: Endpoint[None] = Endpoint(
     path_params=(Param("code", "code"), Param("sessionKey", "session_key")), tags=("vouchers",), idempotent=True,
 )
 
-# -- the read endpoints of a pull (docs/reads.md): query declared here, carried out by sim/listing.py
-#: A page's size and number, the service's bounds (customers and redemptions stop at page 99).
-LIMIT = Param("limit", "limit", "integer", "How many objects a page holds.", minimum=1, maximum=100, default=10)
-PAGE = Param("page", "page", "integer", "Which page, from 1.", minimum=1, maximum=100, default=1)
-PAGE_99 = Param("page", "page", "integer", "Which page, from 1.", minimum=1, maximum=99, default=1)
-
-
-def _order(*fields: str) -> Param:
-    """`order`: one of `fields`, ascending, or descending with a `-`; newest first by default."""
-    return Param("order", "order", "string", "Sort by this field; a leading - sorts descending.",
-                 enum=tuple(f"{sign}{name}" for name in fields for sign in ("", "-")), default="-created_at")
-
-
-def _instant(name: str, arg: str, description: str) -> Param:
-    return Param(name, arg, "string", description, format="date-time")
-
-
-_CREATED_BETWEEN = (
-    _instant("start_date", "start_date", "Only objects created at or after this instant."),
-    _instant("end_date", "end_date", "Only objects created at or before this instant."),
-)
-_PRODUCT_ID = Param("productId", "product_id")
-
-LIST_PRODUCTS: Endpoint[ProductList] = Endpoint(
-    "list_products", "GET", "/v1/products", "app", "listProducts", "List products", ProductList,
-    query=(LIMIT, PAGE, _order("created_at", "updated_at"), *_CREATED_BETWEEN), tags=("products",), idempotent=True,
-)
-GET_PRODUCT: Endpoint[Product] = Endpoint(
-    "get_product", "GET", "/v1/products/{productId}", "app", "getProduct", "Get a product (by id or source id)",
-    Product, path_params=(_PRODUCT_ID,), tags=("products",), idempotent=True,
-)
-LIST_SKUS: Endpoint[SkuList] = Endpoint(
-    "list_skus", "GET", "/v1/products/{productId}/skus", "app", "listSkusInProduct", "List a product's SKUs",
-    SkuList, path_params=(_PRODUCT_ID,), query=(LIMIT, PAGE, _order("created_at", "updated_at"), *_CREATED_BETWEEN),
-    tags=("products",), idempotent=True,
-)
-GET_SKU: Endpoint[Sku] = Endpoint(
-    "get_sku", "GET", "/v1/skus/{skuId}", "app", "getSku", "Get a SKU (by id or source id)", Sku,
-    path_params=(Param("skuId", "sku_id"),), tags=("products",), idempotent=True,
-)
-LIST_PRODUCT_COLLECTIONS: Endpoint[ProductCollectionList] = Endpoint(
-    "list_product_collections", "GET", "/v1/product-collections", "app", "listProductCollections",
-    "List product collections", ProductCollectionList, query=(LIMIT, PAGE, _order("created_at", "updated_at")),
-    tags=("products",), idempotent=True,
-)
-LIST_COLLECTION_PRODUCTS: Endpoint[CollectionProductList] = Endpoint(
-    "list_collection_products", "GET", "/v1/product-collections/{productCollectionId}/products", "app",
-    "listProductsInCollection", "List the products and SKUs of a collection", CollectionProductList,
-    path_params=(Param("productCollectionId", "collection_id"),),
-    query=(LIMIT, PAGE, _order("created_at", "updated_at"),
-           _instant("starting_after", "starting_after", "Only objects created after this instant.")),
-    tags=("products",), idempotent=True,
-)
-_CUSTOMER_ID = Param("customerId", "customer_id")
-LIST_CUSTOMERS: Endpoint[CustomerList] = Endpoint(
-    "list_customers", "GET", "/v1/customers", "app", "listCustomers", "List customers", CustomerList,
-    query=(
-        LIMIT, PAGE_99,
-        *(Param(name, name, "string", f"Only customers of this {name}.") for name in ("email", "city", "name")),
-        Param("segment_id", "segment_id", "string", "Only customers of this segment."),
-        _instant("created_at[before]", "created_before", "Only those created at or before this instant."),
-        _instant("created_at[after]", "created_after", "Only those created at or after this instant."),
-        _instant("updated_at[before]", "updated_before", "Only those updated at or before this instant."),
-        _instant("updated_at[after]", "updated_after", "Only those updated at or after this instant."),
-        _order("created_at", "updated_at", "source_id"),
-        _instant("starting_after", "starting_after", "Only customers created after this instant (a cursor)."),
-    ), tags=("customers",), idempotent=True,
-)
-GET_CUSTOMER: Endpoint[CustomerProfile] = Endpoint(
-    "get_customer", "GET", "/v1/customers/{customerId}", "app", "getCustomer", "Get a customer (by id or source id)",
-    CustomerProfile, path_params=(_CUSTOMER_ID,), tags=("customers",), idempotent=True,
-)
-LIST_CUSTOMER_SEGMENTS: Endpoint[CustomerSegmentList] = Endpoint(
-    "list_customer_segments", "GET", "/v1/customers/{customerId}/segments", "app", "listCustomerSegments",
-    "List the segments a customer is in", CustomerSegmentList, path_params=(_CUSTOMER_ID,),
-    tags=("customers",), idempotent=True,
-)
-GET_SEGMENT: Endpoint[Segment] = Endpoint(
-    "get_segment", "GET", "/v1/segments/{segmentId}", "app", "getSegment", "Get a segment", Segment,
-    path_params=(Param("segmentId", "segment_id"),), tags=("customers",), idempotent=True,
-)
-
-LIST_REWARDS: Endpoint[ProjectRewardList] = Endpoint(
-    "list_rewards", "GET", "/v1/rewards", "app", "listRewards", "List rewards", ProjectRewardList,
-    query=(LIMIT, PAGE, Param("assignment_id", "assignment_id", "string", "Only the reward of this assignment.")),
-    tags=("rewards",), idempotent=True,
-)
-GET_REWARD: Endpoint[ProjectReward] = Endpoint(
-    "get_reward", "GET", "/v1/rewards/{rewardId}", "app", "getReward", "Get a reward", ProjectReward,
-    path_params=(Param("rewardId", "reward_id"),), tags=("rewards",), idempotent=True,
-)
-LIST_ORDERS: Endpoint[OrderList] = Endpoint(
-    "list_orders", "GET", "/v1/orders", "app", "listOrders", "List the orders redemptions were made on",
-    OrderList, query=(LIMIT, PAGE, _order("created_at", "updated_at")), tags=("orders",), idempotent=True,
-)
-LIST_REDEMPTIONS: Endpoint[RedemptionList] = Endpoint(
-    "list_redemptions", "GET", "/v1/redemptions", "app", "listRedemptions", "List redemptions and rollbacks",
-    RedemptionList, query=(
-        LIMIT, PAGE_99,
-        Param("result", "result", "string", "Only SUCCESS or FAILURE ones."),
-        Param("campaign", "campaign", "string", "Only those of this campaign (id)."),
-        Param("customer", "customer", "string", "Only those of this customer (id)."),
-        _order("created_at", "id", "voucher_code", "tracking_id", "customer_id"),
-        _instant("created_at[before]", "created_before", "Only those made at or before this instant."),
-        _instant("created_at[after]", "created_after", "Only those made at or after this instant."),
-    ), tags=("redemptions",), idempotent=True,
-)
-
 #: The read endpoints of a pull, in the order the service's documents list them.
-READS: tuple[Endpoint[Any], ...] = (
-    LIST_PRODUCTS, GET_PRODUCT, LIST_SKUS, GET_SKU, LIST_PRODUCT_COLLECTIONS, LIST_COLLECTION_PRODUCTS,
-    LIST_CUSTOMERS, GET_CUSTOMER, LIST_CUSTOMER_SEGMENTS, GET_SEGMENT, LIST_REWARDS, GET_REWARD, LIST_ORDERS,
-    LIST_REDEMPTIONS,
-)
+READS: tuple[Endpoint[Any], ...] = (*read_endpoints.READS,)
 
 #: Operations of the real service beyond the interface document, served and
 #: journaled like the interface's own.
