@@ -2,7 +2,7 @@
 
 Like `_builders.py`, each function turns a method's arguments into a
 `Prepared` call; a list's paging, order and filters become its query, named
-as the endpoint declares them (`models.endpoints`), values left out when
+as the endpoint declares them (`models.read_endpoints`), values left out when
 None. An instant may be given as a `datetime` (aware) or as text.
 """
 
@@ -12,7 +12,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .. import models
-from ..models import endpoints as e
+from ..models import read_endpoints as e
+from ..models.endpoint import Endpoint
 from ._requests import Prepared
 
 __all__ = [
@@ -43,7 +44,7 @@ def _text(value: object) -> str:
     return str(value)
 
 
-def _read(endpoint: e.Endpoint[Any], path_args: dict[str, str], **query: object) -> Prepared[Any]:
+def _read(endpoint: Endpoint[Any], path_args: dict[str, str], **query: object) -> Prepared[Any]:
     params = [(endpoint.query_name(arg), _text(value)) for arg, value in query.items() if value is not None]
     return Prepared(endpoint, endpoint.url_path(**path_args), params=params, idempotent=True)
 

@@ -25,26 +25,9 @@ from .balance import AddBalanceRequest, BalanceResult
 from .custom_events import CustomEventRequest, CustomEventResult
 from .endpoint import Auth, Endpoint, Param
 from .incentives import Incentive
-from .list_params import LIMIT, PAGE, PAGE_99
 from .promotions import ValidationRequest, ValidationResponse
 from .publications import Publication, PublishRequest
 from .qualifications import QualificationRequest, QualificationResponse
-from .read_endpoints import (
-    GET_CUSTOMER,
-    GET_PRODUCT,
-    GET_REWARD,
-    GET_SEGMENT,
-    GET_SKU,
-    LIST_COLLECTION_PRODUCTS,
-    LIST_CUSTOMER_SEGMENTS,
-    LIST_CUSTOMERS,
-    LIST_ORDERS,
-    LIST_PRODUCT_COLLECTIONS,
-    LIST_PRODUCTS,
-    LIST_REDEMPTIONS,
-    LIST_REWARDS,
-    LIST_SKUS,
-)
 from .redemptions import RedemptionResponse, RollbackRequest, RollbackResponse
 from .rewards import Reward, RewardPurchaseRequest, RewardPurchaseResult
 from .stacked_validations import StackedValidationRequest, StackedValidationResponse
@@ -54,25 +37,8 @@ __all__ = [
     "BEYOND_INTERFACE",
     "CONTROL",
     "ENDPOINTS",
-    "GET_CUSTOMER",
-    "GET_PRODUCT",
-    "GET_REWARD",
-    "GET_SEGMENT",
-    "GET_SKU",
     "INTERFACE",
-    "LIMIT",
-    "LIST_COLLECTION_PRODUCTS",
-    "LIST_CUSTOMERS",
-    "LIST_CUSTOMER_SEGMENTS",
-    "LIST_ORDERS",
-    "LIST_PRODUCTS",
-    "LIST_PRODUCT_COLLECTIONS",
-    "LIST_REDEMPTIONS",
-    "LIST_REWARDS",
-    "LIST_SKUS",
     "OPENAPI",
-    "PAGE",
-    "PAGE_99",
     "READS",
     "SERVICE",
     "Auth",

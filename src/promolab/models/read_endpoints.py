@@ -23,7 +23,23 @@ from .products import (
 from .project_rewards import ProjectReward, ProjectRewardList
 from .segments import CustomerSegmentList, Segment
 
-__all__ = ["GET_CUSTOMER", "GET_PRODUCT", "GET_REWARD", "GET_SEGMENT", "GET_SKU", "LIST_COLLECTION_PRODUCTS", "LIST_CUSTOMERS", "LIST_CUSTOMER_SEGMENTS", "LIST_ORDERS", "LIST_PRODUCTS", "LIST_PRODUCT_COLLECTIONS", "LIST_REDEMPTIONS", "LIST_REWARDS", "LIST_SKUS", "READS"]
+__all__ = [
+    "GET_CUSTOMER",
+    "GET_PRODUCT",
+    "GET_REWARD",
+    "GET_SEGMENT",
+    "GET_SKU",
+    "LIST_COLLECTION_PRODUCTS",
+    "LIST_CUSTOMERS",
+    "LIST_CUSTOMER_SEGMENTS",
+    "LIST_ORDERS",
+    "LIST_PRODUCTS",
+    "LIST_PRODUCT_COLLECTIONS",
+    "LIST_REDEMPTIONS",
+    "LIST_REWARDS",
+    "LIST_SKUS",
+    "READS",
+]
 
 _PRODUCT_ID = Param("productId", "product_id")
 

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ... import models
-from ...models import endpoints
+from ...models import read_endpoints
 from ..fast_validate import validated
 from ..listing import Listing, at_or_after, at_or_before, later_than
 from ..operation import bind
@@ -36,19 +36,19 @@ _BY_TIME: Mapping[str, Callable[[Product | Sku | Collection], Any]] = {"created_
 _CREATED_BETWEEN = {"start_date": at_or_after(_created), "end_date": at_or_before(_created)}
 
 PRODUCTS: Listing[Product] = Listing(
-    endpoints.LIST_PRODUCTS, "products",
+    read_endpoints.LIST_PRODUCTS, "products",
     sort=_BY_TIME, filters=_CREATED_BETWEEN,
 )
 SKUS: Listing[Sku] = Listing(
-    endpoints.LIST_SKUS, "skus",
+    read_endpoints.LIST_SKUS, "skus",
     sort=_BY_TIME, filters=_CREATED_BETWEEN,
 )
 COLLECTIONS: Listing[Collection] = Listing(
-    endpoints.LIST_PRODUCT_COLLECTIONS, "data",
+    read_endpoints.LIST_PRODUCT_COLLECTIONS, "data",
     sort=_BY_TIME,
 )
 COLLECTION_MEMBERS: Listing[Product | Sku] = Listing(
-    endpoints.LIST_COLLECTION_PRODUCTS, "data",
+    read_endpoints.LIST_COLLECTION_PRODUCTS, "data",
     sort=_BY_TIME,
     filters={"starting_after": later_than(_created)},
 )
@@ -120,12 +120,12 @@ def list_collection_products(sim: Simulator, /, *, collection_id: str, **query: 
     return validated(models.CollectionProductList, COLLECTION_MEMBERS.answer(members, query, render))
 
 
-LIST_PRODUCTS = bind(endpoints.LIST_PRODUCTS, list_products, write=False)
-GET_PRODUCT = bind(endpoints.GET_PRODUCT, get_product, write=False)
-LIST_SKUS = bind(endpoints.LIST_SKUS, list_skus, write=False)
-GET_SKU = bind(endpoints.GET_SKU, get_sku, write=False)
-LIST_PRODUCT_COLLECTIONS = bind(endpoints.LIST_PRODUCT_COLLECTIONS, list_product_collections, write=False)
-LIST_COLLECTION_PRODUCTS = bind(endpoints.LIST_COLLECTION_PRODUCTS, list_collection_products, write=False)
+LIST_PRODUCTS = bind(read_endpoints.LIST_PRODUCTS, list_products, write=False)
+GET_PRODUCT = bind(read_endpoints.GET_PRODUCT, get_product, write=False)
+LIST_SKUS = bind(read_endpoints.LIST_SKUS, list_skus, write=False)
+GET_SKU = bind(read_endpoints.GET_SKU, get_sku, write=False)
+LIST_PRODUCT_COLLECTIONS = bind(read_endpoints.LIST_PRODUCT_COLLECTIONS, list_product_collections, write=False)
+LIST_COLLECTION_PRODUCTS = bind(read_endpoints.LIST_COLLECTION_PRODUCTS, list_collection_products, write=False)
 
-#: This family's operations, in the order of `endpoints.READS`.
+#: This family's operations, in the order of `read_endpoints.READS`.
 READS = (LIST_PRODUCTS, GET_PRODUCT, LIST_SKUS, GET_SKU, LIST_PRODUCT_COLLECTIONS, LIST_COLLECTION_PRODUCTS)

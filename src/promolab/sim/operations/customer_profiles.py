@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ... import models
-from ...models import endpoints
+from ...models import read_endpoints
 from ..fast_validate import validated
 from ..listing import Listing, at_or_after, at_or_before, equals, later_than
 from ..operation import bind
@@ -47,7 +47,7 @@ def _customers(state: State, segment_id: object) -> Iterable[Customer]:
 #: listing (it reads a segment, not the customer). A scenario's customers
 #: have no address, so a `city` matches none.
 CUSTOMERS: Listing[Customer] = Listing(
-    endpoints.LIST_CUSTOMERS, "customers",
+    read_endpoints.LIST_CUSTOMERS, "customers",
     sort={"created_at": _created, "updated_at": _created, "source_id": lambda c: c.source_id},
     filters={
         "email": equals(lambda c: c.email), "city": equals(lambda c: None), "name": equals(lambda c: c.name),
@@ -141,8 +141,8 @@ def get_customer(sim: Simulator, *, customer_id: str) -> models.CustomerProfile:
     return validated(models.CustomerProfile, _profile(found, _tallies(sim.state, {found.id})[found.id]))
 
 
-LIST_CUSTOMERS = bind(endpoints.LIST_CUSTOMERS, list_customers, write=False)
-GET_CUSTOMER = bind(endpoints.GET_CUSTOMER, get_customer, write=False)
+LIST_CUSTOMERS = bind(read_endpoints.LIST_CUSTOMERS, list_customers, write=False)
+GET_CUSTOMER = bind(read_endpoints.GET_CUSTOMER, get_customer, write=False)
 
-#: This family's operations, in the order of `endpoints.READS`.
+#: This family's operations, in the order of `read_endpoints.READS`.
 READS = (LIST_CUSTOMERS, GET_CUSTOMER)

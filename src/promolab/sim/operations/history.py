@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ... import models
-from ...models import endpoints
+from ...models import read_endpoints
 from ..fast_validate import validated
 from ..listing import Listing, at_or_after, at_or_before, equals
 from ..operation import bind
@@ -79,11 +79,11 @@ def _order_time(order: RedeemedOrder) -> datetime:
 
 
 ORDERS: Listing[RedeemedOrder] = Listing(
-    endpoints.LIST_ORDERS, "orders",
+    read_endpoints.LIST_ORDERS, "orders",
     sort={"created_at": _order_time, "updated_at": lambda o: o.updated_at or o.created_at},
 )
 REDEMPTIONS: Listing[_Entry] = Listing(
-    endpoints.LIST_REDEMPTIONS, "redemptions",
+    read_endpoints.LIST_REDEMPTIONS, "redemptions",
     sort={"created_at": lambda e: e.date, "id": lambda e: e.record.id, "voucher_code": lambda e: e.voucher_code,
           "tracking_id": lambda e: e.record.tracking_id, "customer_id": lambda e: e.record.customer_id},
     filters={
@@ -111,8 +111,8 @@ def list_redemptions(sim: Simulator, /, **query: object) -> models.RedemptionLis
     return validated(models.RedemptionList, REDEMPTIONS.answer(_entries(state), query, render))
 
 
-LIST_ORDERS = bind(endpoints.LIST_ORDERS, list_orders, write=False)
-LIST_REDEMPTIONS = bind(endpoints.LIST_REDEMPTIONS, list_redemptions, write=False)
+LIST_ORDERS = bind(read_endpoints.LIST_ORDERS, list_orders, write=False)
+LIST_REDEMPTIONS = bind(read_endpoints.LIST_REDEMPTIONS, list_redemptions, write=False)
 
-#: This family's operations, in the order of `endpoints.READS`.
+#: This family's operations, in the order of `read_endpoints.READS`.
 READS = (LIST_ORDERS, LIST_REDEMPTIONS)

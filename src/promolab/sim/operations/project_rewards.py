@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ... import models
-from ...models import endpoints
+from ...models import read_endpoints
 from ..fast_validate import validated
 from ..listing import Listing
 from ..operation import bind
@@ -55,7 +55,7 @@ def _reward_body(state: State, record: Reward) -> dict[str, Any]:
 
 
 #: `assignment_id` reads the assignments, so the operation applies it before listing.
-REWARDS: Listing[Reward] = Listing(endpoints.LIST_REWARDS, "data", prefiltered=frozenset({"assignment_id"}))
+REWARDS: Listing[Reward] = Listing(read_endpoints.LIST_REWARDS, "data", prefiltered=frozenset({"assignment_id"}))
 
 
 def list_rewards(sim: Simulator, /, **query: object) -> models.ProjectRewardList:
@@ -75,8 +75,8 @@ def get_reward(sim: Simulator, *, reward_id: str) -> models.ProjectReward:
     return validated(models.ProjectReward, _reward_body(sim.state, record))
 
 
-LIST_REWARDS = bind(endpoints.LIST_REWARDS, list_rewards, write=False)
-GET_REWARD = bind(endpoints.GET_REWARD, get_reward, write=False)
+LIST_REWARDS = bind(read_endpoints.LIST_REWARDS, list_rewards, write=False)
+GET_REWARD = bind(read_endpoints.GET_REWARD, get_reward, write=False)
 
-#: This family's operations, in the order of `endpoints.READS`.
+#: This family's operations, in the order of `read_endpoints.READS`.
 READS = (LIST_REWARDS, GET_REWARD)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ... import models
-from ...models import endpoints
+from ...models import read_endpoints
 from ..fast_validate import validated
 from ..operation import bind
 from ..refusals import NotFound
@@ -41,8 +41,8 @@ def get_segment(sim: Simulator, *, segment_id: str) -> models.Segment:
                                       "object": "segment"})
 
 
-LIST_CUSTOMER_SEGMENTS = bind(endpoints.LIST_CUSTOMER_SEGMENTS, list_customer_segments, write=False)
-GET_SEGMENT = bind(endpoints.GET_SEGMENT, get_segment, write=False)
+LIST_CUSTOMER_SEGMENTS = bind(read_endpoints.LIST_CUSTOMER_SEGMENTS, list_customer_segments, write=False)
+GET_SEGMENT = bind(read_endpoints.GET_SEGMENT, get_segment, write=False)
 
-#: This family's operations, in the order of `endpoints.READS`.
+#: This family's operations, in the order of `read_endpoints.READS`.
 READS = (LIST_CUSTOMER_SEGMENTS, GET_SEGMENT)
