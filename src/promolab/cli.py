@@ -1,4 +1,4 @@
-"""`promolab` command line: serve, validate, sweep, forecast, replay, shadow, dashboard.
+"""`promolab` command line: serve, validate, sweep, forecast, replay, shadow, pull, dashboard.
 
     promolab serve [--scenario PATH] --port 8000 [--journal PATH] [--access-log]
     promolab validate [--scenario PATH] [--order ORDER.json] [--customer SOURCE_ID] [--json]
@@ -6,6 +6,7 @@
     promolab forecast [--scenario PATH] --orders ORDERS.parquet [--policy P | --send NAMES] [--out RESULT.parquet] [--freq week]
     promolab replay [--scenario PATH] --events EVENTS.jsonl --out TIMELINE.csv [--receiver NAME]
     promolab shadow --script EVENTS.jsonl --target URL --cassette RUN.jsonl [--allow-writes]
+    promolab pull --target URL --out PROJECT.yaml [--pace CALLS/SECONDS] [--resume]
     promolab dashboard [--port 8866]
 
 Every subcommand loads the packaged demo scenario unless --scenario names
@@ -213,6 +214,7 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
     _add_shadow_parser(sub, scenario_help)
+    _add_pull_parser(sub)
 
     dashboard = sub.add_parser("dashboard", help="open the what-if dashboard (Voila)",
                                formatter_class=_HelpFormatter)
@@ -270,6 +272,21 @@ def _add_shadow_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     shadow.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
+def _add_pull_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """The `pull` subcommand's options (here for the reason `_add_shadow_parser` gives)."""
+    pull = sub.add_parser("pull", help="read a project through its read endpoints; write it as a scenario",
+                          formatter_class=_HelpFormatter)
+    pull.add_argument("--target", default=None, metavar="URL", help="the project's base URL (default: "
+                      "$PROMOLAB_BASE_URL); keys from PROMOLAB_APP_ID and PROMOLAB_APP_TOKEN only")
+    pull.add_argument("--out", type=Path, required=True, metavar="FILE",
+                      help="the scenario (YAML); beside it <stem>.report.csv, what it cannot hold")
+    pull.add_argument("--pace", type=_pace, default=None, metavar="CALLS/SECONDS", help="at most CALLS requests "
+                      "per SECONDS, evenly spaced (default: as fast as the target's rate-limit headers allow)")
+    pull.add_argument("--max-wait", type=float, default=3600.0, help="the longest wait for a rate limit")
+    pull.add_argument("--resume", action="store_true", help="go on with an interrupted pull of the same --out")
+    pull.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status. A closed stdout pipe ends it
     quietly with EXIT_BROKEN_PIPE (Python docs, "Note on SIGPIPE"): stdout is
@@ -323,6 +340,10 @@ def _run(argv: Sequence[str] | None) -> int:
             from .shadow.cli import run_shadow
 
             return run_shadow(args)
+        if args.command == "pull":
+            from .pull.cli import run_pull
+
+            return run_pull(args)
         if args.command == "dashboard":
             return _dashboard(args)
     except ScenarioError as exc:

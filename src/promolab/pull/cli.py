@@ -1,0 +1,45 @@
+"""`promolab pull`: a project through its read endpoints, written as a scenario.
+
+    promolab pull --target https://api.voucherify.io --out ours.yaml [--pace 100/3600] [--resume]
+
+Credentials come from the environment only (`promolab.shadow.ENVIRONMENT`,
+the app keys). Exit status 0 with the scenario and its report written; 2
+with one line on stderr and nothing written, for bad input and for a target
+whose answers cannot be pulled (the pages read are kept: `--resume`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+__all__ = ["run_pull"]
+
+
+def _fail(message: str) -> int:
+    print(f"promolab pull: {message}", file=sys.stderr)
+    return 2
+
+
+def run_pull(args: argparse.Namespace) -> int:
+    from ..shadow import Pace, ShadowInputError, Target
+    from .errors import PullError
+    from .project import UNPACED, PullOptions, pull, report_path
+
+    if args.out.suffix.lower() not in (".yaml", ".yml"):
+        return _fail(f"--out must end in .yaml or .yml (got {args.out.name})")
+    try:
+        target = Target.from_env(args.target, needs=("app",))
+        pace = UNPACED if args.pace is None else Pace(*args.pace)
+        options = PullOptions(pace=Pace(pace.calls, pace.per, max_wait=args.max_wait), resume=args.resume,
+                              progress=not args.no_progress)
+        pulled = pull(target, args.out, options)
+    except (PullError, ShadowInputError, ValueError) as exc:
+        return _fail(str(exc))
+    except OSError as exc:
+        return _fail(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}")
+    print(f"pulled {pulled.objects:,} objects in {pulled.calls:,} calls; "
+          f"{len(pulled.unexpressed):,} values the scenario cannot hold")
+    print(f"scenario: {args.out}")
+    print(f"report: {report_path(args.out)}")
+    return 0

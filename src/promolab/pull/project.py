@@ -1,0 +1,164 @@
+"""A pull: read a project through the service's read endpoints, write it as a scenario.
+
+The reading goes family by family (the catalogue, customers and their
+segments), each list walked to its end (`walk`), each answer parsed as its
+endpoint declares (`models.read_endpoints`); each family's mapping turns the
+wire objects into the scenario's sections and lists what it cannot hold.
+The document is then loaded, as `promolab validate` would, before anything
+is written: a pull never leaves a scenario that does not load. The scenario
+and its report are written together or not at all (`output_files`); the
+pages read are kept until then in the state file that `--resume` reads.
+
+What is not read yet (campaigns, tiers, vouchers, validation rules, loyalty)
+is said in docs/pull.md; nothing of the target's credentials is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import yaml
+
+from .. import models
+from ..models import read_endpoints as reads
+from ..output_files import write_all
+from ..shadow import Pace, Pacer, Target
+from ..sim import ScenarioError, Simulator, format_instant
+from .catalogue import catalogue_part
+from .customers import customers_part, merged_order
+from .errors import PullError
+from .reader import Limits, Reader, Sent
+from .state_file import StateFile, state_path
+from .unexpressed import Unexpressed, write_report
+from .walk import walk
+
+__all__ = ["PullOptions", "Pulled", "pull", "read_project", "report_path"]
+
+#: No pace of our own: as fast as the target answers, its rate-limit headers and 429s obeyed.
+UNPACED = Pace(calls=1, per=0.0)
+
+
+@dataclass(frozen=True, slots=True)
+class PullOptions:
+    """How a pull reads its target."""
+
+    #: An even pace (`--pace`); the default only obeys the target's limits.
+    pace: Pace = UNPACED
+    limits: Limits = field(default_factory=Limits)
+    #: Go on with the pages an interrupted pull of the same output kept.
+    resume: bool = False
+    progress: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Pulled:
+    """What a pull read: the scenario document, what it could not hold, and its cost."""
+
+    document: dict[str, Any]
+    unexpressed: list[Unexpressed]
+    objects: int
+    calls: int
+
+
+def report_path(out: Path) -> Path:
+    """The report beside a pulled scenario: `<stem>.report.csv`."""
+    return out.with_name(out.stem + ".report.csv")
+
+
+def _origin(url: str) -> str:
+    """The target's address without what could be a credential (user info, query)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = host + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
+
+
+@contextmanager
+def _bar(enabled: bool) -> Iterator[Callable[[int], None]]:
+    """A progress bar counting objects read (tqdm: a widget in a notebook, text on a terminal)."""
+    if not enabled:
+        yield lambda read: None
+        return
+    import sys
+
+    from tqdm.auto import tqdm
+
+    bar = tqdm(unit="object", desc="pull", mininterval=0.25, leave=False, file=sys.stderr)
+    try:
+        yield bar.update
+    finally:
+        bar.close()
+
+
+def _last_change(objects: list[Any]) -> datetime | None:
+    """The latest creation or change among `objects`: the pulled simulator's "now"
+    (the target's own clock is not a read endpoint's; docs/pull.md)."""
+    instants = [value for obj in objects for value in (obj.created_at, getattr(obj, "updated_at", None))
+                if value is not None]
+    return max(instants, default=None)
+
+
+def read_project(reader: Reader, tick: Callable[[int], None] = lambda read: None) -> Pulled:
+    """The scenario document of the project `reader` reads."""
+    def counted(items: list[Any]) -> list[Any]:
+        tick(len(items))
+        return items
+
+    products = counted(walk(reader, reads.LIST_PRODUCTS))
+    collections = counted(walk(reader, reads.LIST_PRODUCT_COLLECTIONS))
+    customers = counted(walk(reader, reads.LIST_CUSTOMERS))
+    members: dict[str, list[str]] = {}
+    orders: list[list[str]] = []
+    for customer in customers:
+        listed = [segment.id for segment in walk(reader, reads.LIST_CUSTOMER_SEGMENTS, {"customer_id": customer.id})]
+        for sid in listed:
+            members.setdefault(sid, []).append(customer.id)
+        orders.append(listed)
+    segments = counted([reader.parsed(Sent(reads.GET_SEGMENT, reads.GET_SEGMENT.url_path(segment_id=sid)),
+                                      models.Segment) for sid in merged_order(orders)])
+    catalogue = catalogue_part(products, collections)
+    people = customers_part(customers, segments, members)
+    document: dict[str, Any] = {"version": 1, "description": f"Pulled from {_origin(reader.target.base_url)}"}
+    last = _last_change([*products, *(s for p in products for s in p.skus.data), *collections, *customers])
+    if last is not None:
+        document["clock"] = {"start": format_instant(last)}
+    for key, value in (("catalogue", catalogue.section), ("customers", people.customers),
+                       ("segments", people.segments)):
+        if value:
+            document[key] = value
+    objects = len(products) + len(collections) + len(customers) + len(segments)
+    return Pulled(document, catalogue.unexpressed + people.unexpressed, objects, reader.calls)
+
+
+def _dump(document: dict[str, Any], path: Path) -> None:
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml's when built with it: same text, faster
+    with path.open("w", encoding="utf-8") as out:
+        yaml.dump(document, out, Dumper=dumper, sort_keys=False, allow_unicode=True, width=120)
+
+
+def pull(target: Target, out: Path, options: PullOptions = PullOptions()) -> Pulled:
+    """Read `target` and write its scenario to `out` (YAML) and the report beside it.
+    Raises `PullError` (nothing written; the pages read kept for `resume`) or
+    `ValueError` for a state file that does not fit `options.resume`."""
+    state = StateFile(state_path(out), resume=options.resume)
+    reader = Reader(target, pacer=Pacer(options.pace), limits=options.limits, state=state)
+    try:
+        with _bar(options.progress) as tick:
+            pulled = read_project(reader, tick)
+        try:
+            Simulator.from_scenario(pulled.document)
+        except ScenarioError as exc:
+            raise PullError(f"the pulled project does not load as a scenario: {exc}") from None
+        write_all({out: lambda path: _dump(pulled.document, path),
+                   report_path(out): lambda path: write_report(pulled.unexpressed, path)})
+    finally:
+        reader.close()
+        state.close()
+    state.remove()
+    return pulled
