@@ -284,6 +284,8 @@ def _add_pull_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
                       "per SECONDS, evenly spaced (default: as fast as the target's rate-limit headers allow)")
     pull.add_argument("--max-wait", type=float, default=3600.0, help="the longest wait for a rate limit")
     pull.add_argument("--resume", action="store_true", help="go on with an interrupted pull of the same --out")
+    pull.add_argument("--history", default=None, metavar="SINCE", help="also the orders and redemptions since "
+                      "SINCE (2026-03-01 or an instant with its offset), to <stem>.orders/.redemptions.parquet")
     pull.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 

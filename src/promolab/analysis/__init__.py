@@ -3,7 +3,8 @@
 - Orders: `orders_from_frame`, `orders_from_records`, `order_request`,
   `as_requests` (line items in, validation requests out).
 - Frames: `validation_frame`, `publications_frame`, `transactions_frame`,
-  `deliveries_frame` (documented columns and dtypes: docs/analysis.md).
+  `deliveries_frame` (documented columns and dtypes: docs/analysis.md);
+  `typed_frame` (rows into a frame of those dtypes, for a layer above).
 - Comparison: `compare_tiers` (engine, with reasons), `best_tier`,
   `pivot_tiers`, `discount_matrix`.
 - Sweeps: `sweep` (vectorized, `engine="pandas"|"dask"`) -> `SweepResult`,
@@ -63,6 +64,7 @@ from .names import scenario_names
 from .orders import as_requests, order_request, orders_from_frame, orders_from_records
 from .plots import notebook_style, plot_discount_by_tier, plot_discount_distribution
 from .stacking_policies import StackingComparison, compare_stacking_policies
+from .state_frames import typed_frame
 from .sweep import SWEEP_COLUMNS, OrderBatch, SweepResult, prepare_orders, sweep
 from .why_not import NOT_QUALIFIED_COLUMNS, WHY_NOT_COLUMNS, why_not_frame, why_not_qualified_frame
 
@@ -114,6 +116,7 @@ __all__ = [
     "sweep",
     "sweep_costs",
     "transactions_frame",
+    "typed_frame",
     "validation_frame",
     "weekday_hour_table",
     "why_not_frame",

@@ -8,14 +8,18 @@
 """
 
 from .errors import PullError
-from .project import Pulled, PullOptions, pull, read_project, report_path
+from .history import ORDER_COLUMNS, REDEMPTION_COLUMNS, History, read_history
+from .project import Pulled, PullOptions, history_paths, pull, read_project, report_path
 from .reader import Limits, Reader, Sent
 from .state_file import StateFile, state_path
 from .unexpressed import REPORT_COLUMNS, Unexpressed
 from .walk import walk
 
 __all__ = [
+    "ORDER_COLUMNS",
+    "REDEMPTION_COLUMNS",
     "REPORT_COLUMNS",
+    "History",
     "Limits",
     "PullError",
     "PullOptions",
@@ -24,7 +28,9 @@ __all__ = [
     "Sent",
     "StateFile",
     "Unexpressed",
+    "history_paths",
     "pull",
+    "read_history",
     "read_project",
     "report_path",
     "state_path",

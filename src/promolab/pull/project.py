@@ -19,20 +19,25 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
 import yaml
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 from .. import models
 from ..models import read_endpoints as reads
-from ..output_files import write_all
+from ..output_files import Writer, write_all
 from ..shadow import Pace, Pacer, Target
 from ..sim import ScenarioError, Simulator, format_instant
 from .catalogue import catalogue_part
 from .customers import customers_part, merged_order
 from .errors import PullError
+from .history import History, read_history
 from .reader import Limits, Reader, Sent
 from .state_file import StateFile, state_path
 from .unexpressed import Unexpressed, write_report
@@ -54,6 +59,8 @@ class PullOptions:
     #: Go on with the pages an interrupted pull of the same output kept.
     resume: bool = False
     progress: bool = False
+    #: Also read the orders and redemptions made since this instant (`--history`).
+    history_since: datetime | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +71,17 @@ class Pulled:
     unexpressed: list[Unexpressed]
     objects: int
     calls: int
+    history: History | None = None
 
 
 def report_path(out: Path) -> Path:
     """The report beside a pulled scenario: `<stem>.report.csv`."""
     return out.with_name(out.stem + ".report.csv")
+
+
+def history_paths(out: Path) -> tuple[Path, Path]:
+    """The history frames beside a pulled scenario: `<stem>.orders.parquet`, `<stem>.redemptions.parquet`."""
+    return out.with_name(out.stem + ".orders.parquet"), out.with_name(out.stem + ".redemptions.parquet")
 
 
 def _origin(url: str) -> str:
@@ -104,8 +117,10 @@ def _last_change(objects: list[Any]) -> datetime | None:
     return max(instants, default=None)
 
 
-def read_project(reader: Reader, tick: Callable[[int], None] = lambda read: None) -> Pulled:
-    """The scenario document of the project `reader` reads."""
+def read_project(reader: Reader, tick: Callable[[int], None] = lambda read: None,
+                 history_since: datetime | None = None) -> Pulled:
+    """The scenario document of the project `reader` reads (and its history
+    since `history_since`, when given)."""
     def counted(items: list[Any]) -> list[Any]:
         tick(len(items))
         return items
@@ -133,13 +148,21 @@ def read_project(reader: Reader, tick: Callable[[int], None] = lambda read: None
         if value:
             document[key] = value
     objects = len(products) + len(collections) + len(customers) + len(segments)
-    return Pulled(document, catalogue.unexpressed + people.unexpressed, objects, reader.calls)
+    history = None
+    if history_since is not None:
+        history = read_history(reader, history_since, {c.id: c.source_id for c in customers})
+        tick(len(history.redemptions) + history.orders["order_id"].nunique())
+    return Pulled(document, catalogue.unexpressed + people.unexpressed, objects, reader.calls, history)
 
 
 def _dump(document: dict[str, Any], path: Path) -> None:
     dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # libyaml's when built with it: same text, faster
     with path.open("w", encoding="utf-8") as out:
         yaml.dump(document, out, Dumper=dumper, sort_keys=False, allow_unicode=True, width=120)
+
+
+def _parquet(frame: pd.DataFrame, path: Path) -> None:
+    frame.to_parquet(path, index=False)
 
 
 def pull(target: Target, out: Path, options: PullOptions = PullOptions()) -> Pulled:
@@ -150,13 +173,18 @@ def pull(target: Target, out: Path, options: PullOptions = PullOptions()) -> Pul
     reader = Reader(target, pacer=Pacer(options.pace), limits=options.limits, state=state)
     try:
         with _bar(options.progress) as tick:
-            pulled = read_project(reader, tick)
+            pulled = read_project(reader, tick, options.history_since)
         try:
             Simulator.from_scenario(pulled.document)
         except ScenarioError as exc:
             raise PullError(f"the pulled project does not load as a scenario: {exc}") from None
-        write_all({out: lambda path: _dump(pulled.document, path),
-                   report_path(out): lambda path: write_report(pulled.unexpressed, path)})
+        writers: dict[Path, Writer] = {out: lambda path: _dump(pulled.document, path),
+                                       report_path(out): lambda path: write_report(pulled.unexpressed, path)}
+        if pulled.history is not None:
+            orders_path, redemptions_path = history_paths(out)
+            writers[orders_path] = partial(_parquet, pulled.history.orders)
+            writers[redemptions_path] = partial(_parquet, pulled.history.redemptions)
+        write_all(writers)
     finally:
         reader.close()
         state.close()

@@ -10,11 +10,20 @@ promising more past its last page, or holds more than its `total` said, or a
 page longer than the `limit` asked for. A list that can be ordered is read
 oldest first, so the scenario holds its objects in the order the project
 made them; one met twice (a list that shifted under the walk) is kept once.
+
+Two ways past those stops, for the history a pull brings: `until` ends a
+list read newest first at the first object older than a date (the orders
+list has no date filter), and a `Window` reads a list longer than its pages
+reach on from the instant of the last object read (the redemptions list's
+`created_at[after]`), which holds unless one instant has more objects than
+the pages reach.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel
@@ -23,7 +32,7 @@ from ..models.endpoint import Endpoint, Param
 from .errors import PullError
 from .reader import Reader, Sent
 
-__all__ = ["list_key", "walk"]
+__all__ = ["Window", "list_key", "walk"]
 
 
 def list_key(model: type[BaseModel]) -> str:
@@ -38,49 +47,100 @@ def _param(endpoint: Endpoint[Any], arg: str) -> Param | None:
     return next((param for param in endpoint.query if param.arg == arg), None)
 
 
+@dataclass(frozen=True, slots=True)
+class Window:
+    """How a list longer than its pages reach is read on: restart at page 1
+    with `param` (an "at or after" filter, e.g. `created_at[after]`) set to the
+    instant of the last object read (`instant_of`), objects already read
+    skipped. The list must be walked oldest first for this to hold."""
+
+    param: str
+    instant_of: Callable[[Any], datetime]
+
+
 def walk(reader: Reader, endpoint: Endpoint[Any], path_args: Mapping[str, str] | None = None,
-         query: Sequence[tuple[str, str]] = (), *, progress: Callable[[int, int], None] | None = None) -> list[Any]:
+         query: Sequence[tuple[str, str]] = (), *, until: Callable[[Any], bool] | None = None,
+         window: Window | None = None, progress: Callable[[int, int], None] | None = None) -> list[Any]:
     """Every object of the list `endpoint` answers, in the target's order.
-    `progress(read, total)` is told after each page."""
+    `until(obj)`: the first object it holds for ends the walk (a list read
+    newest first, down to a date), itself left out. `window`: read on past
+    the last page. `progress(read, total)` is told after each page."""
     model = endpoint.response
     if model is None:
         raise TypeError(f"{endpoint.name} answers nothing to walk")
-    key = list_key(model)
-    path = endpoint.url_path(**dict(path_args or {}))
-    limit_param, page_param = _param(endpoint, "limit"), _param(endpoint, "page")
-    limit = (limit_param.maximum or 100) if limit_param is not None else None
-    last_page = (page_param.maximum or 1) if page_param is not None else 1
     order = _param(endpoint, "order")
     if order is not None and order.enum is not None and "created_at" in order.enum and not any(
             name == order.name for name, _ in query):
         query = (*query, (order.name, "created_at"))  # oldest first: the order the project made them in
-    seen: set[str] = set()
-    items: list[Any] = []
-    total: int | None = None
-    for page in range(1, last_page + 1):
-        asked = list(query)
-        if limit_param is not None:
-            asked.append((limit_param.name, str(limit)))
-        if page_param is not None:
-            asked.append((page_param.name, str(page)))
-        sent = Sent(endpoint, path, tuple(asked))
-        answer = reader.parsed(sent, model)
-        data: list[Any] = getattr(answer, key)
-        total = answer.total if total is None else total
-        if limit is not None and len(data) > limit:
-            raise PullError(f"{endpoint.name} {sent.key}: {len(data)} objects on a page of {limit}")
-        fresh = [obj for obj in data if obj.id not in seen]
-        if data and not fresh:
-            raise PullError(f"{endpoint.name} {sent.key}: the page repeats objects already read (a loop)")
-        for obj in fresh:
-            seen.add(obj.id)
-        items += fresh
-        if len(items) > total:
-            raise PullError(f"{endpoint.name}: more objects than the {total:,} its first page declared")
-        if progress is not None:
-            progress(len(items), total)
-        more = getattr(answer, "has_more", None)
-        if limit is None or not data or len(data) < limit or more is False or (more is None and len(items) >= total):
-            return items
-    raise PullError(f"{endpoint.name}: {total:,} objects, more than its pages reach "
-                    f"({last_page} pages of {limit}); read {len(items):,}")
+    pages = _Pages(reader, endpoint, endpoint.url_path(**dict(path_args or {})), list_key(model), progress)
+    start = None
+    while True:
+        asked = list(query) if start is None or window is None else [
+            *(pair for pair in query if pair[0] != window.param), (window.param, _iso(start))]
+        if pages.walk(asked, until):
+            return pages.items
+        if window is None:
+            raise PullError(f"{endpoint.name}: {pages.total or 0:,} objects, more than its pages reach "
+                            f"({pages.last_page} pages of {pages.limit}); read {len(pages.items):,}")
+        last = window.instant_of(pages.items[-1])
+        if start is not None and last <= start:
+            raise PullError(f"{endpoint.name}: more than {pages.reach:,} objects at {_iso(last)}, "
+                            "more than its pages reach from one instant")
+        start = last
+
+
+def _iso(instant: datetime) -> str:
+    return instant.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class _Pages:
+    """One walk's pages: what has been read, and the checks each page passes."""
+
+    def __init__(self, reader: Reader, endpoint: Endpoint[Any], path: str, key: str,
+                 progress: Callable[[int, int], None] | None) -> None:
+        self.reader, self.endpoint, self.path, self.key, self.progress = reader, endpoint, path, key, progress
+        self.limit_param, self.page_param = _param(endpoint, "limit"), _param(endpoint, "page")
+        self.limit = (self.limit_param.maximum or 100) if self.limit_param is not None else None
+        self.last_page = (self.page_param.maximum or 1) if self.page_param is not None else 1
+        self.reach = self.last_page * (self.limit or 1)
+        self.seen: set[str] = set()
+        self.items: list[Any] = []
+        self.total: int | None = None
+
+    def walk(self, query: list[tuple[str, str]], until: Callable[[Any], bool] | None) -> bool:
+        """Pages 1, 2, ... of `query`; True when the list ended, False when its pages ran out first."""
+        endpoint, limit = self.endpoint, self.limit
+        for page in range(1, self.last_page + 1):
+            asked = list(query)
+            if self.limit_param is not None:
+                asked.append((self.limit_param.name, str(limit)))
+            if self.page_param is not None:
+                asked.append((self.page_param.name, str(page)))
+            sent = Sent(endpoint, self.path, tuple(asked))
+            answer = self.reader.parsed(sent, endpoint.response or BaseModel)
+            data: list[Any] = getattr(answer, self.key)
+            if self.total is None:
+                self.total = answer.total
+            if limit is not None and len(data) > limit:
+                raise PullError(f"{endpoint.name} {sent.key}: {len(data)} objects on a page of {limit}")
+            fresh = [obj for obj in data if obj.id not in self.seen]
+            if data and not fresh and page > 1:
+                raise PullError(f"{endpoint.name} {sent.key}: the page repeats objects already read (a loop)")
+            ended = until is not None and any(until(obj) for obj in fresh)
+            if ended:
+                fresh = fresh[:next(n for n, obj in enumerate(fresh) if until is not None and until(obj))]
+            self.seen.update(obj.id for obj in fresh)
+            self.items += fresh
+            self._count(sent)
+            more = getattr(answer, "has_more", None)
+            if ended or limit is None or not data or len(data) < limit or more is False or (
+                    more is None and len(self.items) >= self.total):
+                return True
+        return False
+
+    def _count(self, sent: Sent) -> None:
+        total = self.total or 0
+        if len(self.items) > total:
+            raise PullError(f"{self.endpoint.name}: more objects than the {total:,} its first page declared")
+        if self.progress is not None:
+            self.progress(len(self.items), total)
