@@ -18,6 +18,9 @@
   operation) -> `ForecastResult`; `CostModel` (redemption rates, cost of goods);
   `compare_scenarios` -> `ScenarioComparison` (side by side, differences, chart);
   `sweep_costs` (a sweep's tiers under a `CostModel`: rates, free shipping valued).
+- Retro-replay: `retro_replay` (a pulled history priced again before and
+  after a change, beside what was redeemed) -> `RetroReplay` (per order,
+  per tier, per budget, a chart).
 - Cohorts: `with_cohorts` (weekday, hour, day, new customer, basket band of
   a per-order frame), `breakdown` (tidy counts and discounts per cohort),
   `weekday_hour_table`, `basket_band_labels`.
@@ -63,6 +66,7 @@ from .frames import (
 from .names import scenario_names
 from .orders import as_requests, order_request, orders_from_frame, orders_from_records
 from .plots import notebook_style, plot_discount_by_tier, plot_discount_distribution
+from .retro_replay import RETRO_ORDER_COLUMNS, RETRO_TIER_COLUMNS, RetroReplay, retro_replay
 from .stacking_policies import StackingComparison, compare_stacking_policies
 from .state_frames import typed_frame
 from .sweep import SWEEP_COLUMNS, OrderBatch, SweepResult, prepare_orders, sweep
@@ -70,6 +74,8 @@ from .why_not import NOT_QUALIFIED_COLUMNS, WHY_NOT_COLUMNS, why_not_frame, why_
 
 __all__ = [
     "BREAKDOWN_COLUMNS",
+    "RETRO_ORDER_COLUMNS",
+    "RETRO_TIER_COLUMNS",
     "COHORT_COLUMNS",
     "COMPARE_COLUMNS",
     "DEFAULT_BASKET_BANDS",
@@ -85,6 +91,7 @@ __all__ = [
     "ForecastResult",
     "OrderBatch",
     "ScenarioComparison",
+    "RetroReplay",
     "StackingComparison",
     "SweepResult",
     "as_requests",
@@ -110,6 +117,7 @@ __all__ = [
     "plot_discount_distribution",
     "plot_weekday_hour_heatmap",
     "prepare_orders",
+    "retro_replay",
     "publications_frame",
     "scenario_names",
     "send_one_by_one",
