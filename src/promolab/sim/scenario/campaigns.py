@@ -171,19 +171,21 @@ class CampaignsBuilder(Builder):
             with self.at(f"{path}.validation_rules"):
                 check_rules(terms.validation_rules)
 
-    def _compile_code(self, voucher: Voucher, campaign: Campaign) -> None:
+    def _compile_code(self, voucher: Voucher, campaign: Campaign, key: tuple[int, int, int]) -> None:
         """Compile the code as a stacked validation will
         (`stack_redeemables._compiled_code`), so a scope or rule the engine
         cannot evaluate (a bad `applicable_to` entry, an effect the discount
-        does not allow with it) refuses the scenario here, naming the code."""
+        does not allow with it) refuses the scenario here, naming the code.
+        Once per distinct terms: `key` names the scenario's own mappings the
+        terms come from (the records hold copies), so the 100,000 codes of a
+        campaign that carry none of their own compile once."""
         from ...engine import TierConfigError, compile_tier
         from ..promotions import code_spec, code_terms
 
+        if key in self._compiled_terms:
+            return
         terms = code_terms(voucher, campaign)
         if voucher.type != "DISCOUNT_VOUCHER" or terms.discount is None:
-            return
-        key = (id(terms.discount), id(terms.validation_rules), id(terms.applicable_to))
-        if key in self._compiled_terms:
             return
         try:
             compile_tier(code_spec(voucher, campaign, terms))
@@ -219,7 +221,9 @@ class CampaignsBuilder(Builder):
             redemption_quantity=v.redemption_quantity, publish_count=1 if holder else 0,
             validation_rules=v.validation_rules, applicable_to=v.applicable_to, created_at=self.now,
         )
-        self._compile_code(st.vouchers[vid], st.campaigns[campaign_id])
+        terms_key = (id(discount), id(v.validation_rules if v.validation_rules is not None else c.validation_rules),
+                     id(v.applicable_to if v.applicable_to is not None else c.applicable_to))
+        self._compile_code(st.vouchers[vid], st.campaigns[campaign_id], terms_key)
         self._codes.add(v.code)
 
     def _generate_codes(self, campaign_id: str, pool: Any) -> list[str]:

@@ -39,7 +39,7 @@ from .catalogue import CatalogueBuilder
 from .issues import ScenarioError, ScenarioIssue, validation_issues
 from .loyalty import LoyaltyBuilder
 from .parsing import check_document, parse_text, read_text
-from .positions import SourceDocument, in_file_order, locate_issues
+from .positions import CheckedDocument, SourceDocument, in_file_order, locate_issues
 from .references import dangling_references
 
 __all__ = ["LoadedScenario", "load_scenario", "read_scenario"]
@@ -63,10 +63,12 @@ def read_scenario(
     raised; `origin` names a mapping that was read from a file."""
     if isinstance(source, Mapping):
         origin = origin or "<scenario>"
-        check_document(source, origin)
         if isinstance(source, SourceDocument):  # read from a file before: its lines are still known
             return SourceDocument(source, source.text), origin
-        return dict(source), origin
+        if isinstance(source, CheckedDocument):  # a mapping read (and checked) here before
+            return CheckedDocument(source), origin
+        check_document(source, origin)
+        return CheckedDocument(source), origin
     path = Path(source)
     origin = origin or str(path)
     text = read_text(path, origin)
