@@ -449,3 +449,17 @@ def test_an_answer_is_fresh(sim: Simulator) -> None:
     assert sim.state.tiers["promo_welcome_10"].validation_rules == {
         "rules": {"1": {"name": "order.amount", "conditions": {"$more_than": [5000]}}, "logic": "1"}}
     assert sim.state.tiers["promo_welcome_10"].applicable_to is None
+
+
+def test_a_qualifications_assignment_is_the_one_the_list_serves(sim: Simulator) -> None:
+    """`expand: ["validation_rules"]` names the tier's rule by the ids the rule reads serve."""
+    answer = sim.apply(BY_NAME["qualifications"], request={
+        "customer": {"source_id": "alice"}, "order": {"items": [{"product_id": "prod_grinder", "quantity": 1},
+                                                               {"product_id": "prod_kettle", "quantity": 1}]},
+        "options": {"expand": ["validation_rules"], "limit": 50}}).wire
+    tiers = [r for r in answer["redeemables"]["data"] if r["object"] == "promotion_tier"]
+    assert "promo_brew_bundle" in [t["id"] for t in tiers]
+    for tier in tiers:
+        listed = sim.apply(ASSIGNMENTS, related_object_id=tier["id"]).model_dump(mode="json")["data"]
+        shown = tier["validation_rules_assignments"]["data"]
+        assert [(a["id"], a["rule_id"]) for a in shown] == [(a["id"], a["rule_id"]) for a in listed]

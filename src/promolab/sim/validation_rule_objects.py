@@ -95,7 +95,7 @@ def _has_rules(validation_rules: Mapping[str, Any] | None) -> bool:
 
 
 def _has_scope(applicable_to: Mapping[str, Any] | None) -> bool:
-    return bool(applicable_to) and bool(applicable_to.get("included") or applicable_to.get("excluded"))
+    return applicable_to is not None and bool(applicable_to.get("included") or applicable_to.get("excluded"))
 
 
 def _owner(kind: OwnerKind, record: Campaign | PromotionTier | Voucher, name: str,
