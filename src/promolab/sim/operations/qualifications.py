@@ -21,6 +21,7 @@ position (`position:N`).
 
 from __future__ import annotations
 
+import copy
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -206,7 +207,7 @@ def _assignments(sim: Simulator, q: Qualified) -> dict[str, Any]:
         return dict(_EMPTY_LIST)
     assignment = {
         "id": owner.assignment_id, "rule_id": owner.rule_id, "related_object_id": q.id,
-        "related_object_type": "promotion_tier", "validation_rule": owner.validation_rules,
+        "related_object_type": "promotion_tier", "validation_rule": copy.deepcopy(owner.validation_rules),
         "object": "validation_rules_assignment",
     }  # fmt: skip
     return {"object": "list", "data_ref": "data", "data": [assignment], "total": 1}
