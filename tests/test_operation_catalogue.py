@@ -164,6 +164,11 @@ CALLS = [
     ClientCall("list_orders", (), {"order": "-updated_at"}, frozenset({"order"})),
     ClientCall("list_redemptions", (), {"page": 99, "customer": "cust_1", "created_before": "2026-01-01T00:00:00Z"},
                frozenset({"page", "customer", "created_at"})),
+    ClientCall("list_validation_rules", (), {"order": "name", "start_date": "2026-01-01T00:00:00Z"},
+               frozenset({"order", "start_date"})),
+    ClientCall("get_validation_rule", (f"val {ODD}",)),
+    ClientCall("list_validation_rules_assignments", (), {"related_object_id": f"promo {ODD}", "rule": "val_1", "limit": 2},
+               frozenset({"related_object_id", "rule", "limit"})),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -423,6 +428,13 @@ SERVED: dict[str, Through] = {
         ["limit", "page", "result", "campaign", "customer", "order", "created_before", "created_after"],
         {"customer": "cust_alice"},
     ),
+    "list_validation_rules": Through(lambda c: c.list_validation_rules(order="name"),
+                                     ["limit", "page", "order", "start_date", "end_date"], {"order": "name"}),
+    "get_validation_rule": Through(lambda c: c.get_validation_rule("val_promo_welcome_10"), ["rule_id"],
+                                   {"rule_id": "val_promo_welcome_10"}),
+    "list_validation_rules_assignments": Through(
+        lambda c: c.list_validation_rules_assignments(related_object_id="promo_welcome_10"),
+        ["related_object_id", "rule", "page", "limit", "order"], {"related_object_id": "promo_welcome_10"}),
     "qualifications": Through(
         lambda c: c.qualifications(customer={"source_id": "alice"}, options={"limit": 2}),
         ["request"], {"request": {"customer": {"source_id": "alice"}, "options": {"limit": 2}}},
@@ -474,7 +486,8 @@ def test_the_reads_are_the_ones_that_change_nothing() -> None:
     assert reads == {"get_incentive", "validate", "list_stacking_rules", "get_stacking_rules", "qualifications",
                      "list_products", "get_product", "list_skus", "get_sku", "list_product_collections",
                      "list_collection_products", "list_customer_segments", "get_segment", "list_orders",
-                     "list_redemptions", "list_customers", "get_customer", "list_rewards", "get_reward"}
+                     "list_redemptions", "list_customers", "get_customer", "list_rewards", "get_reward",
+                     "list_validation_rules", "get_validation_rule", "list_validation_rules_assignments"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

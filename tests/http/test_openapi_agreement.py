@@ -210,6 +210,13 @@ SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
     ("/v1/redemptions", "GET", "/v1/redemptions?page=100", APP, _NO_BODY),  # 400: page 99 at most
     ("/v1/redemptions", "GET", "/v1/redemptions?customer=cust_alice&created_at[after]=2026-01-01T00:00:00Z",
      APP, _NO_BODY),
+    ("/v1/validation-rules", "GET", "/v1/validation-rules?limit=100&order=name", APP, _NO_BODY),
+    ("/v1/validation-rules", "GET", "/v1/validation-rules?order=code", APP, _NO_BODY),  # 400
+    ("/v1/validation-rules/{validationRuleId}", "GET", "/v1/validation-rules/val_camp_mug_codes", APP, _NO_BODY),
+    ("/v1/validation-rules/{validationRuleId}", "GET", "/v1/validation-rules/val_nope", APP, _NO_BODY),  # 404
+    ("/v1/validation-rules-assignments", "GET", "/v1/validation-rules-assignments?related_object_id=promo_beans_15",
+     APP, _NO_BODY),
+    ("/v1/validation-rules-assignments", "GET", "/v1/validation-rules-assignments?limit=0", APP, _NO_BODY),  # 400
 ]
 
 

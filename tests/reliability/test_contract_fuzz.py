@@ -84,6 +84,7 @@ KNOWN_PATH: dict[str, list[str]] = {
     "customerId": ["cust_alice", "bob", "cust_erin"],
     "segmentId": ["seg_vip", "seg_newsletter"],
     "rewardId": ["lrew_mug", "lrew_beans_1kg", "lrew_coupon", "lrew_gift_25"],
+    "validationRuleId": ["val_promo_welcome_10", "val_camp_mug_codes", "val_promo_beans_15"],
 }
 #: Redeemables of the demo scenario (a code, a gift card, a tier, two together).
 _KNOWN_REDEEMABLES: list[Any] = [

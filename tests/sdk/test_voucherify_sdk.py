@@ -82,6 +82,9 @@ IN_SDK: dict[tuple[str, str], str] = {
     ("GET", "/v1/rewards/{}"): "RewardsApi.get_reward",
     ("GET", "/v1/orders"): "OrdersApi.list_orders",
     ("GET", "/v1/redemptions"): "RedemptionsApi.list_redemptions",
+    ("GET", "/v1/validation-rules"): "ValidationRulesApi.list_validation_rules",  # tests/sdk/test_sdk_rule_reads.py
+    ("GET", "/v1/validation-rules/{}"): "ValidationRulesApi.get_validation_rule",
+    ("GET", "/v1/validation-rules-assignments"): "ValidationRulesApi.list_validation_rules_assignments",
     # Served once the qualifications operation lands.
     ("POST", "/v1/qualifications"): "QualificationsApi.check_eligibility",
 }

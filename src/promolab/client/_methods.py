@@ -16,6 +16,7 @@ from typing import Any, Generic, ParamSpec, Self, TypeVar, overload
 
 from . import _builders as b
 from . import _read_builders as rb
+from . import _rule_read_builders as rrb
 from ._requests import Prepared
 
 __all__ = ["AsyncSender", "ControlOperations", "Method", "Operations", "SyncSender"]
@@ -109,6 +110,9 @@ class Operations:
     get_reward = Method(rb.get_reward)
     list_orders = Method(rb.list_orders)
     list_redemptions = Method(rb.list_redemptions)
+    list_validation_rules = Method(rrb.list_validation_rules)
+    get_validation_rule = Method(rrb.get_validation_rule)
+    list_validation_rules_assignments = Method(rrb.list_validation_rules_assignments)
 
 
 class ControlOperations:

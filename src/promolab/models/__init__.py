@@ -180,6 +180,14 @@ from .transactions import (
     Rejection,
     TransactionPoints,
 )
+from .validation_rules import (
+    ValidationRule,
+    ValidationRuleAssignment,
+    ValidationRuleAssignmentList,
+    ValidationRuleError,
+    ValidationRuleList,
+    ValidationRuleType,
+)
 from .vouchers import (
     Asset,
     Gift,
@@ -400,6 +408,12 @@ __all__ = [
     "ValidationOptions",
     "ValidationRequest",
     "ValidationResponse",
+    "ValidationRule",
+    "ValidationRuleAssignment",
+    "ValidationRuleAssignmentList",
+    "ValidationRuleError",
+    "ValidationRuleList",
+    "ValidationRuleType",
     "ValidityTimeframe",
     "Voucher",
     "VoucherAssets",

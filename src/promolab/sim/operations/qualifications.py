@@ -21,8 +21,7 @@ position (`position:N`).
 
 from __future__ import annotations
 
-import hashlib
-import json
+import copy
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -42,6 +41,7 @@ from ..promotions import tracking_id, with_stacking_types
 from ..qualifying import Qualified, QualifiedStack, Qualifying, qualify
 from ..request_parsing import parse
 from ..sessions import held
+from ..validation_rule_objects import tier_owner
 from .stacking_rules import stacking_rules_in_force
 
 if TYPE_CHECKING:
@@ -198,17 +198,17 @@ def _cart(judged: Qualifying) -> dict[str, Any]:
 
 def _assignments(sim: Simulator, q: Qualified) -> dict[str, Any]:
     """`validation_rules_assignments`: the simulator keeps a tier's rules
-    inline, without ids, so the one assignment carries its rules and ids
-    derived from them (stable across runs)."""
+    inline, so the one assignment is the tier's synthesized rule's
+    (`validation_rule_objects`: the ids the rule reads serve), carrying its
+    rules."""
     tier = sim.state.tiers.get(q.id) if q.resolved.entry.object == "promotion_tier" else None
-    rules = tier.validation_rules if tier is not None else None
-    if not rules:
+    owner = tier_owner(tier) if tier is not None else None
+    if owner is None:
         return dict(_EMPTY_LIST)
-    digest = hashlib.blake2b(json.dumps(rules, sort_keys=True).encode(), digest_size=12).hexdigest()
     assignment = {
-        "id": f"asgm_{hashlib.blake2b(f'{digest}:{q.id}'.encode(), digest_size=12).hexdigest()}",
-        "rule_id": f"val_{digest}", "related_object_id": q.id, "related_object_type": "promotion_tier",
-        "validation_rule": rules, "object": "validation_rules_assignment",
+        "id": owner.assignment_id, "rule_id": owner.rule_id, "related_object_id": q.id,
+        "related_object_type": "promotion_tier", "validation_rule": copy.deepcopy(owner.validation_rules),
+        "object": "validation_rules_assignment",
     }  # fmt: skip
     return {"object": "list", "data_ref": "data", "data": [assignment], "total": 1}
 
