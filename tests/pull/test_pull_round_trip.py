@@ -105,3 +105,20 @@ def test_generated_projects_round_trip(document: dict[str, Any], tmp_path: Path)
     pull(target_of(original), out)
     assert _answers(Simulator.from_scenario(out)) == _answers(original)
     out.unlink()
+
+
+def test_many_customers_go_to_a_table_beside_the_scenario(tmp_path: Path) -> None:
+    document = {"version": 1, "clock": {"start": "2026-05-01T09:00:00Z"},
+                "customers": [{"source_id": f"c-{n:04d}", "name": f"Customer {n}", "email": f"c{n}@example.com",
+                               **({"metadata": {"tier": "gold", "n": n}} if n % 3 == 0 else {})}
+                              for n in range(1_500)],
+                "segments": [{"id": "seg_gold", "name": "gold", "customers": [f"c-{n:04d}" for n in range(0, 1_500, 3)]}]}
+    original = Simulator.from_scenario(document)
+    out = tmp_path / "many.yaml"
+    pull(target_of(original), out)
+    assert "customers: {table: many.customers.parquet}" in out.read_text(encoding="utf-8").replace(
+        "customers:\n  table: many.customers.parquet", "customers: {table: many.customers.parquet}")
+    assert (tmp_path / "many.customers.parquet").exists()
+    pulled = Simulator.from_scenario(out)
+    assert pulled.state.customers == original.state.customers
+    assert pulled.state.segments == original.state.segments

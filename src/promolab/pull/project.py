@@ -15,6 +15,7 @@ is said in docs/pull.md; nothing of the target's credentials is written.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -165,6 +166,29 @@ def _parquet(frame: pd.DataFrame, path: Path) -> None:
     frame.to_parquet(path, index=False)
 
 
+#: Past this many customers, they go to a Parquet table beside the scenario (docs/scenarios.md, "Long lists as tables").
+TABLE_ROWS = 1_000
+
+
+def _table(rows: list[dict[str, Any]], path: Path) -> None:
+    """Rows as the scenario's table: a column per field, mappings as JSON text."""
+    import pandas as pd
+
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    encoded = [{key: json.dumps(value, sort_keys=True) if isinstance(value, dict) else value
+                for key, value in row.items()} for row in rows]
+    pd.DataFrame(encoded, columns=columns).to_parquet(path, index=False)
+
+
+def _tables(document: dict[str, Any], out: Path) -> tuple[dict[str, Any], dict[Path, Writer]]:
+    """The document to write (long lists as table references) and the tables' writers."""
+    customers = document.get("customers", [])
+    if len(customers) <= TABLE_ROWS:
+        return document, {}
+    name = f"{out.stem}.customers.parquet"
+    return {**document, "customers": {"table": name}}, {out.with_name(name): partial(_table, customers)}
+
+
 def pull(target: Target, out: Path, options: PullOptions = PullOptions()) -> Pulled:
     """Read `target` and write its scenario to `out` (YAML) and the report beside it.
     Raises `PullError` (nothing written; the pages read kept for `resume`) or
@@ -178,8 +202,9 @@ def pull(target: Target, out: Path, options: PullOptions = PullOptions()) -> Pul
             Simulator.from_scenario(pulled.document)
         except ScenarioError as exc:
             raise PullError(f"the pulled project does not load as a scenario: {exc}") from None
-        writers: dict[Path, Writer] = {out: lambda path: _dump(pulled.document, path),
-                                       report_path(out): lambda path: write_report(pulled.unexpressed, path)}
+        written, writers = _tables(pulled.document, out)
+        writers[out] = partial(_dump, written)
+        writers[report_path(out)] = partial(write_report, pulled.unexpressed)
         if pulled.history is not None:
             orders_path, redemptions_path = history_paths(out)
             writers[orders_path] = partial(_parquet, pulled.history.orders)

@@ -1,10 +1,11 @@
 """The pages a pull has read, kept beside its output so that `--resume` goes on.
 
 Each answer the target gave is one JSON line (`{"key": ..., "body": ...}`),
-appended and flushed to the disk as soon as it is read, so a pull stopped at
-any moment (Ctrl-C, a crash, a 429 storm past `--max-wait`) has lost at most
-the page it was reading; a torn last line is ignored when the file is read
-back. A resumed pull answers each page it already has from the file and
+appended and flushed as soon as it is read, so a pull stopped at any moment
+(Ctrl-C, a crash, a 429 storm past `--max-wait`) has lost at most the page
+it was reading, and synced to the disk at least once a second, so a machine
+that stops loses at most a second of pages (a sync per page would cost more
+than reading it); a torn last line is ignored when the file is read back. A resumed pull answers each page it already has from the file and
 asks the target only for the rest, so it ends with the same scenario as an
 uninterrupted one. The file is removed once the scenario is written.
 """
@@ -13,11 +14,14 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from pathlib import Path
 from typing import IO, Any
 
 __all__ = ["StateFile", "state_path"]
 
+#: Seconds between two fsyncs of the file (each page is flushed to the OS at once).
+_SYNC_EVERY = 1.0
 #: Marks the file as a pull's, so that `--resume` refuses anything else.
 _FORMAT = "promolab-pull-state/1"
 
@@ -43,6 +47,7 @@ class StateFile:
         elif path.exists():
             raise ValueError(f"{path} is an interrupted pull's: --resume to go on with it, or remove it")
         self._out: IO[str] | None = None
+        self._synced = 0.0
 
     def _read(self) -> None:
         if not self.path.exists():
@@ -78,12 +83,16 @@ class StateFile:
                 self._out = self.path.open("w", encoding="utf-8")
                 self._out.write(json.dumps({"format": _FORMAT}) + "\n")
         self._out.write(json.dumps({"key": key, "body": body}, separators=(",", ":")) + "\n")
-        self._out.flush()
-        os.fsync(self._out.fileno())
+        self._out.flush()  # in the OS's hands: a killed pull keeps it
+        now = time.monotonic()
+        if now - self._synced >= _SYNC_EVERY:  # on the disk at least once a second: a machine that stops
+            os.fsync(self._out.fileno())       # loses a second of pages, which --resume reads again
+            self._synced = now
         self.written.add(key)  # the body itself is not kept: only a resumed pull reads pages back
 
     def close(self) -> None:
         if self._out is not None:
+            os.fsync(self._out.fileno())
             self._out.close()
             self._out = None
 

@@ -38,6 +38,7 @@ from ..ids import IdGenerator
 from . import schema
 from .issues import ScenarioError, ScenarioIssue, format_loc
 from .loader import load_scenario, read_scenario
+from .tables import with_tables
 
 __all__ = ["ChangePath", "with_changes"]
 
@@ -78,6 +79,7 @@ def with_changes(
     the change for a path that names nothing, and for a value the scenario
     format refuses (with the loader's reason)."""
     document, origin = read_scenario(scenario)
+    document = with_tables(document, origin)  # the copy holds its tables' rows: it stands alone
     label = f"{origin} (changed)"
     if not changes:
         raise ScenarioError(label, "", "no changes given: a changed copy needs at least one path and value")

@@ -41,6 +41,7 @@ from .loyalty import LoyaltyBuilder
 from .parsing import check_document, parse_text, read_text
 from .positions import CheckedDocument, SourceDocument, in_file_order, locate_issues
 from .references import dangling_references
+from .tables import with_tables
 
 __all__ = ["LoadedScenario", "load_scenario", "read_scenario"]
 
@@ -86,6 +87,7 @@ def load_scenario(
     """Load a path or an already parsed document; `origin` names it in errors
     (a document read by `read_scenario` keeps its file name this way)."""
     document, origin = read_scenario(source, origin=origin)
+    document = with_tables(document, origin)
     try:
         spec = schema.Scenario.model_validate(document)
     except ValidationError as exc:
