@@ -164,6 +164,11 @@ CALLS = [
     ClientCall("list_orders", (), {"order": "-updated_at"}, frozenset({"order"})),
     ClientCall("list_redemptions", (), {"page": 99, "customer": "cust_1", "created_before": "2026-01-01T00:00:00Z"},
                frozenset({"page", "customer", "created_at"})),
+    ClientCall("list_loyalty_programs", (), {"expand": "category", "order": "created_at"}, frozenset({"expand", "order"})),
+    ClientCall("get_loyalty_program", (f"lcdef {ODD}",)),
+    ClientCall("list_loyalty_tiers", (f"lcdef {ODD}",), {"limit": 5}, frozenset({"limit"})),
+    ClientCall("list_earning_rules", (f"lcdef {ODD}",), {"page": 2}, frozenset({"page"})),
+    ClientCall("list_reward_assignments", (f"lcdef {ODD}",), {"assignment_id": "lrewa_1"}, frozenset({"assignment_id"})),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -423,6 +428,16 @@ SERVED: dict[str, Through] = {
         ["limit", "page", "result", "campaign", "customer", "order", "created_before", "created_after"],
         {"customer": "cust_alice"},
     ),
+    "list_loyalty_programs": Through(lambda c: c.list_loyalty_programs(expand="category"),
+                                     ["limit", "page", "expand", "order"], {"expand": "category"}),
+    "get_loyalty_program": Through(lambda c: c.get_loyalty_program("lcdef_beans"), ["campaign_id"],
+                                   {"campaign_id": "lcdef_beans"}),
+    "list_loyalty_tiers": Through(lambda c: c.list_loyalty_tiers("lcdef_beans"), ["campaign_id", "limit", "order"],
+                                  {"campaign_id": "lcdef_beans"}),
+    "list_earning_rules": Through(lambda c: c.list_earning_rules("lcdef_beans", page=1),
+                                  ["campaign_id", "limit", "page", "order"], {"page": "1"}),
+    "list_reward_assignments": Through(lambda c: c.list_reward_assignments("lcdef_beans", assignment_id="lrewa_mug"),
+                                       ["campaign_id", "limit", "page", "assignment_id"], {"assignment_id": "lrewa_mug"}),
     "qualifications": Through(
         lambda c: c.qualifications(customer={"source_id": "alice"}, options={"limit": 2}),
         ["request"], {"request": {"customer": {"source_id": "alice"}, "options": {"limit": 2}}},
@@ -474,7 +489,9 @@ def test_the_reads_are_the_ones_that_change_nothing() -> None:
     assert reads == {"get_incentive", "validate", "list_stacking_rules", "get_stacking_rules", "qualifications",
                      "list_products", "get_product", "list_skus", "get_sku", "list_product_collections",
                      "list_collection_products", "list_customer_segments", "get_segment", "list_orders",
-                     "list_redemptions", "list_customers", "get_customer", "list_rewards", "get_reward"}
+                     "list_redemptions", "list_customers", "get_customer", "list_rewards", "get_reward",
+                     "list_loyalty_programs", "get_loyalty_program", "list_loyalty_tiers", "list_earning_rules",
+                     "list_reward_assignments"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

@@ -82,6 +82,11 @@ IN_SDK: dict[tuple[str, str], str] = {
     ("GET", "/v1/rewards/{}"): "RewardsApi.get_reward",
     ("GET", "/v1/orders"): "OrdersApi.list_orders",
     ("GET", "/v1/redemptions"): "RedemptionsApi.list_redemptions",
+    ("GET", "/v1/loyalties"): "LoyaltiesApi.list_loyalty_programs",
+    ("GET", "/v1/loyalties/{}"): "LoyaltiesApi.get_loyalty_program",
+    ("GET", "/v1/loyalties/{}/tiers"): "LoyaltiesApi.list_loyalty_tiers",
+    ("GET", "/v1/loyalties/{}/earning-rules"): "LoyaltiesApi.list_earning_rules",
+    ("GET", "/v1/loyalties/{}/rewards"): "LoyaltiesApi.list_reward_assignments2",
     # Served once the qualifications operation lands.
     ("POST", "/v1/qualifications"): "QualificationsApi.check_eligibility",
 }

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Generic, ParamSpec, Self, TypeVar, overload
 
 from . import _builders as b
+from . import _loyalty_read_builders as lb
 from . import _read_builders as rb
 from ._requests import Prepared
 
@@ -109,6 +110,11 @@ class Operations:
     get_reward = Method(rb.get_reward)
     list_orders = Method(rb.list_orders)
     list_redemptions = Method(rb.list_redemptions)
+    list_loyalty_programs = Method(lb.list_loyalty_programs)
+    get_loyalty_program = Method(lb.get_loyalty_program)
+    list_loyalty_tiers = Method(lb.list_loyalty_tiers)
+    list_earning_rules = Method(lb.list_earning_rules)
+    list_reward_assignments = Method(lb.list_reward_assignments)
 
 
 class ControlOperations:

@@ -1,0 +1,132 @@
+"""Reading loyalty through the v1 endpoints: campaigns, their tiers, earning rules and rewards.
+
+The simulator's programs are the v2 API's: a program holds card definitions
+(wallets), each member one card per definition. The v1 endpoints show one
+LOYALTY_PROGRAM campaign per card definition, found by the card definition's
+id, because a v1 campaign's card holds one balance, its earning rules earn
+one kind of points and its rewards cost one price (docs/decisions.md,
+"Loyalty programs of a pull"). The simulator has no loyalty tiers, so a
+campaign lists none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ... import models
+from ...models import loyalty_reads
+from ..fast_validate import validated
+from ..listing import Listing
+from ..operation import bind
+from ..records import CardDefinition, EarningRule, Program, RewardAssignment
+from ..refusals import NotFound
+from ..render.loyalty import (
+    campaign_name,
+    credited_definition,
+    earning_rule_body,
+    loyalty_campaign_body,
+    reward_assignment_body,
+)
+
+if TYPE_CHECKING:
+    from ..simulator import Simulator
+    from ..state import State
+
+
+def _created(record: EarningRule | RewardAssignment) -> datetime | None:
+    return record.created_at
+
+
+#: Nothing changes these after the scenario made them: `updated_at` sorts as
+#: `created_at` does (docs/decisions.md, "Lists").
+_RULES_BY_TIME: Mapping[str, Callable[[EarningRule], Any]] = {"created_at": _created, "updated_at": _created}
+
+
+def _program_created(pair: tuple[CardDefinition, Program]) -> datetime | None:
+    return pair[1].created_at
+
+
+#: A campaign is listed as (card definition, its program): it sorts by the
+#: program's creation. `expand` changes nothing: the campaigns have no category.
+CAMPAIGNS: Listing[tuple[CardDefinition, Program]] = Listing(
+    loyalty_reads.LIST_LOYALTY_PROGRAMS, "campaigns",
+    sort={"created_at": _program_created, "updated_at": _program_created}, prefiltered=frozenset({"expand"}),
+)
+#: The simulator holds no loyalty tiers: the list is always empty (its query still checked).
+TIERS: Listing[EarningRule] = Listing(loyalty_reads.LIST_LOYALTY_TIERS, "data", sort=_RULES_BY_TIME)
+EARNING_RULES: Listing[EarningRule] = Listing(loyalty_reads.LIST_EARNING_RULES, "data", sort=_RULES_BY_TIME)
+#: `assignment_id` is applied by the operation (it picks one assignment of the campaign).
+REWARD_ASSIGNMENTS: Listing[RewardAssignment] = Listing(
+    loyalty_reads.LIST_REWARD_ASSIGNMENTS, "data", prefiltered=frozenset({"assignment_id"}),
+)
+
+
+def _definition(state: State, campaign_id: str) -> CardDefinition:
+    """The campaign by its id, or by its name as the service also finds it."""
+    found = state.card_definitions.get(campaign_id) or next(
+        (d for d in state.card_definitions.values() if campaign_name(state.programs[d.program_id], d) == campaign_id),
+        None)
+    if found is None:
+        raise NotFound("campaign", campaign_id)
+    return found
+
+
+def _campaign(state: State, pair: tuple[CardDefinition, Program]) -> dict[str, Any]:
+    definition, program = pair
+    cards = sum(1 for card in state.cards.values() if card.card_definition_id == definition.id)
+    return loyalty_campaign_body(definition, program, cards)
+
+
+def list_loyalty_programs(sim: Simulator, /, **query: object) -> models.LoyaltyCampaignList:
+    state = sim.state
+    pairs = [(d, state.programs[d.program_id]) for d in state.card_definitions.values()]
+    body = CAMPAIGNS.answer(pairs, query, lambda pair: _campaign(state, pair))
+    return validated(models.LoyaltyCampaignList, body)
+
+
+def get_loyalty_program(sim: Simulator, *, campaign_id: str) -> models.LoyaltyCampaign:
+    state = sim.state
+    definition = _definition(state, campaign_id)
+    return validated(models.LoyaltyCampaign, _campaign(state, (definition, state.programs[definition.program_id])))
+
+
+def list_loyalty_tiers(sim: Simulator, /, *, campaign_id: str, **query: object) -> models.LoyaltyTierList:
+    _definition(sim.state, campaign_id)
+    return validated(models.LoyaltyTierList, TIERS.answer([], query, lambda rule: {}))
+
+
+def list_earning_rules(sim: Simulator, /, *, campaign_id: str, **query: object) -> models.LoyaltyEarningRuleList:
+    """The program's rules whose incentive credits this campaign's card (a MATERIAL or DIGITAL one credits none)."""
+    state = sim.state
+    definition = _definition(state, campaign_id)
+    rules = [r for r in state.earning_rules.values() if r.program_id == definition.program_id
+             and credited_definition(state.incentives[r.incentive_id]) == definition.id]
+    body = EARNING_RULES.answer(rules, query, lambda r: earning_rule_body(r, state.incentives[r.incentive_id], campaign_id))
+    return validated(models.LoyaltyEarningRuleList, body)
+
+
+def list_reward_assignments(sim: Simulator, /, *, campaign_id: str,
+                            **query: object) -> models.LoyaltyRewardAssignmentList:
+    """The program's assignments with a price in this campaign's points, at that price."""
+    state = sim.state
+    definition = _definition(state, campaign_id)
+    prices = {a.id: c.points for a in state.reward_assignments.values() if a.program_id == definition.program_id
+              for c in a.costs if c.card_definition_id == definition.id}
+    offered = [state.reward_assignments[aid] for aid in prices]
+    wanted = query.get("assignment_id")
+    if isinstance(wanted, str):
+        offered = [a for a in offered if a.id == wanted]
+    body = REWARD_ASSIGNMENTS.answer(offered, query, lambda a: reward_assignment_body(a, campaign_id, prices[a.id]))
+    return validated(models.LoyaltyRewardAssignmentList, body)
+
+
+LIST_LOYALTY_PROGRAMS = bind(loyalty_reads.LIST_LOYALTY_PROGRAMS, list_loyalty_programs, write=False)
+GET_LOYALTY_PROGRAM = bind(loyalty_reads.GET_LOYALTY_PROGRAM, get_loyalty_program, write=False)
+LIST_LOYALTY_TIERS = bind(loyalty_reads.LIST_LOYALTY_TIERS, list_loyalty_tiers, write=False)
+LIST_EARNING_RULES = bind(loyalty_reads.LIST_EARNING_RULES, list_earning_rules, write=False)
+LIST_REWARD_ASSIGNMENTS = bind(loyalty_reads.LIST_REWARD_ASSIGNMENTS, list_reward_assignments, write=False)
+
+#: This family's operations, in the order of `loyalty_reads.READS`.
+READS = (LIST_LOYALTY_PROGRAMS, GET_LOYALTY_PROGRAM, LIST_LOYALTY_TIERS, LIST_EARNING_RULES, LIST_REWARD_ASSIGNMENTS)
