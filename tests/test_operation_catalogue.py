@@ -169,6 +169,8 @@ CALLS = [
     ClientCall("list_loyalty_tiers", (f"lcdef {ODD}",), {"limit": 5}, frozenset({"limit"})),
     ClientCall("list_earning_rules", (f"lcdef {ODD}",), {"page": 2}, frozenset({"page"})),
     ClientCall("list_reward_assignments", (f"lcdef {ODD}",), {"assignment_id": "lrewa_1"}, frozenset({"assignment_id"})),
+    ClientCall("list_members", (f"lcdef {ODD}",), {"customer": "cust_1", "code": "C-1", "updated_after": "2026-01-01T00:00:00Z"},
+               frozenset({"customer", "code", "updated_at"})),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -438,6 +440,9 @@ SERVED: dict[str, Through] = {
                                   ["campaign_id", "limit", "page", "order"], {"page": "1"}),
     "list_reward_assignments": Through(lambda c: c.list_reward_assignments("lcdef_beans", assignment_id="lrewa_mug"),
                                        ["campaign_id", "limit", "page", "assignment_id"], {"assignment_id": "lrewa_mug"}),
+    "list_members": Through(lambda c: c.list_members("lcdef_beans", customer="alice"),
+                            ["campaign_id", "limit", "page", "customer", "created_before", "created_after",
+                             "updated_before", "updated_after", "order", "code"], {"customer": "alice"}),
     "qualifications": Through(
         lambda c: c.qualifications(customer={"source_id": "alice"}, options={"limit": 2}),
         ["request"], {"request": {"customer": {"source_id": "alice"}, "options": {"limit": 2}}},
@@ -491,7 +496,7 @@ def test_the_reads_are_the_ones_that_change_nothing() -> None:
                      "list_collection_products", "list_customer_segments", "get_segment", "list_orders",
                      "list_redemptions", "list_customers", "get_customer", "list_rewards", "get_reward",
                      "list_loyalty_programs", "get_loyalty_program", "list_loyalty_tiers", "list_earning_rules",
-                     "list_reward_assignments"}
+                     "list_reward_assignments", "list_members"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

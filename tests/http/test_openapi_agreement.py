@@ -211,6 +211,11 @@ SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
     ("/v1/loyalties/{campaignId}/earning-rules", "GET", "/v1/loyalties/lcdef_beans/earning-rules", APP, _NO_BODY),
     ("/v1/loyalties/{campaignId}/earning-rules", "GET", "/v1/loyalties/lcdef_nope/earning-rules", APP, _NO_BODY),
     ("/v1/loyalties/{campaignId}/rewards", "GET", "/v1/loyalties/lcdef_beans/rewards?limit=2&page=2", APP, _NO_BODY),
+    ("/v1/loyalties/{campaignId}/members", "GET", "/v1/loyalties/lcdef_beans/members?order=-updated_at", APP, _NO_BODY),
+    ("/v1/loyalties/{campaignId}/members", "GET", "/v1/loyalties/lcdef_stars/members?customer=dave&limit=1", APP,
+     _NO_BODY),
+    ("/v1/loyalties/{campaignId}/members", "GET", "/v1/loyalties/lcdef_beans/members?updated_at[after]=2026-13-01",
+     APP, _NO_BODY),  # 400
     # after the session's redemption and its rollback: orders, redemptions and a rollback
     ("/v1/orders", "GET", "/v1/orders?order=created_at", APP, _NO_BODY),
     ("/v1/orders", "GET", "/v1/orders?page=0", APP, _NO_BODY),  # 400

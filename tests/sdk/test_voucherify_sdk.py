@@ -87,6 +87,7 @@ IN_SDK: dict[tuple[str, str], str] = {
     ("GET", "/v1/loyalties/{}/tiers"): "LoyaltiesApi.list_loyalty_tiers",
     ("GET", "/v1/loyalties/{}/earning-rules"): "LoyaltiesApi.list_earning_rules",
     ("GET", "/v1/loyalties/{}/rewards"): "LoyaltiesApi.list_reward_assignments2",
+    ("GET", "/v1/loyalties/{}/members"): "LoyaltiesApi.list_members",
     # Served once the qualifications operation lands.
     ("POST", "/v1/qualifications"): "QualificationsApi.check_eligibility",
 }

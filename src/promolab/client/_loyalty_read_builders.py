@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .. import models
 from ..models import loyalty_reads as e
-from ._read_builders import _read
+from ._read_builders import Instant, _read
 from ._requests import Prepared
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "list_earning_rules",
     "list_loyalty_programs",
     "list_loyalty_tiers",
+    "list_members",
     "list_reward_assignments",
 ]
 
@@ -49,3 +50,14 @@ def list_reward_assignments(campaign_id: str, *, limit: int | None = None, page:
     """A page of the rewards a campaign offers, each at its price in the campaign's points."""
     return _read(e.LIST_REWARD_ASSIGNMENTS, {"campaign_id": campaign_id}, limit=limit, page=page,
                  assignment_id=assignment_id)
+
+
+def list_members(campaign_id: str, *, limit: int | None = None, page: int | None = None, customer: str | None = None,
+                 order: str | None = None, code: str | None = None,
+                 **filters: Instant) -> Prepared[models.LoyaltyMemberList]:
+    """A page of a campaign's cards (LOYALTY_CARD vouchers), filtered by
+    customer (id or source id), code and time: `created_before`,
+    `created_after`, `updated_before`, `updated_after` (`created_at[before]`
+    and so on); `order` by created_at, updated_at or code."""
+    return _read(e.LIST_MEMBERS, {"campaign_id": campaign_id}, limit=limit, page=page, customer=customer,
+                 order=order, code=code, **filters)

@@ -115,6 +115,7 @@ class Operations:
     list_loyalty_tiers = Method(lb.list_loyalty_tiers)
     list_earning_rules = Method(lb.list_earning_rules)
     list_reward_assignments = Method(lb.list_reward_assignments)
+    list_members = Method(lb.list_members)
 
 
 class ControlOperations:

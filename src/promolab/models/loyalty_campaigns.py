@@ -22,6 +22,8 @@ __all__ = [
     "LoyaltyCampaignVoucher",
     "LoyaltyEarningRule",
     "LoyaltyEarningRuleList",
+    "LoyaltyMember",
+    "LoyaltyMemberList",
     "LoyaltyRewardAssignment",
     "LoyaltyRewardAssignmentList",
     "LoyaltyTier",
@@ -138,4 +140,37 @@ class LoyaltyRewardAssignmentList(WireModel):
     object: Literal["list"] = "list"
     data_ref: Literal["data"] = "data"
     data: list[LoyaltyRewardAssignment]
+    total: NonNegativeInt64
+
+
+class LoyaltyMember(WireModel):
+    """A member's card: a LOYALTY_CARD voucher held by the customer (`holder_id`), its points in `loyalty_card`."""
+
+    __omit_if_none__ = frozenset({"updated_at"})
+
+    id: str
+    code: str
+    campaign: str
+    campaign_id: str
+    categories: list[Category] = Field(default_factory=list)
+    type: Literal["LOYALTY_CARD"] = "LOYALTY_CARD"
+    discount: dict[str, Any] | None = None
+    gift: dict[str, Any] | None = None
+    loyalty_card: dict[str, Any]
+    active: bool | None = None
+    metadata: Metadata = Field(default_factory=dict)
+    assets: dict[str, Any] | None = None
+    is_referral_code: bool | None = False
+    created_at: Timestamp
+    updated_at: Timestamp | None = None
+    holder_id: str | None = None
+    redemption: dict[str, Any] = Field(default_factory=dict)
+    publish: dict[str, Any] = Field(default_factory=dict)
+    object: Literal["voucher"] = "voucher"
+
+
+class LoyaltyMemberList(WireModel):
+    object: Literal["list"] = "list"
+    data_ref: Literal["vouchers"] = "vouchers"
+    vouchers: list[LoyaltyMember]
     total: NonNegativeInt64

@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from .endpoint import Endpoint, Param
-from .list_params import LIMIT, PAGE, order_param
+from .list_params import LIMIT, PAGE, instant_param, order_param
 from .loyalty_campaigns import (
     LoyaltyCampaign,
     LoyaltyCampaignList,
     LoyaltyEarningRuleList,
+    LoyaltyMemberList,
     LoyaltyRewardAssignmentList,
     LoyaltyTierList,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "LIST_EARNING_RULES",
     "LIST_LOYALTY_PROGRAMS",
     "LIST_LOYALTY_TIERS",
+    "LIST_MEMBERS",
     "LIST_REWARD_ASSIGNMENTS",
     "READS",
 ]
@@ -60,8 +62,23 @@ LIST_REWARD_ASSIGNMENTS: Endpoint[LoyaltyRewardAssignmentList] = Endpoint(
     query=(LIMIT, PAGE, Param("assignment_id", "assignment_id", "string", "Only this assignment.")),
     tags=("loyalty",), idempotent=True,
 )
+LIST_MEMBERS: Endpoint[LoyaltyMemberList] = Endpoint(
+    "list_members", "GET", "/v1/loyalties/{campaignId}/members", "app", "listMembers",
+    "List a loyalty campaign's members: its cards, as LOYALTY_CARD vouchers", LoyaltyMemberList,
+    path_params=(_CAMPAIGN_ID,),
+    query=(
+        LIMIT, PAGE, Param("customer", "customer", "string", "Only the cards of this customer (id or source id)."),
+        instant_param("created_at[before]", "created_before", "Only those created at or before this instant."),
+        instant_param("created_at[after]", "created_after", "Only those created at or after this instant."),
+        instant_param("updated_at[before]", "updated_before", "Only those changed at or before this instant."),
+        instant_param("updated_at[after]", "updated_after", "Only those changed at or after this instant."),
+        order_param("created_at", "updated_at", "code"),
+        Param("code", "code", "string", "Only the card of this code."),
+    ), tags=("loyalty",), idempotent=True,
+)
 
 #: The loyalty read endpoints of a pull, in the order the service's documents list them.
 READS: tuple[Endpoint[Any], ...] = (
     LIST_LOYALTY_PROGRAMS, GET_LOYALTY_PROGRAM, LIST_LOYALTY_TIERS, LIST_EARNING_RULES, LIST_REWARD_ASSIGNMENTS,
+    LIST_MEMBERS,
 )

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from ... import models
 from ...models import loyalty_reads
+from ..card_tallies import CardTally, MemberCard, card_tallies
 from ..fast_validate import validated
-from ..listing import Listing
+from ..listing import Listing, at_or_after, at_or_before, equals
 from ..operation import bind
 from ..records import CardDefinition, EarningRule, Program, RewardAssignment
 from ..refusals import NotFound
@@ -27,6 +28,7 @@ from ..render.loyalty import (
     credited_definition,
     earning_rule_body,
     loyalty_campaign_body,
+    member_card_body,
     reward_assignment_body,
 )
 
@@ -60,6 +62,29 @@ EARNING_RULES: Listing[EarningRule] = Listing(loyalty_reads.LIST_EARNING_RULES, 
 #: `assignment_id` is applied by the operation (it picks one assignment of the campaign).
 REWARD_ASSIGNMENTS: Listing[RewardAssignment] = Listing(
     loyalty_reads.LIST_REWARD_ASSIGNMENTS, "data", prefiltered=frozenset({"assignment_id"}),
+)
+
+
+
+def _joined(held: MemberCard) -> datetime | None:
+    return held.member.created_at
+
+
+def _changed(held: MemberCard) -> datetime | None:
+    return held.tally.last_change
+
+_UNCHANGED = CardTally()
+
+#: A card is created with its member; `updated_at` is its last APPROVED
+#: transaction's (none: it never changed, and sorts first). `customer` reads
+#: the customers (an id or a source id), so the operation applies it.
+MEMBERS: Listing[MemberCard] = Listing(
+    loyalty_reads.LIST_MEMBERS, "vouchers",
+    sort={"created_at": _joined, "updated_at": _changed, "code": lambda held: held.card.id},
+    filters={"created_before": at_or_before(_joined), "created_after": at_or_after(_joined),
+             "updated_before": at_or_before(_changed), "updated_after": at_or_after(_changed),
+             "code": equals(lambda held: held.card.id)},
+    prefiltered=frozenset({"customer"}),
 )
 
 
@@ -122,11 +147,31 @@ def list_reward_assignments(sim: Simulator, /, *, campaign_id: str,
     return validated(models.LoyaltyRewardAssignmentList, body)
 
 
+def list_members(sim: Simulator, /, *, campaign_id: str, **query: object) -> models.LoyaltyMemberList:
+    """The cards of this campaign's card definition, each with its member (`customer`: an id or a source id)."""
+    state = sim.state
+    definition = _definition(state, campaign_id)
+    tallies = card_tallies(state)
+    held = [MemberCard(c, state.members[c.member_id], tallies.get(c.id) or _UNCHANGED)
+            for c in state.cards.values() if c.card_definition_id == definition.id]
+    wanted = query.get("customer")
+    if isinstance(wanted, str):
+        found = state.customers.get(wanted)
+        holder = found.id if found is not None else next(
+            (c.id for c in state.customers.values() if c.source_id == wanted), None)
+        held = [h for h in held if h.member.customer_id == holder]
+    name = campaign_name(state.programs[definition.program_id], definition)
+    body = MEMBERS.answer(held, query, lambda h: member_card_body(h, name, sim.seed))
+    return validated(models.LoyaltyMemberList, body)
+
+
 LIST_LOYALTY_PROGRAMS = bind(loyalty_reads.LIST_LOYALTY_PROGRAMS, list_loyalty_programs, write=False)
 GET_LOYALTY_PROGRAM = bind(loyalty_reads.GET_LOYALTY_PROGRAM, get_loyalty_program, write=False)
 LIST_LOYALTY_TIERS = bind(loyalty_reads.LIST_LOYALTY_TIERS, list_loyalty_tiers, write=False)
 LIST_EARNING_RULES = bind(loyalty_reads.LIST_EARNING_RULES, list_earning_rules, write=False)
 LIST_REWARD_ASSIGNMENTS = bind(loyalty_reads.LIST_REWARD_ASSIGNMENTS, list_reward_assignments, write=False)
+LIST_MEMBERS = bind(loyalty_reads.LIST_MEMBERS, list_members, write=False)
 
 #: This family's operations, in the order of `loyalty_reads.READS`.
-READS = (LIST_LOYALTY_PROGRAMS, GET_LOYALTY_PROGRAM, LIST_LOYALTY_TIERS, LIST_EARNING_RULES, LIST_REWARD_ASSIGNMENTS)
+READS = (LIST_LOYALTY_PROGRAMS, GET_LOYALTY_PROGRAM, LIST_LOYALTY_TIERS, LIST_EARNING_RULES, LIST_REWARD_ASSIGNMENTS,
+         LIST_MEMBERS)

@@ -11,8 +11,10 @@ of the cost (this is the hot path of `get_incentive`).
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import quote
 
 from ... import models
+from ..card_tallies import MemberCard
 from ..fast_validate import validated
 from ..records import (
     CardDefinition,
@@ -24,12 +26,14 @@ from ..records import (
     RewardAssignment,
 )
 from ._time import iso
+from .vouchers import voucher_assets
 
 __all__ = [
     "campaign_name",
     "credited_definition",
     "earning_rule_body",
     "loyalty_campaign_body",
+    "member_card_body",
     "render_card_transaction",
     "render_incentive",
     "render_reward",
@@ -170,4 +174,27 @@ def reward_assignment_body(assignment: RewardAssignment, campaign_id: str, point
         "id": assignment.id, "reward_id": assignment.reward_id, "related_object_id": campaign_id,
         "related_object_type": "campaign", "parameters": {"loyalty": {"points": points}},
         "created_at": iso(assignment.created_at), "updated_at": None, "object": "reward_assignment",
+    }
+
+
+def member_card_body(held: MemberCard, campaign: str, seed: int) -> dict[str, Any]:
+    """A member's card as the v1 LOYALTY_CARD voucher it is (`campaign`: the campaign's name).
+
+    `loyalty_card.points` is what the card was credited in all: its balance
+    plus what purchases spent (`redemption.redeemed_points`), the service's
+    `balance = points - redeemed_points` with nothing expired or subtracted.
+    """
+    card, member, tally = held.card, held.member, held.tally
+    code = quote(card.id, safe="")
+    return {
+        "id": card.id, "code": card.id, "campaign": campaign, "campaign_id": card.card_definition_id, "categories": [],
+        "type": "LOYALTY_CARD", "discount": None, "gift": None,
+        "loyalty_card": {"points": card.balance + tally.redeemed_points, "balance": card.balance},
+        "active": member.status == "ACTIVE", "metadata": {}, "assets": voucher_assets(seed, card.id),
+        "is_referral_code": False, "created_at": iso(member.created_at), "updated_at": iso(tally.last_change),
+        "holder_id": member.customer_id,
+        "redemption": {"redeemed_quantity": tally.redeemed_quantity, "redeemed_points": tally.redeemed_points,
+                       "object": "list", "url": f"/v1/vouchers/{code}/redemptions?page=1&limit=10"},
+        "publish": {"object": "list", "count": 1, "url": f"/v1/vouchers/{code}/publications?page=1&limit=10"},
+        "object": "voucher",
     }
