@@ -1,4 +1,4 @@
-"""Reading loyalty through the v1 endpoints: campaigns, their tiers, earning rules and rewards.
+"""Reading loyalty through the v1 endpoints: campaigns, their tiers, earning rules, rewards and members.
 
 The simulator's programs are the v2 API's: a program holds card definitions
 (wallets), each member one card per definition. The v1 endpoints show one
@@ -57,13 +57,15 @@ CAMPAIGNS: Listing[tuple[CardDefinition, Program]] = Listing(
     sort={"created_at": _program_created, "updated_at": _program_created}, prefiltered=frozenset({"expand"}),
 )
 #: The simulator holds no loyalty tiers: the list is always empty (its query still checked).
-TIERS: Listing[EarningRule] = Listing(loyalty_reads.LIST_LOYALTY_TIERS, "data", sort=_RULES_BY_TIME)
+TIERS: Listing[object] = Listing(loyalty_reads.LIST_LOYALTY_TIERS, "data",
+                                 sort={"created_at": lambda tier: None, "updated_at": lambda tier: None})
 EARNING_RULES: Listing[EarningRule] = Listing(loyalty_reads.LIST_EARNING_RULES, "data", sort=_RULES_BY_TIME)
 #: `assignment_id` is applied by the operation (it picks one assignment of the campaign).
 REWARD_ASSIGNMENTS: Listing[RewardAssignment] = Listing(
     loyalty_reads.LIST_REWARD_ASSIGNMENTS, "data", prefiltered=frozenset({"assignment_id"}),
 )
-
+#: A card without APPROVED transactions.
+_UNCHANGED = CardTally()
 
 
 def _joined(held: MemberCard) -> datetime | None:
@@ -73,7 +75,6 @@ def _joined(held: MemberCard) -> datetime | None:
 def _changed(held: MemberCard) -> datetime | None:
     return held.tally.last_change
 
-_UNCHANGED = CardTally()
 
 #: A card is created with its member; `updated_at` is its last APPROVED
 #: transaction's (none: it never changed, and sorts first). `customer` reads
@@ -119,7 +120,7 @@ def get_loyalty_program(sim: Simulator, *, campaign_id: str) -> models.LoyaltyCa
 
 def list_loyalty_tiers(sim: Simulator, /, *, campaign_id: str, **query: object) -> models.LoyaltyTierList:
     _definition(sim.state, campaign_id)
-    return validated(models.LoyaltyTierList, TIERS.answer([], query, lambda rule: {}))
+    return validated(models.LoyaltyTierList, TIERS.answer([], query, lambda tier: {}))
 
 
 def list_earning_rules(sim: Simulator, /, *, campaign_id: str, **query: object) -> models.LoyaltyEarningRuleList:
