@@ -169,6 +169,13 @@ CALLS = [
     ClientCall("get_validation_rule", (f"val {ODD}",)),
     ClientCall("list_validation_rules_assignments", (), {"related_object_id": f"promo {ODD}", "rule": "val_1", "limit": 2},
                frozenset({"related_object_id", "rule", "limit"})),
+    ClientCall("list_loyalty_programs", (), {"expand": "category", "order": "created_at"}, frozenset({"expand", "order"})),
+    ClientCall("get_loyalty_program", (f"lcdef {ODD}",)),
+    ClientCall("list_loyalty_tiers", (f"lcdef {ODD}",), {"limit": 5}, frozenset({"limit"})),
+    ClientCall("list_earning_rules", (f"lcdef {ODD}",), {"page": 2}, frozenset({"page"})),
+    ClientCall("list_reward_assignments", (f"lcdef {ODD}",), {"assignment_id": "lrewa_1"}, frozenset({"assignment_id"})),
+    ClientCall("list_members", (f"lcdef {ODD}",), {"customer": "cust_1", "code": "C-1", "updated_after": "2026-01-01T00:00:00Z"},
+               frozenset({"customer", "code", "updated_at"})),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -435,6 +442,19 @@ SERVED: dict[str, Through] = {
     "list_validation_rules_assignments": Through(
         lambda c: c.list_validation_rules_assignments(related_object_id="promo_welcome_10"),
         ["related_object_id", "rule", "page", "limit", "order"], {"related_object_id": "promo_welcome_10"}),
+    "list_loyalty_programs": Through(lambda c: c.list_loyalty_programs(expand="category"),
+                                     ["limit", "page", "expand", "order"], {"expand": "category"}),
+    "get_loyalty_program": Through(lambda c: c.get_loyalty_program("lcdef_beans"), ["campaign_id"],
+                                   {"campaign_id": "lcdef_beans"}),
+    "list_loyalty_tiers": Through(lambda c: c.list_loyalty_tiers("lcdef_beans"), ["campaign_id", "limit", "order"],
+                                  {"campaign_id": "lcdef_beans"}),
+    "list_earning_rules": Through(lambda c: c.list_earning_rules("lcdef_beans", page=1),
+                                  ["campaign_id", "limit", "page", "order"], {"page": "1"}),
+    "list_reward_assignments": Through(lambda c: c.list_reward_assignments("lcdef_beans", assignment_id="lrewa_mug"),
+                                       ["campaign_id", "limit", "page", "assignment_id"], {"assignment_id": "lrewa_mug"}),
+    "list_members": Through(lambda c: c.list_members("lcdef_beans", customer="alice"),
+                            ["campaign_id", "limit", "page", "customer", "created_before", "created_after",
+                             "updated_before", "updated_after", "order", "code"], {"customer": "alice"}),
     "qualifications": Through(
         lambda c: c.qualifications(customer={"source_id": "alice"}, options={"limit": 2}),
         ["request"], {"request": {"customer": {"source_id": "alice"}, "options": {"limit": 2}}},
@@ -487,7 +507,9 @@ def test_the_reads_are_the_ones_that_change_nothing() -> None:
                      "list_products", "get_product", "list_skus", "get_sku", "list_product_collections",
                      "list_collection_products", "list_customer_segments", "get_segment", "list_orders",
                      "list_redemptions", "list_customers", "get_customer", "list_rewards", "get_reward",
-                     "list_validation_rules", "get_validation_rule", "list_validation_rules_assignments"}
+                     "list_validation_rules", "get_validation_rule", "list_validation_rules_assignments",
+                     "list_loyalty_programs", "get_loyalty_program", "list_loyalty_tiers", "list_earning_rules",
+                     "list_reward_assignments", "list_members"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

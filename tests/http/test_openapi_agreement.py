@@ -203,6 +203,19 @@ SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
     ("/v1/rewards", "GET", "/v1/rewards?limit=0", APP, _NO_BODY),  # 400
     ("/v1/rewards/{rewardId}", "GET", "/v1/rewards/lrew_gift_25", APP, _NO_BODY),
     ("/v1/rewards/{rewardId}", "GET", "/v1/rewards/lrew_nope", APP, _NO_BODY),  # 404
+    ("/v1/loyalties", "GET", "/v1/loyalties?limit=100&order=created_at&expand=category", APP, _NO_BODY),
+    ("/v1/loyalties", "GET", "/v1/loyalties?expand=tiers", APP, _NO_BODY),  # 400
+    ("/v1/loyalties/{campaignId}", "GET", "/v1/loyalties/lcdef_stars", APP, _NO_BODY),
+    ("/v1/loyalties/{campaignId}", "GET", "/v1/loyalties/lprg_coffee_club", APP, _NO_BODY),  # 404: a program, not a card
+    ("/v1/loyalties/{campaignId}/tiers", "GET", "/v1/loyalties/lcdef_beans/tiers?limit=5", APP, _NO_BODY),
+    ("/v1/loyalties/{campaignId}/earning-rules", "GET", "/v1/loyalties/lcdef_beans/earning-rules", APP, _NO_BODY),
+    ("/v1/loyalties/{campaignId}/earning-rules", "GET", "/v1/loyalties/lcdef_nope/earning-rules", APP, _NO_BODY),
+    ("/v1/loyalties/{campaignId}/rewards", "GET", "/v1/loyalties/lcdef_beans/rewards?limit=2&page=2", APP, _NO_BODY),
+    ("/v1/loyalties/{campaignId}/members", "GET", "/v1/loyalties/lcdef_beans/members?order=-updated_at", APP, _NO_BODY),
+    ("/v1/loyalties/{campaignId}/members", "GET", "/v1/loyalties/lcdef_stars/members?customer=dave&limit=1", APP,
+     _NO_BODY),
+    ("/v1/loyalties/{campaignId}/members", "GET", "/v1/loyalties/lcdef_beans/members?updated_at[after]=2026-13-01",
+     APP, _NO_BODY),  # 400
     # after the session's redemption and its rollback: orders, redemptions and a rollback
     ("/v1/orders", "GET", "/v1/orders?order=created_at", APP, _NO_BODY),
     ("/v1/orders", "GET", "/v1/orders?page=0", APP, _NO_BODY),  # 400

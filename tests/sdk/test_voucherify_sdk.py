@@ -85,6 +85,12 @@ IN_SDK: dict[tuple[str, str], str] = {
     ("GET", "/v1/validation-rules"): "ValidationRulesApi.list_validation_rules",  # tests/sdk/test_sdk_rule_reads.py
     ("GET", "/v1/validation-rules/{}"): "ValidationRulesApi.get_validation_rule",
     ("GET", "/v1/validation-rules-assignments"): "ValidationRulesApi.list_validation_rules_assignments",
+    ("GET", "/v1/loyalties"): "LoyaltiesApi.list_loyalty_programs",
+    ("GET", "/v1/loyalties/{}"): "LoyaltiesApi.get_loyalty_program",
+    ("GET", "/v1/loyalties/{}/tiers"): "LoyaltiesApi.list_loyalty_tiers",
+    ("GET", "/v1/loyalties/{}/earning-rules"): "LoyaltiesApi.list_earning_rules",
+    ("GET", "/v1/loyalties/{}/rewards"): "LoyaltiesApi.list_reward_assignments2",
+    ("GET", "/v1/loyalties/{}/members"): "LoyaltiesApi.list_members",
     # Served once the qualifications operation lands.
     ("POST", "/v1/qualifications"): "QualificationsApi.check_eligibility",
 }

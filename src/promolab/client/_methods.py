@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Generic, ParamSpec, Self, TypeVar, overload
 
 from . import _builders as b
+from . import _loyalty_read_builders as lb
 from . import _read_builders as rb
 from . import _rule_read_builders as rrb
 from ._requests import Prepared
@@ -113,6 +114,12 @@ class Operations:
     list_validation_rules = Method(rrb.list_validation_rules)
     get_validation_rule = Method(rrb.get_validation_rule)
     list_validation_rules_assignments = Method(rrb.list_validation_rules_assignments)
+    list_loyalty_programs = Method(lb.list_loyalty_programs)
+    get_loyalty_program = Method(lb.get_loyalty_program)
+    list_loyalty_tiers = Method(lb.list_loyalty_tiers)
+    list_earning_rules = Method(lb.list_earning_rules)
+    list_reward_assignments = Method(lb.list_reward_assignments)
+    list_members = Method(lb.list_members)
 
 
 class ControlOperations:

@@ -32,6 +32,7 @@ __all__ = [
     "render_simple_voucher",
     "render_voucher",
     "render_voucher_transaction",
+    "voucher_assets",
     "voucher_created_at",
     "wire_instant",
 ]
@@ -43,6 +44,11 @@ def _asset(seed: int, kind: str, voucher_id: str) -> dict[str, str]:
     digest = hashlib.blake2b(f"{seed}:{kind}:{voucher_id}".encode(), digest_size=24).hexdigest()
     asset_id = f"U2FsdGVkX1{digest}"
     return {"id": asset_id, "url": f"{ASSETS_BASE_URL}/{kind}/{asset_id}"}
+
+
+def voucher_assets(seed: int, voucher_id: str) -> dict[str, dict[str, str]]:
+    """A voucher's QR code and barcode: ids derived from the seed and the voucher's id, never drawn."""
+    return {"qr": _asset(seed, "qr", voucher_id), "barcode": _asset(seed, "barcode", voucher_id)}
 
 
 def voucher_created_at(voucher: Voucher, campaign: Campaign | None) -> Any:
@@ -96,7 +102,7 @@ def render_voucher(voucher: Voucher, campaign: Campaign | None, *, seed: int, ca
         "active": voucher.active,
         "additional_info": voucher.additional_info,
         "metadata": voucher.metadata,
-        "assets": {"qr": _asset(seed, "qr", voucher.id), "barcode": _asset(seed, "barcode", voucher.id)},
+        "assets": voucher_assets(seed, voucher.id),
         "is_referral_code": voucher.is_referral_code,
         "created_at": wire_instant(voucher_created_at(voucher, campaign)),
         "updated_at": wire_instant(voucher.updated_at),
