@@ -55,6 +55,7 @@ from .stack_redeemables import (
 )
 from .stack_spending import credits_of, taken
 from .usage import usage_of
+from .validation_rule_objects import InlineTerms, inline_terms
 from .webhooks import MAX_ATTEMPTS, SIGNATURE_HEADER
 
 __all__ = [
@@ -72,6 +73,7 @@ __all__ = [
     "Credentials",
     "DeliveryAttempt",
     "Held",
+    "InlineTerms",
     "InvalidPayload",
     "InvalidQueryParams",
     "JournalError",
@@ -91,6 +93,7 @@ __all__ = [
     "format_instant",
     "free_codes",
     "held",
+    "inline_terms",
     "member_view",
     "parse",
     "parse_instant",
