@@ -45,12 +45,10 @@ _NAMES = ("before", "after")
 def _standing(redemptions: pd.DataFrame) -> pd.DataFrame:
     """The redemptions that count: succeeded, and not undone by a rollback that succeeded."""
     made = redemptions[(redemptions["object"] == "redemption") & (redemptions["result"] == "SUCCESS")]
-    undone = redemptions.loc[(redemptions["object"] == "redemption_rollback") & (redemptions["result"] == "SUCCESS"),
-                             "rolls_back"]
-    kept = ~made["redemption_id"].isin(set(undone.dropna()))
-    parents = set(made["parent_id"].dropna())
-    undone_parents = parents & set(undone.dropna())
-    return made[kept & ~made["parent_id"].isin(undone_parents)]
+    undone = set(redemptions.loc[(redemptions["object"] == "redemption_rollback")
+                                 & (redemptions["result"] == "SUCCESS"), "rolls_back"].dropna())
+    # a redemption undone itself, or a child of a parent undone
+    return made[~made["redemption_id"].isin(undone) & ~made["parent_id"].isin(undone)]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import models
-from .unexpressed import Unexpressed, leftovers
+from .unexpressed import Unexpressed, leftovers, spec
 
 __all__ = ["Catalogue", "catalogue_part"]
 
@@ -31,11 +31,6 @@ class Catalogue:
     unexpressed: list[Unexpressed]
 
 
-def _clean(values: dict[str, Any]) -> dict[str, Any]:
-    """A spec without the values the scenario format defaults anyway."""
-    return {key: value for key, value in values.items() if value is not None and value != {} and value != []}
-
-
 def _named(kind: str, oid: str, field: str, value: str | None, out: list[Unexpressed]) -> str:
     """A name the scenario requires; where the target has none, the id stands in (and says so)."""
     if value is not None:
@@ -46,7 +41,7 @@ def _named(kind: str, oid: str, field: str, value: str | None, out: list[Unexpre
 
 def _sku(sku: models.Sku, out: list[Unexpressed]) -> dict[str, Any]:
     out += leftovers("sku", sku, _SKU_KEPT, (*_DERIVED, "currency"))
-    return _clean({"id": sku.id, "source_id": sku.source_id, "sku": _named("sku", sku.id, "sku", sku.sku, out),
+    return spec({"id": sku.id, "source_id": sku.source_id, "sku": _named("sku", sku.id, "sku", sku.sku, out),
                    "price": sku.price,
                    "metadata": sku.metadata})
 
@@ -54,7 +49,7 @@ def _sku(sku: models.Sku, out: list[Unexpressed]) -> dict[str, Any]:
 def _product(product: models.Product, out: list[Unexpressed]) -> dict[str, Any]:
     out += leftovers("product", product, _PRODUCT_KEPT, _DERIVED)
     name = _named("product", product.id, "name", product.name, out)
-    return _clean({"id": product.id, "source_id": product.source_id, "name": name, "price": product.price,
+    return spec({"id": product.id, "source_id": product.source_id, "name": name, "price": product.price,
                    "metadata": product.metadata, "skus": [_sku(s, out) for s in product.skus.data]})
 
 
@@ -64,7 +59,7 @@ def _collection(collection: models.ProductCollection, out: list[Unexpressed]) ->
                                "an AUTO_UPDATE collection's rule is not a scenario's; left out"))
         return None
     members = collection.products or []
-    return _clean({"id": collection.id, "name": collection.name,
+    return spec({"id": collection.id, "name": collection.name,
                    "products": [m.id for m in members if m.object == "product"],
                    "skus": [m.id for m in members if m.object == "sku"]})
 
@@ -72,7 +67,7 @@ def _collection(collection: models.ProductCollection, out: list[Unexpressed]) ->
 def catalogue_part(products: Sequence[models.Product], collections: Sequence[models.ProductCollection]) -> Catalogue:
     """The catalogue section of the products and collections the target listed."""
     out: list[Unexpressed] = []
-    section = _clean({
+    section = spec({
         "products": [_product(p, out) for p in products],
         "collections": [c for c in (_collection(c, out) for c in collections) if c is not None],
     })

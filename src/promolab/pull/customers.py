@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import models
-from .unexpressed import Unexpressed, leftovers
+from .unexpressed import Unexpressed, leftovers, spec
 
 __all__ = ["Customers", "customers_part", "merged_order"]
 
@@ -35,9 +35,8 @@ class Customers:
 
 def _customer(customer: models.CustomerProfile, out: list[Unexpressed]) -> dict[str, Any]:
     out += leftovers("customer", customer, _KEPT, _DERIVED)
-    values = {"id": customer.id, "source_id": customer.source_id, "name": customer.name, "email": customer.email,
-              "metadata": customer.metadata}
-    return {key: value for key, value in values.items() if value is not None and value != {}}
+    return spec({"id": customer.id, "source_id": customer.source_id, "name": customer.name, "email": customer.email,
+                 "metadata": customer.metadata})
 
 
 def merged_order(sequences: Sequence[Sequence[str]]) -> list[str]:

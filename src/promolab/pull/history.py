@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..models import read_endpoints as reads
 from ..models.redemptions import Redemption, RedemptionRollback, StoredOrder
+from ..sim import format_instant
 from .reader import Reader
 from .walk import Window, walk
 
@@ -84,7 +85,7 @@ def read_history(reader: Reader, since: datetime, source_ids: Mapping[str, str |
     orders = walk(reader, reads.LIST_ORDERS, query=(("order", "-created_at"),),
                   until=lambda order: order.created_at < since)
     orders.reverse()  # oldest first, as the walk of a forecast or a replay reads them
-    redemptions = walk(reader, reads.LIST_REDEMPTIONS, query=(("created_at[after]", _iso(since)),),
+    redemptions = walk(reader, reads.LIST_REDEMPTIONS, query=(("created_at[after]", format_instant(since)),),
                        window=Window("created_at[after]", lambda entry: entry.date))
     order_frame = typed_frame([row for order in orders for row in _order_rows(order, source_ids)],
                               columns=ORDER_COLUMNS, ints=("quantity", "price"), times=("placed_at",))
@@ -92,8 +93,3 @@ def read_history(reader: Reader, since: datetime, source_ids: Mapping[str, str |
                                    ints=("order_amount", "discount_amount", "gift_amount"), times=("at",))
     return History(since, order_frame, redemption_frame)
 
-
-def _iso(instant: datetime) -> str:
-    from ..sim import format_instant
-
-    return format_instant(instant)

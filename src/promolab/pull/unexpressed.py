@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-__all__ = ["REPORT_COLUMNS", "Unexpressed", "leftovers", "write_report"]
+__all__ = ["REPORT_COLUMNS", "Unexpressed", "leftovers", "spec", "write_report"]
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -35,8 +35,18 @@ class Unexpressed:
 REPORT_COLUMNS: tuple[str, ...] = tuple(f.name for f in fields(Unexpressed))
 
 
+def _unset(value: Any) -> bool:
+    """A value the scenario format defaults to anyway: nothing to write."""
+    return value is None or value == {} or value == []
+
+
 def _empty(value: Any) -> bool:
-    return value is None or value == {} or value == [] or value == ""
+    return _unset(value) or value == ""
+
+
+def spec(values: dict[str, Any]) -> dict[str, Any]:
+    """A scenario entry without the values its format defaults anyway."""
+    return {key: value for key, value in values.items() if not _unset(value)}
 
 
 def leftovers(kind: str, obj: BaseModel, kept: Iterable[str], derived: Iterable[str]) -> list[Unexpressed]:

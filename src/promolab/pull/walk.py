@@ -23,12 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel
 
 from ..models.endpoint import Endpoint, Param
+from ..sim import format_instant
 from .errors import PullError
 from .reader import Reader, Sent
 
@@ -76,7 +77,7 @@ def walk(reader: Reader, endpoint: Endpoint[Any], path_args: Mapping[str, str] |
     start = None
     while True:
         asked = list(query) if start is None or window is None else [
-            *(pair for pair in query if pair[0] != window.param), (window.param, _iso(start))]
+            *(pair for pair in query if pair[0] != window.param), (window.param, format_instant(start))]
         if pages.walk(asked, until):
             return pages.items
         if window is None:
@@ -84,13 +85,10 @@ def walk(reader: Reader, endpoint: Endpoint[Any], path_args: Mapping[str, str] |
                             f"({pages.last_page} pages of {pages.limit}); read {len(pages.items):,}")
         last = window.instant_of(pages.items[-1])
         if start is not None and last <= start:
-            raise PullError(f"{endpoint.name}: more than {pages.reach:,} objects at {_iso(last)}, "
+            raise PullError(f"{endpoint.name}: more than {pages.reach:,} objects at {format_instant(last)}, "
                             "more than its pages reach from one instant")
         start = last
 
-
-def _iso(instant: datetime) -> str:
-    return instant.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class _Pages:
