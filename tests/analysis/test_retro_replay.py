@@ -9,6 +9,7 @@ a history's.
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime, timedelta
 
 import pandas as pd
@@ -118,13 +119,10 @@ def test_the_chart_shows_the_three_per_tier() -> None:
     assert ax.get_xticklabels()  # money on the axis
 
 
-_CACHE: dict[str, object] = {}
-
-
+@functools.cache
 def _month() -> pd.DataFrame:
-    if "month" not in _CACHE:
-        _CACHE["month"] = pd.read_parquet(samples.month_orders())
-    return _CACHE["month"]  # type: ignore[return-value]  # the frame stored above
+    """The shipped month of orders, read once (tests slice it, never change it)."""
+    return pd.read_parquet(samples.month_orders())
 
 
 def _march() -> Simulator:
