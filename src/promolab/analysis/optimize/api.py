@@ -68,10 +68,10 @@ def optimize(
     if isinstance(space, TierGrid):
         space = Space((space,))
     if not isinstance(space, Space):
-        raise ValueError(f"space must be a Space or a TierGrid, got {type(space).__name__}")
+        raise TypeError(f"space must be a Space or a TierGrid, got {type(space).__name__}")
     model = model if model is not None else ResponseModel()
     if not isinstance(model, ResponseModel):
-        raise ValueError(f"model must be a ResponseModel, got {type(model).__name__}")
+        raise TypeError(f"model must be a ResponseModel, got {type(model).__name__}")
     Problem.of([[0]], [[0]], [[0.0]], min_redemptions=min_redemptions)  # the floor checked before the sweep
     evaluated = evaluate(sim, orders, space, Scope(model, costs or CostModel()))
     table = with_currency(evaluated.frame(), sim.currency)

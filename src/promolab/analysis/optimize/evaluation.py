@@ -29,6 +29,7 @@ import pandas as pd
 
 from ...engine import CompiledTier, PricingContext, compile_tier
 from ...sim import pricing_view
+from ..forecast.budget_leaves import budgeted
 from ..forecast.candidates import candidate_tiers
 from ..forecast.costs import CostModel
 from ..response import Offers, ResponseModel, expect
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 __all__ = ["CHUNK", "Evaluated", "Scope", "evaluate"]
 
 #: Orders evaluated at a time (times the options: the chunk's block).
-CHUNK = 2048
+CHUNK = 4096
 
 _SUMS = ("orders_won", "redemptions", "spend", "variance", "incremental_spend", "subsidy",
          "incremental_net_revenue", "displaced_net_revenue")
@@ -102,13 +103,15 @@ def _segments(orders: pd.DataFrame, batch: OrderBatch, column: str) -> np.ndarra
         raise ValueError(f"a group has a segment, but the orders have no {column!r} column "
                          f"(Space.segment_column names it)")
     first = orders.groupby("order_id", sort=False)[column].first()
-    return first.reindex(batch.order_ids).astype(object).to_numpy()
+    values = first.reindex(batch.order_ids).astype(object)
+    labels: np.ndarray = np.where(values.isna(), "", values.astype(str)).astype(object)
+    return labels
 
 
 def evaluate(sim: Simulator, orders: pd.DataFrame, space: Space, scope: Scope) -> Evaluated:
     """Sweep every option once over `orders` and sum its expected figures."""
     if not isinstance(orders, pd.DataFrame):
-        raise ValueError(f"orders must be a line-items DataFrame, got {type(orders).__name__}")
+        raise TypeError(f"orders must be a line-items DataFrame, got {type(orders).__name__}")
     view = pricing_view(sim)
     competitors, excluded, _ = candidate_tiers(view, None, best=True)
     position = {t.id: p for p, t in enumerate(competitors)}
@@ -122,8 +125,11 @@ def evaluate(sim: Simulator, orders: pd.DataFrame, space: Space, scope: Scope) -
     compiled = [[compile_tier(o.spec) for o in opts] for opts in options]
     batch = prepare_orders(sim, orders)
     goods = scope.costs.goods(batch)
-    segments = _segments(orders, batch, space.segment_column) if any(g.segment is not None for g in groups) else None
-    swept = [*competitors, *(t for ts in compiled for t in ts)]
+    if any(g.segment is not None for g in groups) or space.segment_column in orders.columns:
+        segments = _segments(orders, batch, space.segment_column)
+    else:
+        segments = None
+    swept = [_unspent(t) for t in [*competitors, *(t for ts in compiled for t in ts)]]
     starts = np.cumsum([len(competitors), *(len(ts) for ts in compiled)])
     kinds = np.array([t.kind for t in swept], dtype=object)
     sums = np.zeros((int(starts[-1] - starts[0]), len(_SUMS)))
@@ -139,12 +145,24 @@ def evaluate(sim: Simulator, orders: pd.DataFrame, space: Space, scope: Scope) -
         offered = np.where(gives, discount, -1)
         amount = Chunk(batch, a, b).amount.astype(np.float64)
         margin = amount - (0.0 if goods is None else goods[a:b])
+        labels = np.full(b - a, "", dtype=object) if segments is None else segments[a:b]
+        basket = pd.factorize(pd.MultiIndex.from_arrays([amount, margin, labels]))[0].astype(np.int64)
         for g, group in enumerate(groups):
             lo, hi = int(starts[g]), int(starts[g + 1])
-            _reduce(_GroupChunk(offered, position[group.tier], lo, hi, kinds, amount, margin),
+            _reduce(_GroupChunk(offered, position[group.tier], len(competitors), lo, hi, kinds, amount, margin, labels, basket),
                     None if segments is None or group.segment is None else segments[a:b] == group.segment,
                     scope.model, sums[lo - len(competitors):hi - len(competitors)])
     return Evaluated(groups, options, bases, sums)
+
+
+def _unspent(tier: CompiledTier) -> CompiledTier:
+    """The tier as it prices with nothing spent: its budget and limit rules
+    holding (the forecast's variant with every leaf true, `budget_leaves`),
+    so the sweep keeps its vectorized path. The optimizer's budgets are its
+    own constraints (`budgets`); limits that count redemptions are left to
+    the forecast's walk."""
+    split = budgeted(tier)
+    return tier if split is None else split.variants[-1]
 
 
 @dataclass(frozen=True)
@@ -153,16 +171,21 @@ class _GroupChunk:
 
     offered: np.ndarray  # (swept tiers, orders): discount where it gives, else -1
     pos: int  # the group's tier among the candidates
+    rest: int  # the candidates' rows: 0..rest (the options follow)
     lo: int
     hi: int  # the group's option rows
     kinds: np.ndarray
     amount: np.ndarray
     margin: np.ndarray
+    segment: np.ndarray  # each order's segment label ("" without the column)
+    basket: np.ndarray  # a code per distinct (amount, margin, segment): what the expectations read of an order
 
 
-def _offers(depth_cents: np.ndarray, amount: np.ndarray, kind: np.ndarray) -> Offers:
+def _offers(depth_cents: np.ndarray, amount: np.ndarray, kind: np.ndarray, segment: np.ndarray) -> Offers:
+    """Depth: the discount over the order amount; distance 0 (an order the
+    sweep says qualifies has passed any threshold)."""
     depth = np.divide(depth_cents, amount, out=np.zeros(len(amount)), where=amount > 0)
-    return Offers(depth=depth, distance=np.zeros(len(depth)), kind=kind, segment=np.full(len(depth), "", dtype=object))
+    return Offers(depth=depth, distance=np.zeros(len(depth)), kind=kind, segment=segment)
 
 
 def _best(offered: np.ndarray, rows: Sequence[int]) -> tuple[np.ndarray, np.ndarray]:
@@ -178,7 +201,7 @@ def _best(offered: np.ndarray, rows: Sequence[int]) -> tuple[np.ndarray, np.ndar
 def _reduce(c: _GroupChunk, in_segment: np.ndarray | None, model: ResponseModel, out: np.ndarray) -> None:
     """Add the chunk's figures of the group's options to `out` (rows: options)."""
     before, before_at = _best(c.offered, range(c.pos))
-    after, after_at = _best(c.offered, range(c.pos + 1, c.lo))
+    after, after_at = _best(c.offered, range(c.pos + 1, c.rest))
     # the rest's best offer: the earlier tier wins a tie, as in the "best" policy
     rest = np.maximum(before, after)
     rest_at = np.where(before >= after, before_at, after_at)
@@ -190,14 +213,31 @@ def _reduce(c: _GroupChunk, in_segment: np.ndarray | None, model: ResponseModel,
     row, order = np.nonzero(win)
     if not len(row):
         return
-    amount, margin = c.amount[order], c.margin[order]
-    d = options[row, order].astype(np.float64)
-    mine = expect(model, _offers(d, amount, c.kinds[c.lo + row]), amount, d, goods=amount - margin)
-    rest_d = np.maximum(rest[order], 0).astype(np.float64)
-    rest_kind = np.where(rest[order] > 0, c.kinds[rest_at[order]], "")
-    theirs = expect(model, _offers(rest_d, amount, rest_kind), amount, rest_d, goods=amount - margin)
-    columns = (np.ones(len(row)), mine.redemptions, mine.spend, spend_variance(mine.redemptions, mine.orders, d),
-               mine.incremental_spend, mine.subsidy, mine.incremental_net_revenue, theirs.incremental_net_revenue)
     k = out.shape[0]
+    # what the rest would bring on each order: one expectation per order, not per option
+    rest_d = np.maximum(rest, 0).astype(np.float64)
+    rest_kind = np.where(rest > 0, c.kinds[rest_at], "")
+    theirs = expect(model, _offers(rest_d, c.amount, rest_kind, c.segment), c.amount, rest_d, goods=c.amount - c.margin)
+    out[:, 7] += np.bincount(row, weights=theirs.incremental_net_revenue[order], minlength=k)
+    # the option's: once per distinct (option, basket, discount), weighted by how many share it
+    # (a month's orders hold a few thousand distinct baskets: most entries repeat)
+    d_all = options[row, order]
+    first, count = _distinct(row, c.basket[order], d_all)
+    row, order = row[first], order[first]
+    amount, margin = c.amount[order], c.margin[order]
+    d = d_all[first].astype(np.float64)
+    mine = expect(model, _offers(d, amount, c.kinds[c.lo + row], c.segment[order]), amount, d, goods=amount - margin)
+    columns = (np.ones(len(row)), mine.redemptions, mine.spend, spend_variance(mine.redemptions, mine.orders, d),
+               mine.incremental_spend, mine.subsidy, mine.incremental_net_revenue)
     for j, values in enumerate(columns):
-        out[:, j] += np.bincount(row, weights=values, minlength=k)
+        out[:, j] += np.bincount(row, weights=values * count, minlength=k)
+
+
+def _distinct(row: np.ndarray, basket: np.ndarray, discount: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first entry of each distinct (row, basket, discount) and how many entries share it."""
+    d_code, d_values = pd.factorize(discount)
+    key = (row.astype(np.int64) * (int(basket.max()) + 1) + basket) * max(len(d_values), 1) + d_code
+    inverse, uniques = pd.factorize(key)
+    first = np.empty(len(uniques), dtype=np.int64)
+    first[inverse[::-1]] = np.arange(len(key) - 1, -1, -1)  # the last write per id is its first entry
+    return first, np.bincount(inverse, minlength=len(uniques)).astype(np.float64)

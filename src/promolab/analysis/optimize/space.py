@@ -16,7 +16,7 @@ at once.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -26,6 +26,8 @@ from ..tier_terms import with_min_amount
 __all__ = ["Option", "Space", "TierGrid"]
 
 _ORDER_EFFECTS = ("APPLY_TO_ORDER",)
+#: An axis not given: the tier keeps its own value.
+_KEEP = object()
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ class TierGrid:
         _whole_cents(self.cap, "cap", self.tier)
         for name, spec in self.variants.items():
             if not isinstance(spec, TierSpec):
-                raise ValueError(f"TierGrid({self.tier!r}).variants[{name!r}] must be a TierSpec, "
+                raise TypeError(f"TierGrid({self.tier!r}).variants[{name!r}] must be a TierSpec, "
                                  f"got {type(spec).__name__}")
         if self.percent_off and self.amount_off:
             raise ValueError(f"TierGrid({self.tier!r}) gives both percent_off and amount_off: a tier has one kind")
@@ -94,7 +96,8 @@ class TierGrid:
         value_field = "percent_off" if self.percent_off else "amount_off"
         values: Sequence[Any] = self.percent_off or self.amount_off or (None,)
         out: list[Option] = []
-        axes = itertools.product(values, self.min_amount or ("keep",), self.cap or ("keep",))
+        keep: tuple[Any, ...] = (_KEEP,)
+        axes: Iterator[tuple[Any, Any, Any]] = itertools.product(values, self.min_amount or keep, self.cap or keep)
         effect = str(spec.discount.get("effect") or "")
         cap_field = "amount_limit" if effect in _ORDER_EFFECTS else "aggregated_amount_limit"
         if not (self.percent_off or self.amount_off or self.min_amount or self.cap):
@@ -105,13 +108,13 @@ class TierGrid:
             if value is not None:
                 discount[value_field] = value
                 parts.append(f"{value_field}={value:g}")
-            if cap != "keep":
+            if cap is not _KEEP:
                 discount.pop(cap_field, None)
                 if cap is not None:
                     discount[cap_field] = cap
                 parts.append(f"cap={cap}")
             rules = spec.rules
-            if minimum != "keep":
+            if minimum is not _KEEP:
                 rules = with_min_amount(spec.rules, minimum)
                 parts.append(f"min_amount={minimum}")
             out.append(Option(", ".join(parts), replace(spec, id=f"{spec.id}~{self.segment or ''}~{n}",
@@ -137,7 +140,7 @@ class Space:
             raise ValueError("Space has no group: give at least one TierGrid")
         for group in groups:
             if not isinstance(group, TierGrid):
-                raise ValueError(f"Space.groups must be TierGrid objects, got {type(group).__name__}")
+                raise TypeError(f"Space.groups must be TierGrid objects, got {type(group).__name__}")
         labels = [g.label for g in groups]
         if len(set(labels)) != len(labels):
             raise ValueError(f"Space.groups repeat a (tier, segment): {', '.join(labels)}")
