@@ -158,3 +158,14 @@ def test_orders_must_be_a_frame() -> None:
 def test_a_segment_needs_its_column() -> None:
     with pytest.raises(ValueError, match="no 'tier' column"):
         optimize(sim(), orders(), Space([TierGrid("promo_beans_15", percent_off=[5], segment="gold")], "tier"))
+
+
+def test_a_named_variant_equals_the_same_grid_point() -> None:
+    view = pricing_view(sim())
+    base = next(t for t in view.tiers if t.id == "promo_beans_15").spec
+    deep = replace(base, discount={**base.discount, "percent_off": 30})
+    table = optimize(sim(), orders(), TierGrid("promo_beans_15", percent_off=[30], variants={"deep": deep})).table
+    figures = ["orders_won", "spend", "spend_p90", "subsidy", "value"]
+    assert table["option"].tolist() == ["percent_off=30", "deep"]
+    assert table.loc[0, figures].tolist() == table.loc[1, figures].tolist()
+    assert table.loc[0, "orders_won"] > 0
