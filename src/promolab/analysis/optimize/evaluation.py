@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -135,6 +135,12 @@ def evaluate(sim: Simulator, orders: pd.DataFrame, space: Space, scope: Scope) -
     sums = np.zeros((int(starts[-1] - starts[0]), len(_SUMS)))
     bound = bind_batch(view, batch, swept, PricingContext(now=sim.now))
     n = batch.n_orders
+    amount = Chunk(batch, 0, n).amount.astype(np.float64)
+    margin = amount - (0.0 if goods is None else goods)
+    labels = np.full(n, "", dtype=object) if segments is None else segments
+    # a code per distinct (amount, margin, segment): all an expectation reads of an order
+    basket = pd.factorize(pd.MultiIndex.from_arrays([amount, margin, labels]))[0].astype(np.int64)
+    entries: list[list[_Entries]] = [[] for _ in groups]
     for a in range(0, n, CHUNK):
         b = min(n, a + CHUNK)
         block = Outputs.allocate(b - a, len(swept))
@@ -143,15 +149,20 @@ def evaluate(sim: Simulator, orders: pd.DataFrame, space: Space, scope: Scope) -
         discount = np.ascontiguousarray(block.discount.reshape(shape).T).astype(np.int64)
         gives = np.ascontiguousarray(block.valid.reshape(shape).T) & (discount > 0)
         offered = np.where(gives, discount, -1)
-        amount = Chunk(batch, a, b).amount.astype(np.float64)
-        margin = amount - (0.0 if goods is None else goods[a:b])
-        labels = np.full(b - a, "", dtype=object) if segments is None else segments[a:b]
-        basket = pd.factorize(pd.MultiIndex.from_arrays([amount, margin, labels]))[0].astype(np.int64)
+        chunk = _GroupChunk(offered, 0, len(competitors), 0, 0, kinds, amount[a:b], margin[a:b], labels[a:b],
+                            basket[a:b])
         for g, group in enumerate(groups):
             lo, hi = int(starts[g]), int(starts[g + 1])
-            _reduce(_GroupChunk(offered, position[group.tier], len(competitors), lo, hi, kinds, amount, margin, labels, basket),
-                    None if segments is None or group.segment is None else segments[a:b] == group.segment,
-                    scope.model, sums[lo - len(competitors):hi - len(competitors)])
+            found = _reduce(replace(chunk, pos=position[group.tier], lo=lo, hi=hi),
+                            None if segments is None or group.segment is None else segments[a:b] == group.segment,
+                            scope.model, sums[lo - len(competitors):hi - len(competitors)])
+            if found is not None:
+                entries[g].append(found)
+    for g in range(len(groups)):
+        if entries[g]:
+            lo, hi = int(starts[g]), int(starts[g + 1])
+            _expect_won(_Entries.joined(entries[g]), _Baskets(amount, margin, labels, basket, kinds[lo:hi]),
+                        scope.model, sums[lo - len(competitors):hi - len(competitors)])
     return Evaluated(groups, options, bases, sums)
 
 
@@ -198,8 +209,9 @@ def _best(offered: np.ndarray, rows: Sequence[int]) -> tuple[np.ndarray, np.ndar
     return sub[at, np.arange(sub.shape[1])], np.asarray(rows)[at]
 
 
-def _reduce(c: _GroupChunk, in_segment: np.ndarray | None, model: ResponseModel, out: np.ndarray) -> None:
-    """Add the chunk's figures of the group's options to `out` (rows: options)."""
+def _reduce(c: _GroupChunk, in_segment: np.ndarray | None, model: ResponseModel, out: np.ndarray) -> _Entries | None:
+    """Add what the rest of the scenario would bring on the orders each option wins
+    to `out`, and return what the options win."""
     before, before_at = _best(c.offered, range(c.pos))
     after, after_at = _best(c.offered, range(c.pos + 1, c.rest))
     # the rest's best offer: the earlier tier wins a tie, as in the "best" policy
@@ -212,32 +224,76 @@ def _reduce(c: _GroupChunk, in_segment: np.ndarray | None, model: ResponseModel,
         win &= in_segment[None, :]
     row, order = np.nonzero(win)
     if not len(row):
-        return
+        return None
     k = out.shape[0]
     # what the rest would bring on each order: one expectation per order, not per option
     rest_d = np.maximum(rest, 0).astype(np.float64)
     rest_kind = np.where(rest > 0, c.kinds[rest_at], "")
     theirs = expect(model, _offers(rest_d, c.amount, rest_kind, c.segment), c.amount, rest_d, goods=c.amount - c.margin)
     out[:, 7] += np.bincount(row, weights=theirs.incremental_net_revenue[order], minlength=k)
-    # the option's: once per distinct (option, basket, discount), weighted by how many share it
-    # (a month's orders hold a few thousand distinct baskets: most entries repeat)
+    # the option's: kept as distinct (option, basket, discount) with how many share it, and
+    # expected once per distinct entry of the whole batch (`_expect_won`): a month's
+    # orders hold a few thousand distinct baskets, so most entries repeat
     d_all = options[row, order]
     first, count = _distinct(row, c.basket[order], d_all)
-    row, order = row[first], order[first]
-    amount, margin = c.amount[order], c.margin[order]
-    d = d_all[first].astype(np.float64)
-    mine = expect(model, _offers(d, amount, c.kinds[c.lo + row], c.segment[order]), amount, d, goods=amount - margin)
-    columns = (np.ones(len(row)), mine.redemptions, mine.spend, spend_variance(mine.redemptions, mine.orders, d),
+    return _Entries(row[first], c.basket[order[first]], d_all[first], count)
+
+
+@dataclass(frozen=True)
+class _Entries:
+    """Distinct (option row, basket, discount) won, and how many orders share each."""
+
+    row: np.ndarray
+    basket: np.ndarray
+    discount: np.ndarray
+    count: np.ndarray
+
+    @staticmethod
+    def joined(parts: Sequence[_Entries]) -> _Entries:
+        row = np.concatenate([p.row for p in parts])
+        basket = np.concatenate([p.basket for p in parts])
+        discount = np.concatenate([p.discount for p in parts])
+        first, inverse = _distinct(row, basket, discount, inverse=True)
+        count = np.bincount(inverse, weights=np.concatenate([p.count for p in parts]), minlength=len(first))
+        return _Entries(row[first], basket[first], discount[first], count)
+
+
+@dataclass(frozen=True)
+class _Baskets:
+    """Per order what the expectations read, and the group's options' kinds."""
+
+    amount: np.ndarray
+    margin: np.ndarray
+    segment: np.ndarray
+    code: np.ndarray
+    kinds: np.ndarray
+
+
+def _expect_won(won: _Entries, baskets: _Baskets, model: ResponseModel, out: np.ndarray) -> None:
+    """Add the options' expected figures on the orders they win to `out` (rows: options)."""
+    first_order = np.empty(int(baskets.code.max()) + 1, dtype=np.int64)
+    first_order[baskets.code[::-1]] = np.arange(len(baskets.code) - 1, -1, -1)
+    order = first_order[won.basket]
+    amount, margin = baskets.amount[order], baskets.margin[order]
+    d = won.discount.astype(np.float64)
+    mine = expect(model, _offers(d, amount, baskets.kinds[won.row], baskets.segment[order]), amount, d,
+                  goods=amount - margin)
+    columns = (np.ones(len(d)), mine.redemptions, mine.spend, spend_variance(mine.redemptions, mine.orders, d),
                mine.incremental_spend, mine.subsidy, mine.incremental_net_revenue)
+    k = out.shape[0]
     for j, values in enumerate(columns):
-        out[:, j] += np.bincount(row, weights=values * count, minlength=k)
+        out[:, j] += np.bincount(won.row, weights=values * won.count, minlength=k)
 
 
-def _distinct(row: np.ndarray, basket: np.ndarray, discount: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The first entry of each distinct (row, basket, discount) and how many entries share it."""
+def _distinct(row: np.ndarray, basket: np.ndarray, discount: np.ndarray, *,
+              inverse: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The first entry of each distinct (row, basket, discount), and how many
+    entries share it (or, `inverse`, which distinct entry each is)."""
     d_code, d_values = pd.factorize(discount)
     key = (row.astype(np.int64) * (int(basket.max()) + 1) + basket) * max(len(d_values), 1) + d_code
-    inverse, uniques = pd.factorize(key)
+    ids, uniques = pd.factorize(key)
     first = np.empty(len(uniques), dtype=np.int64)
-    first[inverse[::-1]] = np.arange(len(key) - 1, -1, -1)  # the last write per id is its first entry
-    return first, np.bincount(inverse, minlength=len(uniques)).astype(np.float64)
+    first[ids[::-1]] = np.arange(len(key) - 1, -1, -1)  # the last write per id is its first entry
+    if inverse:
+        return first, ids
+    return first, np.bincount(ids, minlength=len(uniques)).astype(np.float64)
