@@ -1,6 +1,6 @@
 """The optimizer's choice: the MILP (HiGHS) equals brute force over the whole grid.
 
-100 seeded random problems of 1-4 groups with 2-5 options each, random values
+100 seeded random problems (about a third infeasible) of 1-4 groups with 2-5 options each, random values
 (some tied on purpose), P90 spends, redemptions, budgets over random subsets
 of the groups and a redemption floor: both methods find the same choice (the
 tie rule makes the setting equal, not only the objective), no constraint of
@@ -30,8 +30,8 @@ def random_problem(seed: int) -> Problem:
     budgets = []
     for k in range(int(rng.integers(0, 3))):
         members = tuple(sorted(rng.choice(groups, size=int(rng.integers(1, groups + 1)), replace=False).tolist()))
-        budgets.append(Budget(f"b{k}", int(rng.integers(0, 2500 * len(members))), members, "given"))
-    floor = float(rng.uniform(0, 40 * groups)) if rng.random() < 0.6 else 0.0
+        budgets.append(Budget(f"b{k}", int(rng.integers(0, 4000 * len(members))), members, "given"))
+    floor = float(rng.uniform(0, 30 * groups)) if rng.random() < 0.5 else 0.0
     return Problem.of(value, p90, redemptions, budgets, floor)
 
 
