@@ -24,6 +24,7 @@ import yaml
 from promolab import Simulator, samples
 from promolab.analysis import (
     CostModel,
+    TierGrid,
     best_tier,
     breakdown,
     compare_scenarios,
@@ -32,6 +33,7 @@ from promolab.analysis import (
     deliveries_frame,
     discount_matrix,
     forecast,
+    optimize,
     publications_frame,
     sweep,
     sweep_costs,
@@ -133,6 +135,8 @@ FRAMES: dict[str, tuple[Callable[[], pd.DataFrame], tuple[str, ...]]] = {
     "sweep.summary": (lambda: _sweep().summary(), ("cost", "avg_discount", "cost_per_order", "max_discount")),
     "sweep.summary(campaign)": (lambda: _sweep().summary("campaign"), ("cost", "avg_discount", "cost_per_order")),
     "sweep_costs": (lambda: sweep_costs(_sim(), _sweep(), CostModel(redemption_rate=0.5)), ("discount",)),
+    "optimize.table": (lambda: optimize(_sim(), _orders(), TierGrid("promo_beans_15", percent_off=[20, 30])).table,
+                       ("spend", "spend_p90", "subsidy", "incremental_net_revenue", "value")),
     "stacking.orders": (lambda: _stacked().orders, ("amount", "discount", "total")),
     "stacking.redeemables": (lambda: _stacked().redeemables, ("applied",)),
     "stacking.summary": (lambda: _stacked().summary(), ("total_discount",)),

@@ -18,6 +18,9 @@
   operation) -> `ForecastResult`; `CostModel` (redemption rates, cost of goods);
   `compare_scenarios` -> `ScenarioComparison` (side by side, differences, chart);
   `sweep_costs` (a sweep's tiers under a `CostModel`: rates, free shipping valued).
+- The best setting: `optimize` (a `Space` of `TierGrid`s: per tier or tier x
+  segment, a grid of its terms and named variants) -> `Optimum` (the choice
+  maximising expected incremental net revenue under the budgets' P90 spend).
 - Retro-replay: `retro_replay` (a pulled history priced again before and
   after a change, beside what was redeemed) -> `RetroReplay` (per order,
   per tier, per budget, a chart).
@@ -64,6 +67,7 @@ from .frames import (
     validation_frame,
 )
 from .names import scenario_names
+from .optimize import Optimum, Space, TierGrid, optimize
 from .orders import as_requests, order_request, orders_from_frame, orders_from_records
 from .plots import notebook_style, plot_discount_by_tier, plot_discount_distribution
 from .retro_replay import RETRO_ORDER_COLUMNS, RETRO_TIER_COLUMNS, RetroReplay, retro_replay
@@ -89,11 +93,14 @@ __all__ = [
     "WHY_NOT_COLUMNS",
     "CostModel",
     "ForecastResult",
+    "Optimum",
     "OrderBatch",
     "RetroReplay",
     "ScenarioComparison",
+    "Space",
     "StackingComparison",
     "SweepResult",
+    "TierGrid",
     "as_requests",
     "basket_band_labels",
     "best_tier",
@@ -106,6 +113,7 @@ __all__ = [
     "discount_matrix",
     "forecast",
     "notebook_style",
+    "optimize",
     "order_request",
     "orders_from_frame",
     "orders_from_records",
