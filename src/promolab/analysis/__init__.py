@@ -18,6 +18,10 @@
   operation) -> `ForecastResult`; `CostModel` (redemption rates, cost of goods);
   `compare_scenarios` -> `ScenarioComparison` (side by side, differences, chart);
   `sweep_costs` (a sweep's tiers under a `CostModel`: rates, free shipping valued).
+- Response: `ResponseModel` (order lift, chance to redeem; `NO_RESPONSE`
+  off), `Offers`, `expect`; `fit_response` -> `FittedResponse` (fitted from
+  history, 95 % intervals); `incremental_split` (a forecast's cost as
+  incremental spend and subsidy); `CostModel(response=...)` reads a model.
 - Retro-replay: `retro_replay` (a pulled history priced again before and
   after a change, beside what was redeemed) -> `RetroReplay` (per order,
   per tier, per budget, a chart).
@@ -66,6 +70,15 @@ from .frames import (
 from .names import scenario_names
 from .orders import as_requests, order_request, orders_from_frame, orders_from_records
 from .plots import notebook_style, plot_discount_by_tier, plot_discount_distribution
+from .response import (
+    NO_RESPONSE,
+    FittedResponse,
+    Offers,
+    ResponseModel,
+    expect,
+    fit_response,
+    incremental_split,
+)
 from .retro_replay import RETRO_ORDER_COLUMNS, RETRO_TIER_COLUMNS, RetroReplay, retro_replay
 from .stacking_policies import StackingComparison, compare_stacking_policies
 from .state_frames import typed_frame
@@ -79,6 +92,7 @@ __all__ = [
     "DEFAULT_BASKET_BANDS",
     "DELIVERY_COLUMNS",
     "NOT_QUALIFIED_COLUMNS",
+    "NO_RESPONSE",
     "PUBLICATION_COLUMNS",
     "RETRO_ORDER_COLUMNS",
     "RETRO_TIER_COLUMNS",
@@ -88,8 +102,11 @@ __all__ = [
     "WEEKDAYS",
     "WHY_NOT_COLUMNS",
     "CostModel",
+    "FittedResponse",
     "ForecastResult",
+    "Offers",
     "OrderBatch",
+    "ResponseModel",
     "RetroReplay",
     "ScenarioComparison",
     "StackingComparison",
@@ -104,7 +121,10 @@ __all__ = [
     "deliveries_frame",
     "delivery_slots",
     "discount_matrix",
+    "expect",
+    "fit_response",
     "forecast",
+    "incremental_split",
     "notebook_style",
     "order_request",
     "orders_from_frame",
