@@ -107,3 +107,17 @@ def test_the_split_refuses_a_forecast_where_qualifying_orders_did_not_redeem() -
         incremental_split(result, ResponseModel(), tier_kinds(sim))
     with pytest.raises(ValueError, match="by must be"):
         incremental_split(result, ResponseModel(), tier_kinds(sim), by="segment")
+
+
+def test_a_segment_the_model_marks_down_stops_redeeming() -> None:
+    """segment_column names the per-order column the model's segments are read
+    from: a segment with a large negative offset stops redeeming."""
+    orders = _orders(10_000)
+    sim = Simulator.from_scenario(MARCH)
+    plain = forecast(sim, orders, costs=CostModel(response=ResponseModel(), segment_column="channel"),
+                     progress=False).orders
+    marked = forecast(sim, orders, costs=CostModel(response=ResponseModel(segment={"store": -20.0}),
+                                                   segment_column="channel"), progress=False).orders
+    store = (plain["channel"] == "store").to_numpy()
+    assert plain["redeemed"][store].sum() > 0 and marked["redeemed"][store].sum() == 0
+    assert marked["redeemed"].sum() < plain["redeemed"].sum()
