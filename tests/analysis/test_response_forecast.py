@@ -121,3 +121,25 @@ def test_a_segment_the_model_marks_down_stops_redeeming() -> None:
     store = (plain["channel"] == "store").to_numpy()
     assert plain["redeemed"][store].sum() > 0 and marked["redeemed"][store].sum() == 0
     assert marked["redeemed"].sum() < plain["redeemed"].sum()
+
+
+@pytest.mark.parametrize(("fields", "error", "message"), [
+    ({"response": 0.5}, TypeError, "response must be a ResponseModel or None"),
+    ({"response": "default"}, TypeError, "response must be a ResponseModel"),
+    ({"segment_column": ""}, ValueError, "segment_column must be a column name"),
+    ({"segment_column": 3}, ValueError, "segment_column must be a column name"),
+])
+def test_bad_response_settings_are_refused(fields: dict[str, object], error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        CostModel(**fields)  # type: ignore[arg-type]  # what is being refused
+
+
+def test_a_fixed_set_of_codes_is_refused_with_a_response_model() -> None:
+    """A code's discount is priced during the walk, not known before it: the
+    model has no offer to read, so the forecast says so rather than guess."""
+    from .forecast_support import dated_orders
+    from .test_forecast_codes import coded_demo
+
+    with pytest.raises(ValueError, match="SPRING-5.*redemption_rate"):
+        forecast(Simulator.from_scenario(coded_demo()), dated_orders(50), policy=["SPRING-5"],
+                 costs=CostModel(response=ResponseModel()), progress=False)
