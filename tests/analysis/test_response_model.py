@@ -81,7 +81,7 @@ def test_the_chance_is_a_probability_rising_with_depth_and_falling_with_distance
     assert p[3] <= p[2]
     lift = model.order_lift(_offers([lo, hi], kind=[kind] * 2))
     assert (lift >= 1).all() and lift[1] >= lift[0]
-    assert ((model.incremental_share(_offers([lo, hi])) >= 0)).all()
+    assert (model.incremental_share(_offers([lo, hi])) >= 0).all()
 
 
 @settings(max_examples=200, deadline=None)
