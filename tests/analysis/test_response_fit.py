@@ -105,4 +105,4 @@ def test_bad_counts_frames_are_refused(change: object, message: str) -> None:
 
 def test_a_frame_that_is_not_a_frame_is_refused() -> None:
     with pytest.raises(TypeError, match="DataFrame"):
-        fit_response([1, 2, 3])  # type: ignore[arg-type]  # what is being refused
+        fit_response([1, 2, 3])  # type: ignore[arg-type,unused-ignore]  # what is being refused

@@ -65,8 +65,12 @@ def test_a_response_model_redeems_fewer_the_shallower_the_offer() -> None:
     everyone = forecast(sim, orders, costs=CostModel(), progress=False).orders
     modelled = forecast(sim, orders, costs=CostModel(response=ResponseModel()), progress=False).orders
     assert 0 < modelled["redeemed"].sum() < everyone["redeemed"].sum()
-    depth = lambda o: (o["discount"] / o["amount"])[o["redeemed"]].mean()
-    assert depth(modelled) > depth(everyone)
+    assert _mean_depth(modelled) > _mean_depth(everyone)
+
+
+def _mean_depth(orders: pd.DataFrame) -> float:
+    """The mean discount over the amount of the orders that redeemed."""
+    return float((orders["discount"] / orders["amount"])[orders["redeemed"]].mean())
 
 
 def test_a_segment_column_the_orders_lack_is_refused() -> None:

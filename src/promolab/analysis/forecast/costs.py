@@ -103,10 +103,13 @@ class CostModel:
             _rate(goods, "cost_of_goods (a share of the price)")
 
     def check(self, facts: OrderFacts) -> None:
-        """Refuse a cohort column the orders do not have, before anything is computed."""
-        for column in [*self.cohort_rates, *([self.segment_column] if self.segment_column else [])]:
+        """Refuse a cohort or segment column the orders do not have, before anything is computed."""
+        named = [("cohort_rates", column) for column in self.cohort_rates]
+        if self.segment_column is not None:
+            named.append(("segment_column", self.segment_column))
+        for setting, column in named:
             if column not in facts.columns:
-                raise ValueError(f"cohort_rates or segment_column names column {column!r}, which the orders do not have "
+                raise ValueError(f"{setting} names column {column!r}, which the orders do not have "
                                  f"(per-order columns: {', '.join(sorted(facts.columns))})")
 
     def tier_rate(self, tier_id: str, campaign_id: str) -> float:
