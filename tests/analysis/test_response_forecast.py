@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -147,3 +148,20 @@ def test_a_fixed_set_of_codes_is_refused_with_a_response_model() -> None:
     with pytest.raises(ValueError, match="SPRING-5.*redemption_rate"):
         forecast(Simulator.from_scenario(coded_demo()), dated_orders(50), policy=["SPRING-5"],
                  costs=CostModel(response=ResponseModel()), progress=False)
+
+
+@pytest.mark.parametrize("count", [1, 5, 62, 63, 70])
+def test_the_walks_redeemer_bits_are_the_chance_compared_with_the_draw(count: int) -> None:
+    """`_redeemers` (one bit per candidate, Python ints of any width past 62)
+    says what `Rates.chance` and the draw say, with flat rates and with a matrix."""
+    from promolab.analysis.forecast.spending import Rates, _redeemers
+
+    rng = np.random.default_rng(count)
+    n = 200
+    block = rng.permutation(n)[:150]
+    drawn = rng.random(150)
+    for rates in (Rates(rng.random(count), rng.random(n)), Rates(rng.random(count), rng.random(n), rng.random((n, count)))):
+        bits = _redeemers(rates, block, drawn)
+        for k in range(0, 150, 7):
+            for t in range(count):
+                assert bool(bits[k] >> t & 1) == bool(drawn[k] < rates.chance(block[k:k + 1], np.array([t]))[0])
