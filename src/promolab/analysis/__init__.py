@@ -21,6 +21,10 @@
 - The best setting: `optimize` (a `Space` of `TierGrid`s: per tier or tier x
   segment, a grid of its terms and named variants) -> `Optimum` (the choice
   maximising expected incremental net revenue under the budgets' P90 spend).
+- Response: `ResponseModel` (order lift, chance to redeem; `NO_RESPONSE`
+  off), `Offers`, `expect`; `fit_response` -> `FittedResponse` (fitted from
+  history, 95 % intervals); `incremental_split` (a forecast's cost as
+  incremental spend and subsidy); `CostModel(response=...)` reads a model.
 - Retro-replay: `retro_replay` (a pulled history priced again before and
   after a change, beside what was redeemed) -> `RetroReplay` (per order,
   per tier, per budget, a chart).
@@ -70,6 +74,15 @@ from .names import scenario_names
 from .optimize import Optimum, Space, TierGrid, optimize
 from .orders import as_requests, order_request, orders_from_frame, orders_from_records
 from .plots import notebook_style, plot_discount_by_tier, plot_discount_distribution
+from .response import (
+    NO_RESPONSE,
+    FittedResponse,
+    Offers,
+    ResponseModel,
+    expect,
+    fit_response,
+    incremental_split,
+)
 from .retro_replay import RETRO_ORDER_COLUMNS, RETRO_TIER_COLUMNS, RetroReplay, retro_replay
 from .stacking_policies import StackingComparison, compare_stacking_policies
 from .state_frames import typed_frame
@@ -83,6 +96,7 @@ __all__ = [
     "DEFAULT_BASKET_BANDS",
     "DELIVERY_COLUMNS",
     "NOT_QUALIFIED_COLUMNS",
+    "NO_RESPONSE",
     "PUBLICATION_COLUMNS",
     "RETRO_ORDER_COLUMNS",
     "RETRO_TIER_COLUMNS",
@@ -92,9 +106,12 @@ __all__ = [
     "WEEKDAYS",
     "WHY_NOT_COLUMNS",
     "CostModel",
+    "FittedResponse",
     "ForecastResult",
+    "Offers",
     "Optimum",
     "OrderBatch",
+    "ResponseModel",
     "RetroReplay",
     "ScenarioComparison",
     "Space",
@@ -111,7 +128,10 @@ __all__ = [
     "deliveries_frame",
     "delivery_slots",
     "discount_matrix",
+    "expect",
+    "fit_response",
     "forecast",
+    "incremental_split",
     "notebook_style",
     "optimize",
     "order_request",

@@ -142,7 +142,7 @@ def forecast(
         found = candidates(view, batch, chosen, watched, sim.now, on_chunk=advance, keep_plain=policy == "stack" or fixed is not None)
     facts.amount = found.amount
     order = np.argsort(facts.placed_at, kind="stable")
-    rates = costs.rates(chosen, facts, extras)
+    rates = costs.rates(chosen, facts, extras, found)
     draws = costs.draws(cols.order_ids)
     # What is spent is let go as soon as it is: the lines, the batch and the
     # candidates would otherwise sit beside the walk and the result's frames

@@ -12,6 +12,17 @@ at $0. A `CostModel` says instead:
 - `cost_of_goods`: cents per unit per product or SKU id (or one share of
   the price for all), so a discount is also seen as margin given away.
 - `shipping_cost`: what a free-shipping tier costs per order (`sweep_costs`).
+- `response`: a `ResponseModel` (analysis.response): the chance an order
+  redeems the tier it wins is then the model's chance for that offer (its
+  discount over the order's amount, the tier's kind, the order's segment
+  from the `segment_column` the user names), times the cohort factors, in
+  place of the flat `redemption_rate`. None: the flat rates (today's).
+  The tier an order wins always qualifies, so the offer's distance to a
+  threshold is 0 here. Under "stack" a plain tier other than the order's
+  best plain one is read at the best one's depth (the sweep keeps only
+  that discount; the model is monotone, so it is an upper bound); a fixed
+  set of codes or campaigns is refused (its discounts are priced during
+  the walk, not known before it). `sweep_costs` reads the flat rates only.
 """
 
 from __future__ import annotations
@@ -24,10 +35,13 @@ import numpy as np
 import pandas as pd
 
 from ...engine import SHIPPING_PRODUCT, CompiledTier
+from ..response.forecast_offers import candidate_chances
+from ..response.model import ResponseModel
 from ..sweep import OrderBatch
 from .spending import Rates
 
 if TYPE_CHECKING:
+    from .candidates import Candidates
     from .facts import OrderFacts
     from .fixed_set import FixedCampaign, FixedCode
 
@@ -55,8 +69,15 @@ class CostModel:
     cost_of_goods: Mapping[str, int] | float | None = None
     shipping_cost: int = 0
     seed: int = 0
+    response: ResponseModel | None = None
+    #: the per-order column holding each order's segment (the model's `segment` keys); None: no segments
+    segment_column: str | None = None
 
     def __post_init__(self) -> None:
+        if self.response is not None and not isinstance(self.response, ResponseModel):
+            raise TypeError(f"response must be a ResponseModel or None, got {type(self.response).__name__}")
+        if self.segment_column is not None and (not isinstance(self.segment_column, str) or not self.segment_column):
+            raise ValueError(f"segment_column must be a column name or None, got {self.segment_column!r}")
         rates = self.redemption_rate
         if isinstance(rates, Mapping):
             for key, value in rates.items():
@@ -82,10 +103,13 @@ class CostModel:
             _rate(goods, "cost_of_goods (a share of the price)")
 
     def check(self, facts: OrderFacts) -> None:
-        """Refuse a cohort column the orders do not have, before anything is computed."""
-        for column in self.cohort_rates:
+        """Refuse a cohort or segment column the orders do not have, before anything is computed."""
+        named = [("cohort_rates", column) for column in self.cohort_rates]
+        if self.segment_column is not None:
+            named.append(("segment_column", self.segment_column))
+        for setting, column in named:
             if column not in facts.columns:
-                raise ValueError(f"cohort_rates names column {column!r}, which the orders do not have "
+                raise ValueError(f"{setting} names column {column!r}, which the orders do not have "
                                  f"(per-order columns: {', '.join(sorted(facts.columns))})")
 
     def tier_rate(self, tier_id: str, campaign_id: str) -> float:
@@ -107,16 +131,29 @@ class CostModel:
         return factor
 
     def rates(self, tiers: Sequence[CompiledTier], facts: OrderFacts,
-              extras: Sequence[FixedCode | FixedCampaign] = ()) -> Rates:
+              extras: Sequence[FixedCode | FixedCampaign] = (), found: Candidates | None = None) -> Rates:
         """Per candidate tier, then per code or campaign of a fixed set (keyed
-        by the code or its campaign id)."""
+        by the code or its campaign id). With a `response`, the model's
+        chance per (order, candidate) from what the sweep found (`found`)."""
         factor = self.order_factors(facts.columns) if self.cohort_rates else np.ones(facts.n, dtype=np.float64)
         keys = [(t.id, t.spec.campaign.id) for t in tiers] + [(e.label, e.campaign_id) for e in extras]
-        return Rates(np.array([self.tier_rate(*k) for k in keys], dtype=np.float64), factor)
+        flat = np.array([self.tier_rate(*k) for k in keys], dtype=np.float64)
+        if self.response is None:
+            return Rates(flat, factor)
+        if extras:
+            raise ValueError("a response model prices the offers of candidate tiers; a fixed set's codes and "
+                             f"campaigns ({', '.join(e.label for e in extras)}) are priced during the walk: "
+                             "give them redemption_rate instead")
+        if found is None:
+            raise ValueError("a response model needs what the sweep found for each order (found=)")
+        segment = (np.asarray(facts.columns[self.segment_column], dtype=object) if self.segment_column
+                   else np.full(facts.n, "", dtype=object))
+        offer = candidate_chances(self.response, tiers, found, segment)
+        return Rates(flat, factor, offer)
 
     def draws(self, order_ids: pd.Index) -> np.ndarray:
         """Each order's draw in [0, 1): a keyed hash of its id (stable across runs and platforms)."""
-        if self.redemption_rate == 1.0 and self.default_rate == 1.0 and not self.cohort_rates:
+        if self.redemption_rate == 1.0 and self.default_rate == 1.0 and not self.cohort_rates and self.response is None:
             return np.zeros(len(order_ids))  # everyone redeems: no hashing
         hashed = pd.util.hash_array(np.asarray(order_ids.astype(str), dtype=object), hash_key=f"{self.seed:016d}")
         draws: np.ndarray = (hashed >> np.uint64(11)).astype(np.float64) / float(1 << 53)

@@ -59,10 +59,22 @@ class WatchedTier:
 @dataclass(frozen=True)
 class Rates:
     """The chance that order i redeems candidate t: `tier[t] * order[i]`
-    (a rate per tier times a factor per order, from its cohort)."""
+    (a rate per tier times a factor per order, from its cohort), or with a
+    response model `offer[i, t] * order[i]` (the model's chance for the
+    offer t makes order i, `CostModel.rates`). `chance` is the one place
+    that says so: every walk asks it."""
 
     tier: np.ndarray
     order: np.ndarray
+    #: (orders, candidates): a response model's chance per offer, None for the flat rates
+    offer: np.ndarray | None = None
+
+    def chance(self, orders: np.ndarray, tiers: np.ndarray) -> np.ndarray:
+        """The chance each order of `orders` redeems the candidate at the
+        same place of `tiers` (positions; they broadcast together)."""
+        base = self.tier[tiers] if self.offer is None else self.offer[orders, tiers]
+        chance: np.ndarray = base * self.order[orders]
+        return chance
 
 
 @dataclass
@@ -147,7 +159,7 @@ def walk(plan: WalkPlan) -> Spending:
         contest = _contested(watched, watched_discount, bits, tier, discount)
         visit = _visited(watched, contest, tier, customers, draws, rates)
         _walk_busy(plan, plan.order[visit[plan.order]], bits, contest, _Chosen(tier, discount, held_tier, held_leaf))
-    redeemed = (tier >= 0) & (draws < rates.tier[np.maximum(tier, 0)] * rates.order)
+    redeemed = (tier >= 0) & (draws < rates.chance(np.arange(n), np.maximum(tier, 0)))
     discount = np.where(redeemed, discount, 0)
     return Spending(np.where(redeemed, tier, -1), discount, redeemed, held_tier, held_leaf, plan.ledger, qualified=tier)
 
@@ -211,7 +223,7 @@ def _visited(watched: Sequence[WatchedTier], contest: np.ndarray, tier: np.ndarr
     those that redeem a watched tier whose redemption changes a total some
     budget reads (a per-customer total only when the order has a counted
     customer). Elsewhere `tier` is the answer."""
-    redeems = (tier >= 0) & (draws < rates.tier[np.maximum(tier, 0)] * rates.order)
+    redeems = (tier >= 0) & (draws < rates.chance(np.arange(len(tier)), np.maximum(tier, 0)))
     known = customers >= 0
     visit: np.ndarray = contest != 0
     for spec in watched:
@@ -301,7 +313,6 @@ def _walk_busy(plan: WalkPlan, busy: np.ndarray, watched_bits: np.ndarray, conte
     stuck: list[object] = [None] * len(asked)
     stuck_slot = [_stuck_slot(watched[w]) for w in asked]
     asked_readers = [readers[w] for w in asked]
-    tier_rate = rates.tier.tolist()
     ids = [*customer_ids, None]  # code -1: no customer
     named: dict[int, tuple[int, ...]] = {}  # contest bits -> the tiers they name
     for start in range(0, len(busy), _BLOCK):
@@ -316,8 +327,7 @@ def _walk_busy(plan: WalkPlan, busy: np.ndarray, watched_bits: np.ndarray, conte
         cust = customers[block].tolist()
         amount = amounts[block].tolist()
         keyed = days, weeks, months = [p[block].tolist() for p in periods]
-        drawn = draws[block].tolist()
-        factor = rates.order[block].tolist()
+        redeemers = _redeemers(rates, block, draws[block])
         for k in range(len(chosen_t)):
             best, best_d = chosen_t[k], chosen_d[k]
             customer = ids[cust[k]]
@@ -349,7 +359,7 @@ def _walk_busy(plan: WalkPlan, busy: np.ndarray, watched_bits: np.ndarray, conte
                 chosen_t[k], chosen_d[k] = best, best_d
                 if held >= 0 and _beats(held_d, held, best_d, best):
                     held_t[k], held_j[k] = held, held_f
-            if best >= 0 and drawn[k] < tier_rate[best] * factor[k]:
+            if best >= 0 and redeemers[k] >> best & 1:
                 record = recorders.get(best)
                 if record is not None:
                     record(customer, (days[k], weeks[k], months[k]), best_d, amount[k])
@@ -357,6 +367,20 @@ def _walk_busy(plan: WalkPlan, busy: np.ndarray, watched_bits: np.ndarray, conte
         discount[block] = chosen_d
         held_tier[block] = held_t
         held_leaf[block] = held_j
+
+
+def _redeemers(rates: Rates, block: np.ndarray, drawn: np.ndarray) -> list[int]:
+    """Per order of `block`, the candidates it would redeem if it won them
+    (bit t: its draw is below `rates.chance` of t): known before the walk,
+    since a chance never reads the totals, and one bit test in its loop
+    (a list of every chance per order costs ten times as much)."""
+    count = len(rates.tier)
+    redeems = drawn[:, None] < rates.chance(block[:, None], np.arange(count)[None, :])
+    if count < 63:
+        bits: list[int] = (redeems.astype(np.int64) @ (np.int64(1) << np.arange(count, dtype=np.int64))).tolist()
+        return bits
+    packed = np.packbits(redeems, axis=1, bitorder="little")  # Python ints, any width
+    return [int.from_bytes(row.tobytes(), "little") for row in packed]
 
 
 def _stuck_slot(w: WatchedTier) -> int:

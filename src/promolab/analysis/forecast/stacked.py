@@ -227,7 +227,7 @@ def walk_stacked(
             resolved = entries.at(coded.with_codes(codes), instant)
             if resolved is not None and held_tier[i] < 0:  # a code that ran out, even if a PARTIAL stack applies
                 held_tier[i] = _out_of_stock(resolved, positions)
-        if not draws[i] < max(float(rates.tier[p]) for p in positions) * float(rates.order[i]):
+        if not draws[i] < float(rates.chance(np.full(len(positions), i), np.array(positions)).max()):
             continue
         if coded is None:
             resolved = entries.of(positions)
