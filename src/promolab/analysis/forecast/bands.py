@@ -34,7 +34,7 @@ from ..figures import figures
 from .calendar_periods import period_start
 from .spending import Spending, WalkPlan, WatchedTier, walk
 
-__all__ = ["BAND_CURVE_COLUMNS", "BUDGET_BAND_COLUMNS", "MOST_DRAWS", "QUANTILES", "TIER_BAND_COLUMNS",
+__all__ = ["BAND_CURVE_COLUMNS", "BUDGET_BAND_COLUMNS", "DRAW_COLUMNS", "MOST_DRAWS", "QUANTILES", "TIER_BAND_COLUMNS",
            "BandFrames", "BandPlan", "DrawTotals", "ForecastBands", "all_draws", "band_frames", "band_plan",
            "draw_uniforms", "run_draws"]
 
@@ -63,6 +63,8 @@ TIER_BAND_COLUMNS = (
 #: Per budget of everyone's total (not per customer) and day: its running total
 #: (within its period for a daily / weekly / monthly one), what the fan chart draws.
 BAND_CURVE_COLUMNS = ("tier_id", "rule", "period", "measure", "limit", "day", "spent_p10", "spent_p50", "spent_p90")
+#: Per draw (0 .. N-1) and candidate tier: its redemptions and the discount it gave.
+DRAW_COLUMNS = ("draw", "tier_id", "redemptions", "spend")
 #: The per-day measures kept per tier: redemptions, discount, order amount.
 _MEASURES = {"count": 0, "discount": 1, "order_amount": 2}
 
@@ -209,6 +211,8 @@ class ForecastBands:
     curves: pd.DataFrame
     draws: int
     seed: int
+    #: per draw and tier (`DRAW_COLUMNS`): what each draw redeemed, the outcomes the quantiles summarise
+    per_draw: pd.DataFrame
 
 
 @dataclass(frozen=True)
@@ -274,9 +278,13 @@ def band_frames(bands: BandPlan, totals: Sequence[DrawTotals], labels: BandFrame
     for q in QUANTILES:
         budgets[f"ran_out_at_p{round(q * 100)}"] = _instants(_order_stat(first, q), labels.timezone)
     curve = pd.concat(curves, ignore_index=True) if curves else _no_curves(labels.timezone)
+    n, t = per_tier.shape[0], per_tier.shape[1]
+    per_draw = pd.DataFrame({"draw": np.repeat(np.arange(n, dtype=np.int64), t),
+                             "tier_id": pd.array(list(labels.tier_ids) * n, dtype="string"),
+                             "redemptions": per_tier[:, :, 0].reshape(-1), "spend": per_tier[:, :, 1].reshape(-1)})
     return ForecastBands(figures(budgets[list(BUDGET_BAND_COLUMNS)], labels.currency),
                          figures(tiers, labels.currency), figures(curve[list(BAND_CURVE_COLUMNS)], labels.currency),
-                         len(totals), seed)
+                         len(totals), seed, figures(per_draw, labels.currency))
 
 
 def _curve(row: Any, daily: np.ndarray, keys: tuple[np.ndarray, np.ndarray, np.ndarray],
