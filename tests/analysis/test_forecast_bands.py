@@ -10,7 +10,6 @@ from __future__ import annotations
 import importlib
 import io
 import os
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -171,15 +170,6 @@ def test_dask_threads_equal_local(sim: Simulator, sample: pd.DataFrame, banded: 
     assert got.bands is not None and banded.bands is not None
     for name in ("budgets", "tiers", "curves"):
         assert _parquet(getattr(got.bands, name)) == _parquet(getattr(banded.bands, name))
-
-
-@pytest.fixture(scope="module")
-def process_cluster() -> Iterator[Any]:
-    """2 worker processes x 1 thread on 127.0.0.1, stopped after the module."""
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cluster:
-        yield cluster
 
 
 @pytest.mark.slow
