@@ -27,28 +27,19 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUME
 
 import argparse
 import importlib
-import importlib.util
 import time
-from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pandas as pd
+from bench_forecast import (
+    _generator,  # the same orders (this folder is on sys.path when run as a script)
+)
 
 from promolab import Simulator, samples
 from promolab.analysis import CostModel, forecast
 
-ROOT = Path(__file__).resolve().parents[1]
 bands_module = importlib.import_module("promolab.analysis.forecast.bands")
 api_module = importlib.import_module("promolab.analysis.forecast.api")
-
-
-def _generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("make_dated_orders", ROOT / "scripts" / "make_dated_orders.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class DrawClock:
