@@ -184,15 +184,15 @@ def _parser() -> argparse.ArgumentParser:
                           help="share of qualifying orders that redeem, 0-1 (the same orders on every run: --seed)")
     forecast.add_argument("--shipping-cost", type=_cents, default=0, metavar="CENTS",
                           help="what a free-shipping redemption costs, in minor units")
-    forecast.add_argument("--seed", type=int, default=0, help="key of which orders redeem under --redemption-rate")
+    forecast.add_argument("--seed", type=int, default=0, help="key of who redeems (--redemption-rate, --draws)")
+    forecast.add_argument("--draws", type=int, default=None, metavar="N", help="bands: N draws of who redeems (1-10,000; policy best): <stem>.bands.<ext>, <stem>.tier_bands.<ext>")
+    forecast.add_argument("--scheduler", default=None, metavar="ADDRESS", help="run the --draws on this Dask scheduler")
     forecast.add_argument("--freq", choices=["day", "week", "month"], default="day",
                           help="the periods of <stem>.periods.<ext> and <stem>.budget_left.<ext> "
                                "(the project's time zone)")
     forecast.add_argument("--out", type=Path, default=None, metavar="FILE",
-                          help="per-order frame to FILE (.csv, .parquet or .json), and beside it "
-                               "<stem>.periods.<ext>, <stem>.budgets.<ext> and <stem>.budget_left.<ext>; "
-                               "nothing is written on an error "
-                               "(default: print the summary only)")
+                          help="per-order frame to FILE (.csv, .parquet or .json), beside it <stem>.periods.<ext>, <stem>.budgets.<ext>, "
+                               "<stem>.budget_left.<ext> (and the --draws' bands); nothing is written on an error (default: print the summary only)")
     forecast.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
     replay = sub.add_parser("replay", help="replay an event sequence (JSON Lines); timeline out",

@@ -5,7 +5,6 @@ everything a worker needs travels pickled, nothing is shared with the driver).""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -58,15 +57,6 @@ def test_split_orders_across_partitions_are_refused(sim: Simulator) -> None:
         sweep(sim, ddf, engine="dask", progress=False)
     except ValueError as exc:
         assert "split across partitions" in str(exc)
-
-
-@pytest.fixture(scope="module")
-def process_cluster() -> Iterator[Any]:
-    """2 worker processes x 1 thread on 127.0.0.1 (tcp), stopped after the module."""
-    distributed = pytest.importorskip("distributed")
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                                  dashboard_address=None) as cluster:
-        yield cluster
 
 
 @pytest.mark.slow

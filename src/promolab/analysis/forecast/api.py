@@ -22,18 +22,29 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import pandas as pd
+from typing_extensions import Unpack
 
 from ...engine import CompiledTier
+from ...keywords import check_keywords
 from ...sim import pricing_view, usage_of
 from ..names import scenario_names
 from ..orders import line_columns
 from ..sweep.batch import build_batch
 from ..sweep.customers import customer_table
 from ..sweep.progress import progress_bar
+from .bands import (
+    MOST_DRAWS,
+    MOST_SEED,
+    BandFrames,
+    ForecastBands,
+    all_draws,
+    band_frames,
+    band_plan,
+)
 from .budget_leaves import budgeted
 from .candidates import candidate_tiers, candidates
 from .checks import known_customers
@@ -71,17 +82,43 @@ def _watched(tiers: list[CompiledTier]) -> list[WatchedTier]:
     ]
 
 
-def forecast(
-    sim: Simulator,
-    orders: pd.DataFrame,
-    *,
-    tiers: Any = None,
-    policy: str | Sequence[str] = "best",
-    costs: CostModel | None = None,
-    customers: Any = None,
-    progress: bool = True,
-    on_chunk: Callable[[int], None] | None = None,
-) -> ForecastResult:
+class ForecastOptions(TypedDict, total=False):
+    """The keywords of `forecast(sim, orders, **options)` (every one optional).
+
+    A TypedDict rather than more parameters (as `SweepOptions`): callers write
+    the same keywords as before, mypy checks each at every call, and a keyword
+    not here is a TypeError naming the nearest one."""
+
+    #: the candidates: ids, TierSpec, CompiledTier (default every active tier)
+    tiers: Any
+    #: "best", "stack", or a list of tier ids and codes
+    policy: str | Sequence[str]
+    costs: CostModel | None
+    customers: Any
+    #: a progress bar on stderr (default True)
+    progress: bool
+    on_chunk: Callable[[int], None] | None
+    #: bands: walk this many draws of who redeems (default None: no bands; 1 to `MOST_DRAWS`)
+    draws: int | None
+    #: the bands' key (0 to 10**16 - 1; default 0)
+    seed: int
+    #: where the draws run: "pandas" (here) or "dask" (the local threaded scheduler, or `client`)
+    engine: str
+    #: a `distributed.Client` for engine="dask"
+    client: Any
+
+
+def _band_options(draws: Any, seed: Any, engine: Any) -> None:
+    """Refuse bad band options before anything is computed."""
+    if draws is not None and (isinstance(draws, bool) or not isinstance(draws, int) or not 1 <= draws <= MOST_DRAWS):
+        raise ValueError(f"draws must be a whole number from 1 to {MOST_DRAWS:,}, got {draws!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= MOST_SEED:
+        raise ValueError(f"seed must be a whole number from 0 to 10**16 - 1, got {seed!r}")
+    if engine not in ("pandas", "dask"):
+        raise ValueError(f"engine must be 'pandas' or 'dask', got {engine!r}")
+
+
+def forecast(sim: Simulator, orders: pd.DataFrame, **options: Unpack[ForecastOptions]) -> ForecastResult:
     """Walk dated orders in time order and redeem, spending budgets and limits.
 
     `orders`: a line-items frame with `placed_at` (see `analysis.orders`),
@@ -99,7 +136,21 @@ def forecast(
     product or SKU neither in the catalogue nor priced, an unknown customer (above),
     a cohort column the orders lack: a forecast stopped half way would be a
     total that looks right and is not.
+
+    `draws=N, seed=S` (policy "best"): the walk runs N more times, draw k with
+    its own uniforms (`bands.draw_uniforms`), and `ForecastResult.bands` holds
+    P10/P50/P90 per budget and per tier (`bands.ForecastBands`); the sweep runs
+    once. `engine="dask"` fans the draws out (on `client` when given). Without
+    `draws` the result is exactly the one-walk forecast.
     """
+    check_keywords(options, ForecastOptions.__optional_keys__, where="forecast() ")
+    tiers, policy, costs = options.get("tiers"), options.get("policy", "best"), options.get("costs")
+    customers, progress, on_chunk = options.get("customers"), options.get("progress", True), options.get("on_chunk")
+    n_draws, seed, engine = options.get("draws"), options.get("seed", 0), options.get("engine", "pandas")
+    _band_options(n_draws, seed, engine)
+    if n_draws is not None and policy != "best":
+        raise ValueError("draws= walks the 'best' policy's plan again per draw; a stacked or fixed-set forecast "
+                         "prices each order with the engine in its walk: forecast bands with policy 'best'")
     if not isinstance(policy, str | list | tuple):
         raise TypeError(f"policy must be one of {', '.join(POLICIES)} or a list of tier ids and codes; got {policy!r}")
     fixed_ids = None if isinstance(policy, str) else list(policy)
@@ -150,12 +201,27 @@ def forecast(
     plan = WalkPlan(order, found, watched, facts.counted_customer, facts.customer_ids, facts.periods, draws, rates,
                     facts.ledger(usage_of(sim)))
     del found, draws, rates  # the plan holds them: let go with it
+    banded = band_plan(plan, cols.order_ids, seed, len(chosen)) if n_draws is not None else None
     if policy == "stack" or fixed is not None:
         spent = walk_stacked(sim, view, chosen, plan, cols, batch, fixed=fixed, published=published)
         del batch, cols
     else:
         del batch, cols  # the walk reads neither
-        spent = walk(plan)
+        spent = walk(replace(plan, ledger=plan.ledger.copy()) if banded is not None else plan)
     del plan
     result = ForecastResult.build(chosen, watched, excluded, facts, spent, order, fixed, published)
-    return replace(result, names=scenario_names(sim))  # the charts' labels, from the scenario
+    bands = None
+    if banded is not None and n_draws is not None:
+        bands = _bands(banded, n_draws, facts, result, options)
+    return replace(result, names=scenario_names(sim), bands=bands)  # the charts' labels, from the scenario
+
+
+def _bands(banded: Any, n_draws: int, facts: OrderFacts, result: ForecastResult, options: ForecastOptions) -> ForecastBands:
+    """The draws (here or on Dask) and their quantiles, labelled as the result's frames."""
+    totals = all_draws(banded, n_draws, facts.placed_at, engine=options.get("engine", "pandas"),
+                       client=options.get("client"))
+    labels = BandFrames(result.budgets[["tier_id", "campaign_id", "rule_id", "rule", "per_customer", "period",
+                                        "measure", "limit"]],
+                        result.tier_ids, [result.tier_campaigns[t] for t in result.tier_ids], banded.plan.watched,
+                        facts.periods, facts.timezone, facts.currency)
+    return band_frames(banded, totals, labels, options.get("seed", 0))

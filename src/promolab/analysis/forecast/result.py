@@ -28,6 +28,7 @@ import pandas as pd
 from ...display import DEFAULT_CURRENCY
 from ...engine import CompiledTier, WeekStart
 from ..figures import figures
+from .bands import ForecastBands
 from .budget_left import BudgetTrack, budget_left
 from .calendar_periods import FREQS, Freq, period_range, period_start
 from .facts import OrderFacts
@@ -93,6 +94,8 @@ class ForecastResult:
     currency: str = DEFAULT_CURRENCY
     #: the scenario's tier and campaign names by id (`names.scenario_names`), for charts
     names: dict[str, str] = field(default_factory=dict)
+    #: `forecast(..., draws=N)`: P10/P50/P90 per budget and per tier over N draws (`bands`); None without draws
+    bands: ForecastBands | None = None
 
     @classmethod
     def build(cls, tiers: Sequence[CompiledTier], watched: Sequence[WatchedTier], excluded: dict[str, str],
@@ -265,6 +268,16 @@ class ForecastResult:
         from .burn_down import plot_campaign_burn_down
 
         return plot_campaign_burn_down(self, campaign, freq=freq, ax=ax, currency=currency or self.currency)
+
+    def plot_bands(self, *, ax: Any = None) -> Any:
+        """The fan chart of `bands`: per budget of everyone's total, its running
+        total over the days (P10-P90 band, P50 line) against its limit
+        (`bands_chart`). ValueError without draws. Returns the Figure."""
+        from .bands_chart import plot_bands
+
+        if self.bands is None:
+            raise ValueError("this forecast has no bands: run forecast(..., draws=N, seed=S)")
+        return plot_bands(self.bands, names=self.names, currency=self.currency, ax=ax)
 
     def totals(self) -> ForecastTotals:
         """Orders, redemptions, discount given (minor units) and orders held back by a budget."""

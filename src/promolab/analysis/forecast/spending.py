@@ -352,12 +352,13 @@ def _walk_busy(plan: WalkPlan, busy: np.ndarray, watched_bits: np.ndarray, conte
                         if slot >= 0 and not verdicts:
                             stuck[a] = keyed[slot][k] if slot < 3 else True
                     if not bits >> verdicts & 1:
-                        if bits >> unlimited[a] & 1 and (held < 0 or _beats(d, position, held_d, held)):
+                        # inline `_beats(d, position, held_d, held)`: a call per refusal is a tenth of the loop
+                        if bits >> unlimited[a] & 1 and (held < 0 or d > held_d or (d == held_d and position < held)):
                             held, held_f, held_d = position, failed, d  # a budget refused it
                         continue
                     best, best_d = position, d
                 chosen_t[k], chosen_d[k] = best, best_d
-                if held >= 0 and _beats(held_d, held, best_d, best):
+                if held >= 0 and (best < 0 or held_d > best_d or (held_d == best_d and held < best)):  # `_beats`
                     held_t[k], held_j[k] = held, held_f
             if best >= 0 and redeemers[k] >> best & 1:
                 record = recorders.get(best)
