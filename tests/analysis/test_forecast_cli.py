@@ -242,10 +242,10 @@ def test_help_lists_every_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert exit_.value.code == 0
     text = capsys.readouterr().out
     for option in ("--orders", "--scenario", "--policy", "--send", "--tiers", "--redemption-rate", "--shipping-cost",
-                   "--seed", "--freq", "--out", "--no-progress"):
+                   "--seed", "--freq", "--out", "--no-progress", "--draws", "--scheduler"):
         assert option in text, option
     flat = " ".join(text.split())
-    assert "<stem>.periods.<ext>, <stem>.budgets.<ext> and <stem>.budget_left.<ext>" in flat
+    assert "<stem>.periods.<ext>, <stem>.budgets.<ext>, <stem>.budget_left.<ext> (and the --draws' bands)" in flat
     assert "one of best" in flat and "(default: best)" in flat
 
 
