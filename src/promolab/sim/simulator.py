@@ -25,6 +25,7 @@ from ..display import DEFAULT_CURRENCY, scenario_currency
 from .clock import Clock, format_instant, later, parse_instant, seconds_delta
 from .ids import IdGenerator
 from .journaling import Journaling
+from .kept_snapshot import KeptSnapshot
 from .scenario import load_scenario, read_scenario
 from .scheduler import (
     PROCESSORS,
@@ -85,7 +86,12 @@ class Simulator(Journaling):
         self.clock = Clock(start_at)
         self.state = state
         self.indexes = Indexes(state)
-        self._initial = self.snapshot()
+        self._keep_initial()
+
+    def _keep_initial(self) -> None:
+        """Keep the state as it is now as the one `reset` goes back to (packed,
+        `kept_snapshot`), and start the write log from it."""
+        self._initial = KeptSnapshot.of(self.snapshot())
         self.write_log.start_from(self._initial)
 
     def _init_runtime(self) -> None:
@@ -315,15 +321,14 @@ class Simulator(Journaling):
         replayed onto another scenario. Two loads of the same scenario with
         the same seed give the same fingerprint, whatever the file's
         formatting; a change that alters the loaded state changes it."""
-        return fingerprint(self._initial)
+        return fingerprint(self._initial.snapshot())
 
     @classmethod
     def restore(cls, snapshot: Mapping[str, Any]) -> Self:
         sim = cls.__new__(cls)
         sim._init_runtime()
         sim._install(sim._read_snapshot(snapshot))
-        sim._initial = sim.snapshot()
-        sim.write_log.start_from(sim._initial)
+        sim._keep_initial()
         return sim
 
     def _read_snapshot(self, snapshot: Mapping[str, Any], keep_secrets: bool = False) -> Loaded:
@@ -355,10 +360,10 @@ class Simulator(Journaling):
         """Back to the state this simulator was created or restored with;
         journaled as a `reset` line."""
         with self._quiet():
-            self._swap("reset", dict, self._read_snapshot(self._initial), kept=self._initial)
+            self._swap("reset", dict, self._read_snapshot(self._initial.snapshot()), kept=self._initial)
 
     def _swap(
-        self, op: str, args: Callable[[], dict[str, Any]], loaded: Loaded, *, kept: Mapping[str, Any] | None = None
+        self, op: str, args: Callable[[], dict[str, Any]], loaded: Loaded, *, kept: KeptSnapshot | None = None
     ) -> None:
         """Install `loaded` and journal `op` (under `_quiet`).
 

@@ -28,9 +28,9 @@ rebuilt delivery log is the one clients saw.
 
 A checkpoint is a pickle of the state, seed, counters and clock (0.13-0.6 times
 what a JSON snapshot costs to take, and the very objects, not a reading of
-their dump). The simulator starts from the snapshot it keeps of its initial
-state (no copy) and starts over whenever its state is swapped (`reset`,
-`restore`); a checkpoint is taken at the start of an outermost write once
+their dump). The simulator starts from the snapshot it keeps of its
+initial state (`kept_snapshot`, packed once: nothing more to copy) and
+starts over whenever its state is swapped (`reset`, `restore`); a checkpoint is taken at the start of an outermost write once
 the log holds `min_lines` lines and the writes logged since took `1 /
 overhead` times what the last checkpoint took (so checkpoints cost at most
 `overhead` of the time writes take, however large the state grows, and a
@@ -44,7 +44,6 @@ from __future__ import annotations
 import pickle
 import time
 from collections import deque
-from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -52,6 +51,7 @@ from typing import TYPE_CHECKING, Any
 from .clock import Clock
 from .ids import IdGenerator
 from .journal import apply_entry, parse_line
+from .kept_snapshot import KeptSnapshot
 from .snapshots import read_snapshot
 from .state import Indexes
 
@@ -90,8 +90,8 @@ class WriteLog:
         self.max_lines = max_lines
         #: The share of write time checkpoints may take.
         self.overhead = overhead
-        #: A pickle of (seed, counters, clock, state), or a snapshot kept unchanged.
-        self._checkpoint: bytes | Mapping[str, Any] | None = None
+        #: A pickle of (seed, counters, clock, state), or the snapshot the simulator keeps.
+        self._checkpoint: bytes | KeptSnapshot | None = None
         #: Seconds the last checkpoint took, and the writes logged since.
         self._cost = 0.0
         self._busy = 0.0
@@ -112,12 +112,12 @@ class WriteLog:
         self._start(pickle.dumps((seed, ids.state(), clock.now, state), protocol=pickle.HIGHEST_PROTOCOL))
         self._cost = time.perf_counter() - started
 
-    def start_from(self, snapshot: Mapping[str, Any]) -> None:
+    def start_from(self, snapshot: KeptSnapshot) -> None:
         """Start over from a snapshot the simulator keeps unchanged (the one
         it was created or restored with, `_initial`): nothing to copy."""
         self._start(snapshot)
 
-    def _start(self, checkpoint: bytes | Mapping[str, Any]) -> None:
+    def _start(self, checkpoint: bytes | KeptSnapshot) -> None:
         self._checkpoint = checkpoint
         self.lines.clear()
         self.outcomes.clear()
@@ -172,7 +172,7 @@ class WriteLog:
         if isinstance(self._checkpoint, bytes):  # pickles made by this object, never read from outside
             seed, counters, now, state = pickle.loads(self._checkpoint)
         else:
-            loaded = read_snapshot(self._checkpoint)
+            loaded = read_snapshot(self._checkpoint.snapshot())
             seed, counters, now, state = loaded.seed, loaded.counters, loaded.at.now, loaded.state
         scratch.seed, scratch.ids, scratch.clock, scratch.state = seed, IdGenerator(seed, counters), Clock(now), state
         scratch.indexes = Indexes(state)

@@ -166,6 +166,8 @@ class _Builder(CatalogueBuilder, CampaignsBuilder, LoyaltyBuilder):
                     id=cid, source_id=c.source_id, name=c.name, email=c.email,
                     metadata=c.metadata, created_at=self.now,
                 )
+                if c.source_id is not None:
+                    self._customer_by_source[c.source_id] = cid
         for i, s in enumerate(spec.segments):
             with self.entity(f"segments[{i}]"):
                 sid = self.new_id("segment", s.id, st.segments)

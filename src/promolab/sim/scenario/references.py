@@ -248,8 +248,23 @@ def _matches(node: Any, steps: tuple[str, ...]) -> list[tuple[Loc, Any]]:
     values are none), step by step over the whole frontier: a list of 40,000
     customers is one loop, not 40,000 nested generators."""
     frontier: list[tuple[Loc, Any]] = [((), node)] if node is not None else []
-    for step in steps:
+    k = 0
+    while k < len(steps):
+        step = steps[k]
+        field = steps[k + 1] if k + 1 < len(steps) else None
+        k += 1
         following: list[tuple[Loc, Any]] = []
+        if step == _EVERY_ITEM and field is not None and field not in (_EVERY_ITEM, _EVERY_VALUE):
+            # `[*].field` in one step: 100,000 codes of which 10,000 have a
+            # holder make 10,000 entries, not 100,000 first.
+            k += 1
+            for loc, value in frontier:
+                if isinstance(value, list):
+                    following.extend(((*loc, i, field), item[field]) for i, item in enumerate(value)
+                                     if (type(item) is dict or isinstance(item, Mapping))
+                                     and item.get(field) is not None)
+            frontier = following
+            continue
         for loc, value in frontier:
             if step == _EVERY_ITEM:
                 if isinstance(value, list):
