@@ -24,8 +24,8 @@ def _query_value(call: Call, param: Param) -> Any:
         return query_bool(call.query, param.name)
     if param.type in ("string", "integer"):  # a list's paging is checked by the simulator (sim/listing.py)
         return query_string(call.query, param.name)
-    if param.type == "object" and param.name == "filters":  # the one object the interface takes
-        return query_filters(call.query)
+    if param.type == "object":  # a deep object: `filters`, a campaign list's `access_settings`
+        return query_filters(call.query, param.name)
     raise NotImplementedError(f"query parameters of type {param.type} have no reader")
 
 

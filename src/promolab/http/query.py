@@ -65,22 +65,23 @@ def query_string(query: list[tuple[str, str]], name: str) -> str | None:
     return values[-1]
 
 
-def query_filters(query: list[tuple[str, str]]) -> dict[str, Any] | None:
+def query_filters(query: list[tuple[str, str]], name: str = "filters") -> dict[str, Any] | None:
+    """A deep-object parameter (`filters`, a campaign list's `access_settings`), JSON or bracketed."""
     result: dict[str, Any] = {}
     for key, value in query:
-        if key == "filters":
+        if key == name:
             try:
                 parsed = decode_json(value)
             except JsonError as exc:
                 raise InvalidQueryParams(
-                    f"Query parameter filters should be a JSON object or bracketed: {exc}"
+                    f"Query parameter {name} should be a JSON object or bracketed: {exc}"
                 ) from None
             if not isinstance(parsed, dict):
-                raise InvalidQueryParams("Query parameter filters should be an object")
+                raise InvalidQueryParams(f"Query parameter {name} should be an object")
             result.update(parsed)
-        elif key.startswith("filters["):
-            parts = _BRACKETS.findall(key[len("filters"):])
-            if not parts or "".join(f"[{p}]" for p in parts) != key[len("filters"):]:
+        elif key.startswith(name + "["):
+            parts = _BRACKETS.findall(key[len(name):])
+            if not parts or "".join(f"[{p}]" for p in parts) != key[len(name):]:
                 raise InvalidQueryParams(f"Malformed filter parameter {key[:60]!r}")
             if len(parts) >= MAX_JSON_DEPTH:  # one object per bracket, plus the list of an `$in`
                 raise InvalidQueryParams(f"Filter parameter nested deeper than {MAX_JSON_DEPTH} levels")

@@ -8,6 +8,16 @@ them. The models know nothing about the simulator or HTTP.
 
 from ._base import RequestModel, WireModel
 from .balance import AddBalanceRequest, BalanceRelatedObject, BalanceResult, BalanceType
+from .campaigns import (
+    AccessSettingsAssignmentList,
+    Campaign,
+    CampaignKind,
+    CampaignList,
+    CampaignRedemptionLimit,
+    CampaignVoucher,
+    ValidationRulesAssignment,
+    ValidationRulesAssignmentList,
+)
 from .categories import Category, CategoryWithStackingRulesType, StackingRulesType
 from .common import (
     INT32_MAX,
@@ -228,6 +238,7 @@ __all__ = [
     "QUALIFICATION_SCENARIOS",
     "WEBHOOK_VERSION",
     "WEBHOOK_VERSION_HEADER",
+    "AccessSettingsAssignmentList",
     "AddBalanceRequest",
     "AmountDiscount",
     "AmountEffect",
@@ -242,8 +253,13 @@ __all__ = [
     "BalanceType",
     "BareProduct",
     "CalculationType",
+    "Campaign",
     "CampaignGift",
+    "CampaignKind",
+    "CampaignList",
+    "CampaignRedemptionLimit",
     "CampaignType",
+    "CampaignVoucher",
     "CampaignVoucherRedemption",
     "CardTransaction",
     "CardTransactionDetails",
@@ -400,6 +416,8 @@ __all__ = [
     "ValidationOptions",
     "ValidationRequest",
     "ValidationResponse",
+    "ValidationRulesAssignment",
+    "ValidationRulesAssignmentList",
     "ValidityTimeframe",
     "Voucher",
     "VoucherAssets",

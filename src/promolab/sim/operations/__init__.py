@@ -13,6 +13,7 @@ from typing import Any
 from ..operation import Operation
 from . import (
     balance,
+    campaign_reads,
     catalogue,
     custom_events,
     customer_profiles,
@@ -62,6 +63,7 @@ OPERATIONS: tuple[Operation[..., Any], ...] = (
     *segments.READS,
     *project_rewards.READS,
     *history.READS,
+    *campaign_reads.READS,
     snapshots.RESET,
     snapshots.RESTORE,
     journal_header.CHECK_HEADER,

@@ -13,6 +13,7 @@ null, so an unlimited code shows 0 (see docs/publications-events-webhooks.md).
 from __future__ import annotations
 
 import hashlib
+import os
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ASSETS_BASE_URL",
+    "code_prefix",
     "first_category",
     "render_balance",
     "render_simple_campaign",
@@ -43,6 +45,16 @@ def _asset(seed: int, kind: str, voucher_id: str) -> dict[str, str]:
     digest = hashlib.blake2b(f"{seed}:{kind}:{voucher_id}".encode(), digest_size=24).hexdigest()
     asset_id = f"U2FsdGVkX1{digest}"
     return {"id": asset_id, "url": f"{ASSETS_BASE_URL}/{kind}/{asset_id}"}
+
+
+def code_prefix(codes: list[str]) -> str:
+    """The prefix a campaign's codes share, up to its last `-` (`GIFT-`): what a new
+    code of the campaign starts with, and the prefix its code pattern shows."""
+    if not codes:
+        return ""
+    common = os.path.commonprefix(codes)
+    cut = common.rfind("-")
+    return common[: cut + 1] if cut >= 0 else ""
 
 
 def voucher_created_at(voucher: Voucher, campaign: Campaign | None) -> Any:

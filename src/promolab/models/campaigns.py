@@ -1,0 +1,134 @@
+"""Campaigns as the read endpoints of a pull answer them (`GET /v1/campaigns`, `/v1/campaigns/{id}`).
+
+A campaign of codes (coupons, gift cards, referral codes) shows the
+template its codes follow (`voucher`: the discount or gift, the redemption
+limit, the code pattern); a PROMOTION campaign has tiers, not codes, and no
+`voucher`. One campaign shows its validation rules as assignments
+(`validation_rules_assignments`); a list shows none (the service's
+CampaignBase). Which fields the simulator fills and with what is in
+docs/decisions.md ("Campaigns").
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, StrictBool
+
+from ._base import WireModel
+from .categories import Category
+from .common import Metadata, NonNegativeInt64, Timestamp
+from .discounts import Discount
+from .vouchers import ValidityTimeframe, VoucherType
+from .webhooks import CampaignGift, CampaignType, CodeConfig
+
+__all__ = [
+    "AccessSettingsAssignmentList",
+    "Campaign",
+    "CampaignList",
+    "CampaignRedemptionLimit",
+    "CampaignKind",
+    "CampaignVoucher",
+    "ValidationRulesAssignment",
+    "ValidationRulesAssignmentList",
+]
+
+#: `campaign_type` (the service's word); `type` (STATIC...) is `webhooks.CampaignType`.
+CampaignKind = Literal["LOYALTY_PROGRAM", "GIFT_VOUCHERS", "DISCOUNT_COUPONS", "PROMOTION", "REFERRAL_PROGRAM"]
+
+
+class CampaignRedemptionLimit(WireModel):
+    """How many times each code may be redeemed (null: without limit)."""
+
+    quantity: NonNegativeInt64 | None
+
+
+class CampaignVoucher(WireModel):
+    """The template of a campaign's codes."""
+
+    __omit_if_none__ = frozenset({"discount", "gift", "start_date", "expiration_date", "validity_timeframe",
+                                  "validity_day_of_week"})
+
+    type: VoucherType
+    discount: Discount | None = None
+    gift: CampaignGift | None = None
+    redemption: CampaignRedemptionLimit
+    code_config: CodeConfig
+    is_referral_code: StrictBool
+    start_date: Timestamp | None = None
+    expiration_date: Timestamp | None = None
+    validity_timeframe: ValidityTimeframe | None = None
+    validity_day_of_week: list[int] | None = None
+
+
+class ValidationRulesAssignment(WireModel):
+    """A validation rule assigned to an object (`asgm_<owner id>` of rule `val_<owner id>`, docs/decisions.md)."""
+
+    id: str
+    rule_id: str
+    related_object_id: str
+    related_object_type: Literal["voucher", "campaign", "earning_rule", "reward_assignment", "promotion_tier",
+                                 "distribution"]
+    created_at: Timestamp
+    object: Literal["validation_rules_assignment"] = "validation_rules_assignment"
+
+
+class ValidationRulesAssignmentList(WireModel):
+    object: Literal["list"] = "list"
+    data_ref: Literal["data"] = "data"
+    data: list[ValidationRulesAssignment]
+    total: NonNegativeInt64
+
+
+class AccessSettingsAssignmentList(WireModel):
+    """The campaign's areas and stores (`expand=access_settings_assignments`): none in the simulator."""
+
+    object: Literal["list"] = "list"
+    data_ref: Literal["data"] = "data"
+    data: list[dict[str, Any]]
+    total: NonNegativeInt64
+
+
+class Campaign(WireModel):
+    """A campaign, in the service's field order."""
+
+    __omit_if_none__ = frozenset({
+        "voucher", "start_date", "expiration_date", "validity_timeframe", "validity_day_of_week",
+        "vouchers_count", "updated_at", "category", "validation_rules_assignments", "access_settings_assignments",
+    })
+
+    id: str
+    name: str
+    campaign_type: CampaignKind
+    type: CampaignType
+    voucher: CampaignVoucher | None = None
+    auto_join: StrictBool
+    join_once: StrictBool
+    use_voucher_metadata_schema: StrictBool
+    start_date: Timestamp | None = None
+    expiration_date: Timestamp | None = None
+    validity_timeframe: ValidityTimeframe | None = None
+    validity_day_of_week: list[int] | None = None
+    vouchers_count: NonNegativeInt64 | None = None
+    active: StrictBool
+    metadata: Metadata
+    created_at: Timestamp
+    updated_at: Timestamp | None = None
+    category: str | None = None
+    creation_status: Literal["DONE", "IN_PROGRESS", "FAILED", "DRAFT", "MODIFYING"]
+    vouchers_generation_status: Literal["DONE", "IN_PROGRESS", "FAILED", "DRAFT", "MODIFYING"]
+    protected: StrictBool
+    validation_rules_assignments: ValidationRulesAssignmentList | None = None
+    access_settings_assignments: AccessSettingsAssignmentList | None = None
+    category_id: str | None
+    categories: list[Category] = Field(default_factory=list)
+    object: Literal["campaign"] = "campaign"
+
+
+class CampaignList(WireModel):
+    """A page of campaigns; `total` counts every match."""
+
+    object: Literal["list"] = "list"
+    data_ref: Literal["campaigns"] = "campaigns"
+    campaigns: list[Campaign]
+    total: NonNegativeInt64
