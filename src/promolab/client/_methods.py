@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Generic, ParamSpec, Self, TypeVar, overload
 
 from . import _builders as b
+from . import _campaign_read_builders as cb
 from . import _read_builders as rb
 from ._requests import Prepared
 
@@ -109,6 +110,8 @@ class Operations:
     get_reward = Method(rb.get_reward)
     list_orders = Method(rb.list_orders)
     list_redemptions = Method(rb.list_redemptions)
+    list_campaigns = Method(cb.list_campaigns)
+    get_campaign = Method(cb.get_campaign)
 
 
 class ControlOperations:

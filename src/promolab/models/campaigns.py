@@ -19,8 +19,8 @@ from ._base import WireModel
 from .categories import Category
 from .common import Metadata, NonNegativeInt64, Timestamp
 from .discounts import Discount
-from .vouchers import ValidityTimeframe, VoucherType
-from .webhooks import CampaignGift, CampaignType, CodeConfig
+from .vouchers import Gift, ValidityTimeframe, VoucherType
+from .webhooks import CampaignType, CodeConfig
 
 __all__ = [
     "AccessSettingsAssignmentList",
@@ -51,7 +51,8 @@ class CampaignVoucher(WireModel):
 
     type: VoucherType
     discount: Discount | None = None
-    gift: CampaignGift | None = None
+    #: A gift campaign's credit per code: a new code starts with `balance` = `amount`.
+    gift: Gift | None = None
     redemption: CampaignRedemptionLimit
     code_config: CodeConfig
     is_referral_code: StrictBool

@@ -43,7 +43,8 @@ def _voucher_template(campaign: Campaign, codes: Sequence[Voucher]) -> dict[str,
     limits = {v.redemption_quantity for v in codes}
     template: dict[str, Any] = {"type": "GIFT_VOUCHER" if campaign.type == "GIFT_VOUCHERS" else "DISCOUNT_VOUCHER"}
     if campaign.type == "GIFT_VOUCHERS":
-        template["gift"] = {"amount": campaign.gift_amount or 0, "effect": "APPLY_TO_ORDER"}
+        amount = campaign.gift_amount or 0
+        template["gift"] = {"amount": amount, "balance": amount, "effect": "APPLY_TO_ORDER"}
     elif campaign.discount is not None:
         template["discount"] = campaign.discount
     template["redemption"] = {"quantity": limits.pop() if len(limits) == 1 else None}
