@@ -164,6 +164,9 @@ CALLS = [
     ClientCall("list_orders", (), {"order": "-updated_at"}, frozenset({"order"})),
     ClientCall("list_redemptions", (), {"page": 99, "customer": "cust_1", "created_before": "2026-01-01T00:00:00Z"},
                frozenset({"page", "customer", "created_at"})),
+    ClientCall("list_campaigns", (), {"campaign_type": "PROMOTION", "is_referral_code": False},
+               frozenset({"campaign_type", "is_referral_code"})),
+    ClientCall("get_campaign", (f"camp {ODD}",)),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -423,6 +426,10 @@ SERVED: dict[str, Through] = {
         ["limit", "page", "result", "campaign", "customer", "order", "created_before", "created_after"],
         {"customer": "cust_alice"},
     ),
+    "list_campaigns": Through(lambda c: c.list_campaigns(is_referral_code=True), ["limit", "page", "campaign_type",
+                              "expand", "campaign_status", "is_referral_code", "order", "filters", "access_settings"],
+                              {"is_referral_code": "true"}),
+    "get_campaign": Through(lambda c: c.get_campaign("camp_gift"), ["campaign_id"], {"campaign_id": "camp_gift"}),
     "qualifications": Through(
         lambda c: c.qualifications(customer={"source_id": "alice"}, options={"limit": 2}),
         ["request"], {"request": {"customer": {"source_id": "alice"}, "options": {"limit": 2}}},
@@ -474,7 +481,8 @@ def test_the_reads_are_the_ones_that_change_nothing() -> None:
     assert reads == {"get_incentive", "validate", "list_stacking_rules", "get_stacking_rules", "qualifications",
                      "list_products", "get_product", "list_skus", "get_sku", "list_product_collections",
                      "list_collection_products", "list_customer_segments", "get_segment", "list_orders",
-                     "list_redemptions", "list_customers", "get_customer", "list_rewards", "get_reward"}
+                     "list_redemptions", "list_customers", "get_customer", "list_rewards", "get_reward",
+                     "list_campaigns", "get_campaign"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

@@ -210,6 +210,10 @@ SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
     ("/v1/redemptions", "GET", "/v1/redemptions?page=100", APP, _NO_BODY),  # 400: page 99 at most
     ("/v1/redemptions", "GET", "/v1/redemptions?customer=cust_alice&created_at[after]=2026-01-01T00:00:00Z",
      APP, _NO_BODY),
+    ("/v1/campaigns", "GET", "/v1/campaigns?limit=100&expand=access_settings_assignments", APP, _NO_BODY),
+    ("/v1/campaigns", "GET", "/v1/campaigns?filters[active][$enabled]=", APP, _NO_BODY),  # 400: not served
+    ("/v1/campaigns/{campaignId}", "GET", "/v1/campaigns/camp_mug_codes", APP, _NO_BODY),
+    ("/v1/campaigns/{campaignId}", "GET", "/v1/campaigns/camp_nope", APP, _NO_BODY),  # 404
 ]
 
 

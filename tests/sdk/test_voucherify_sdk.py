@@ -82,6 +82,8 @@ IN_SDK: dict[tuple[str, str], str] = {
     ("GET", "/v1/rewards/{}"): "RewardsApi.get_reward",
     ("GET", "/v1/orders"): "OrdersApi.list_orders",
     ("GET", "/v1/redemptions"): "RedemptionsApi.list_redemptions",
+    ("GET", "/v1/campaigns"): "CampaignsApi.list_campaigns",
+    ("GET", "/v1/campaigns/{}"): "CampaignsApi.get_campaign",
     # Served once the qualifications operation lands.
     ("POST", "/v1/qualifications"): "QualificationsApi.check_eligibility",
 }

@@ -1,4 +1,4 @@
-"""Campaigns as the read endpoints of a pull answer them (`GET /v1/campaigns`, `/v1/campaigns/{id}`).
+"""Campaigns as the read endpoints of a pull answer them (the campaign list and one campaign).
 
 A campaign of codes (coupons, gift cards, referral codes) shows the
 template its codes follow (`voucher`: the discount or gift, the redemption

@@ -1,4 +1,4 @@
-"""Campaign records -> the campaign of `GET /v1/campaigns` and `GET /v1/campaigns/{id}`.
+"""Campaign records -> the campaign of the campaign list and of one campaign (`campaign_reads`).
 
 What the state does not hold is derived, never drawn (reading changes
 nothing and gives the same bytes): a campaign of codes shows the template
@@ -65,7 +65,7 @@ def rule_assignments(owner_id: str, owner_type: str, rules: object, created_at: 
 
 def campaign_body(state: State, campaign: Campaign, codes: Sequence[Voucher], *, detail: bool = False,
                   expand: str | None = None) -> dict[str, Any]:
-    """The campaign, in the service's field order (`detail`: as `GET /v1/campaigns/{id}` shows it, with
+    """The campaign, in the service's field order (`detail`: as one campaign's read shows it, with
     its rule assignments; `codes`: its vouchers, in creation order)."""
     category = first_category(state, campaign)
     body: dict[str, Any] = {
