@@ -25,9 +25,9 @@ from .webhooks import CampaignType, CodeConfig
 __all__ = [
     "AccessSettingsAssignmentList",
     "Campaign",
+    "CampaignKind",
     "CampaignList",
     "CampaignRedemptionLimit",
-    "CampaignKind",
     "CampaignVoucher",
     "ValidationRulesAssignment",
     "ValidationRulesAssignmentList",
