@@ -112,6 +112,8 @@ class Operations:
     list_redemptions = Method(rb.list_redemptions)
     list_campaigns = Method(cb.list_campaigns)
     get_campaign = Method(cb.get_campaign)
+    list_vouchers = Method(cb.list_vouchers)
+    get_voucher = Method(cb.get_voucher)
 
 
 class ControlOperations:

@@ -20,7 +20,9 @@ from urllib.parse import parse_qsl
 from ..sim import InvalidQueryParams
 from .messages import MAX_JSON_DEPTH, JsonError, decode_json
 
-__all__ = ["MAX_QUERY_BYTES", "MAX_QUERY_STRING", "parse_query", "query_bool", "query_filters", "query_string"]
+__all__ = [
+    "MAX_QUERY_BYTES", "MAX_QUERY_STRING", "parse_query", "query_bool", "query_filters", "query_string", "query_strings",
+]
 
 #: Longest query string read (what common servers allow for a request line).
 MAX_QUERY_BYTES = 8192
@@ -63,6 +65,17 @@ def query_string(query: list[tuple[str, str]], name: str) -> str | None:
     if len(values[-1]) > MAX_QUERY_STRING:
         raise InvalidQueryParams(f"Query parameter {name} is longer than {MAX_QUERY_STRING} characters")
     return values[-1]
+
+
+def query_strings(query: list[tuple[str, str]], name: str) -> list[str] | None:
+    """Every value of a repeated parameter (`ids=a&ids=b`), in order (None when absent); each
+    bounded like a string parameter's."""
+    values = [v for k, v in query if k == name]
+    if not values:
+        return None
+    if any(len(value) > MAX_QUERY_STRING for value in values):
+        raise InvalidQueryParams(f"Query parameter {name} has a value longer than {MAX_QUERY_STRING} characters")
+    return values
 
 
 def query_filters(query: list[tuple[str, str]], name: str = "filters") -> dict[str, Any] | None:

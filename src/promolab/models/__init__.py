@@ -15,8 +15,6 @@ from .campaigns import (
     CampaignList,
     CampaignRedemptionLimit,
     CampaignVoucher,
-    ValidationRulesAssignment,
-    ValidationRulesAssignmentList,
 )
 from .categories import Category, CategoryWithStackingRulesType, StackingRulesType
 from .common import (
@@ -153,6 +151,7 @@ from .redemptions import (
     StoredOrder,
 )
 from .rendered import Rendered
+from .rule_assignments import ValidationRulesAssignment, ValidationRulesAssignmentList
 from .rewards import (
     PurchaseStatus,
     Reward,
@@ -197,6 +196,7 @@ from .vouchers import (
     ValidityTimeframe,
     Voucher,
     VoucherAssets,
+    VoucherList,
     VoucherPublishList,
     VoucherRedemptionList,
     VoucherType,
@@ -421,6 +421,7 @@ __all__ = [
     "ValidityTimeframe",
     "Voucher",
     "VoucherAssets",
+    "VoucherList",
     "VoucherBalance",
     "VoucherPublishList",
     "VoucherRedemptionList",

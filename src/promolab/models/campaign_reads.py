@@ -10,11 +10,14 @@ from typing import Any
 
 from .campaigns import Campaign, CampaignList
 from .endpoint import Endpoint, Param
-from .list_params import LIMIT, PAGE, order_param
+from .list_params import LIMIT, PAGE, PAGE_99, instant_param, order_param
+from .vouchers import Voucher, VoucherList
 
 __all__ = [
     "GET_CAMPAIGN",
+    "GET_VOUCHER",
     "LIST_CAMPAIGNS",
+    "LIST_VOUCHERS",
     "READS",
 ]
 
@@ -43,5 +46,28 @@ GET_CAMPAIGN: Endpoint[Campaign] = Endpoint(
     Campaign, path_params=(Param("campaignId", "campaign_id"),), tags=("campaigns",), idempotent=True,
 )
 
-#: The read endpoints of campaigns, in the order the service's documents list them.
-READS: tuple[Endpoint[Any], ...] = (LIST_CAMPAIGNS, GET_CAMPAIGN)
+LIST_VOUCHERS: Endpoint[VoucherList] = Endpoint(
+    "list_vouchers", "GET", "/v1/vouchers", "app", "listVouchers", "List vouchers", VoucherList,
+    query=(
+        LIMIT, PAGE_99,
+        Param("category", "category", "string", "Only codes of campaigns in this category (id or name)."),
+        Param("campaign_id", "campaign_id", "string", "Only codes of this campaign (id)."),
+        Param("customer", "customer", "string", "Only codes this customer (id or source id) holds."),
+        Param("campaign", "campaign", "string", "Only codes of this campaign (name, or id)."),
+        instant_param("created_at[before]", "created_before", "Only those created at or before this instant."),
+        instant_param("created_at[after]", "created_after", "Only those created at or after this instant."),
+        instant_param("updated_at[before]", "updated_before", "Only those updated at or before this instant."),
+        instant_param("updated_at[after]", "updated_after", "Only those updated at or after this instant."),
+        order_param("created_at", "updated_at", "code"),
+        Param("code", "code", "string", "Only the code of this text."),
+        Param("ids", "ids", "array", "Only the codes of these ids (the parameter repeated)."),
+        Param("filters", "filters", "object", "Not served by the simulator: refused (docs/decisions.md)."),
+    ), tags=("vouchers",), idempotent=True,
+)
+GET_VOUCHER: Endpoint[Voucher] = Endpoint(
+    "get_voucher", "GET", "/v1/vouchers/{code}", "app", "getVoucher", "Get a voucher (by code or id)", Voucher,
+    path_params=(Param("code", "code"),), tags=("vouchers",), idempotent=True,
+)
+
+#: The read endpoints of campaigns and codes, in the order the service's documents list them.
+READS: tuple[Endpoint[Any], ...] = (LIST_CAMPAIGNS, GET_CAMPAIGN, LIST_VOUCHERS, GET_VOUCHER)

@@ -19,6 +19,7 @@ from ._base import WireModel
 from .categories import Category
 from .common import Metadata, NonNegativeInt64, Timestamp
 from .discounts import Discount
+from .rule_assignments import ValidationRulesAssignmentList
 from .vouchers import Gift, ValidityTimeframe, VoucherType
 from .webhooks import CampaignType, CodeConfig
 
@@ -29,8 +30,6 @@ __all__ = [
     "CampaignList",
     "CampaignRedemptionLimit",
     "CampaignVoucher",
-    "ValidationRulesAssignment",
-    "ValidationRulesAssignmentList",
 ]
 
 #: `campaign_type` (the service's word); `type` (STATIC...) is `webhooks.CampaignType`.
@@ -60,25 +59,6 @@ class CampaignVoucher(WireModel):
     expiration_date: Timestamp | None = None
     validity_timeframe: ValidityTimeframe | None = None
     validity_day_of_week: list[int] | None = None
-
-
-class ValidationRulesAssignment(WireModel):
-    """A validation rule assigned to an object (`asgm_<owner id>` of rule `val_<owner id>`, docs/decisions.md)."""
-
-    id: str
-    rule_id: str
-    related_object_id: str
-    related_object_type: Literal["voucher", "campaign", "earning_rule", "reward_assignment", "promotion_tier",
-                                 "distribution"]
-    created_at: Timestamp
-    object: Literal["validation_rules_assignment"] = "validation_rules_assignment"
-
-
-class ValidationRulesAssignmentList(WireModel):
-    object: Literal["list"] = "list"
-    data_ref: Literal["data"] = "data"
-    data: list[ValidationRulesAssignment]
-    total: NonNegativeInt64
 
 
 class AccessSettingsAssignmentList(WireModel):

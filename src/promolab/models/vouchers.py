@@ -1,4 +1,4 @@
-"""Vouchers as embedded in a publication (and the gift block shared with webhooks).
+"""Vouchers as embedded in a publication and as the voucher reads list them (and the gift block shared with webhooks).
 
 The interface shows a voucher with every key present and ``null`` for what is unset
 (category, gift, loyalty_card, dates, validity, additional_info), so those stay as
@@ -17,7 +17,9 @@ from pydantic_core import PydanticCustomError
 
 from ._base import WireModel
 from .common import Metadata, Money, NonNegativeInt64, Timestamp
+from .categories import Category
 from .discounts import Discount
+from .rule_assignments import ValidationRulesAssignmentList
 
 __all__ = [
     "Asset",
@@ -27,6 +29,7 @@ __all__ = [
     "ValidityTimeframe",
     "Voucher",
     "VoucherAssets",
+    "VoucherList",
     "VoucherPublishList",
     "VoucherRedemptionList",
     "VoucherType",
@@ -112,7 +115,9 @@ class VoucherPublishList(WireModel):
 class Voucher(WireModel):
     """A code; in a publication it is the code just given to the customer."""
 
-    __omit_if_none__ = frozenset({"holder_id"})
+    #: `categories` and `validation_rules_assignments` are the voucher reads' (a publication's
+    #: voucher has neither); `holder_id` is absent for an unpublished code.
+    __omit_if_none__ = frozenset({"holder_id", "categories", "validation_rules_assignments"})
 
     id: str
     code: str = Field(min_length=1)
@@ -120,6 +125,7 @@ class Voucher(WireModel):
     campaign_id: str | None = None
     category: str | None = None
     category_id: str | None = None
+    categories: list[Category] | None = None
     type: VoucherType
     discount: Discount | None = None
     gift: Gift | None = None
@@ -136,6 +142,16 @@ class Voucher(WireModel):
     created_at: Timestamp
     updated_at: Timestamp | None = None
     holder_id: str | None = None
+    validation_rules_assignments: ValidationRulesAssignmentList | None = None
     redemption: VoucherRedemptionList
     publish: VoucherPublishList
     object: Literal["voucher"] = "voucher"
+
+
+class VoucherList(WireModel):
+    """A page of vouchers (each with its categories); `total` counts every match."""
+
+    object: Literal["list"] = "list"
+    data_ref: Literal["vouchers"] = "vouchers"
+    vouchers: list[Voucher]
+    total: NonNegativeInt64

@@ -63,6 +63,10 @@ def _checked(param: Param, value: object) -> object:
         if param.maximum is not None and number > param.maximum:
             raise _refuse(param, f"at most {param.maximum}", value)
         return number
+    if param.type == "array":
+        if not isinstance(value, list | tuple) or not all(isinstance(item, str) for item in value):
+            raise _refuse(param, "a list of strings", value)
+        return list(value)
     if not isinstance(value, str):
         raise _refuse(param, "a string", value)
     if param.enum is not None and value not in param.enum:

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -27,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ASSETS_BASE_URL",
+    "VoucherRead",
     "code_prefix",
     "first_category",
     "render_balance",
@@ -39,6 +42,15 @@ __all__ = [
 ]
 
 ASSETS_BASE_URL = "https://assets.promolab.local/v1/assets"
+
+
+@dataclass(frozen=True, slots=True)
+class VoucherRead:
+    """What the voucher reads add to a publication's voucher: the campaign's categories (as
+    `categories_wire` writes them) and, for one voucher, its rule assignments (else None)."""
+
+    categories: Sequence[dict[str, Any]]
+    assignments: dict[str, Any] | None = None
 
 
 def _asset(seed: int, kind: str, voucher_id: str) -> dict[str, str]:
@@ -84,8 +96,10 @@ def first_category(state: State, campaign: Campaign | None) -> Category | None:
     return state.categories.get(campaign.categories[0])
 
 
-def render_voucher(voucher: Voucher, campaign: Campaign | None, *, seed: int, category: Category | None) -> models.Voucher:
-    """The full voucher object embedded in a publication (`category`: `first_category`)."""
+def render_voucher(voucher: Voucher, campaign: Campaign | None, *, seed: int, category: Category | None,
+                   read: VoucherRead | None = None) -> models.Voucher:
+    """The full voucher object embedded in a publication (`category`: `first_category`), or as
+    the voucher reads show it (`read`: with its categories, and one voucher's rule assignments)."""
     code = quote(voucher.code, safe="")
     gift = voucher.gift
     body: dict[str, Any] = {
@@ -126,6 +140,9 @@ def render_voucher(voucher: Voucher, campaign: Campaign | None, *, seed: int, ca
         },
         "object": "voucher",
     }
+    if read is not None:
+        body["categories"] = list(read.categories)
+        body["validation_rules_assignments"] = read.assignments
     return models.Voucher.model_validate(body)
 
 
