@@ -151,7 +151,6 @@ from .redemptions import (
     StoredOrder,
 )
 from .rendered import Rendered
-from .rule_assignments import ValidationRulesAssignment, ValidationRulesAssignmentList
 from .rewards import (
     PurchaseStatus,
     Reward,
@@ -160,6 +159,7 @@ from .rewards import (
     RewardStatus,
     RewardType,
 )
+from .rule_assignments import ValidationRulesAssignment, ValidationRulesAssignmentList
 from .segments import CustomerSegmentList, Segment, SimpleSegment
 from .stacked_validations import (
     RedeemableDetails,
@@ -421,8 +421,8 @@ __all__ = [
     "ValidityTimeframe",
     "Voucher",
     "VoucherAssets",
-    "VoucherList",
     "VoucherBalance",
+    "VoucherList",
     "VoucherPublishList",
     "VoucherRedemptionList",
     "VoucherTransaction",

@@ -16,8 +16,8 @@ from pydantic import AfterValidator, Field, StrictBool
 from pydantic_core import PydanticCustomError
 
 from ._base import WireModel
-from .common import Metadata, Money, NonNegativeInt64, Timestamp
 from .categories import Category
+from .common import Metadata, Money, NonNegativeInt64, Timestamp
 from .discounts import Discount
 from .rule_assignments import ValidationRulesAssignmentList
 
