@@ -167,6 +167,9 @@ CALLS = [
     ClientCall("list_campaigns", (), {"campaign_type": "PROMOTION", "is_referral_code": False},
                frozenset({"campaign_type", "is_referral_code"})),
     ClientCall("get_campaign", (f"camp {ODD}",)),
+    ClientCall("list_vouchers", (), {"ids": ["v_1", "v_2"], "created_after": "2026-01-01T00:00:00Z", "code": "A"},
+               frozenset({"ids", "created_at", "code"})),
+    ClientCall("get_voucher", (f"CODE {ODD}",)),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -430,6 +433,10 @@ SERVED: dict[str, Through] = {
                               "expand", "campaign_status", "is_referral_code", "order", "filters", "access_settings"],
                               {"is_referral_code": "true"}),
     "get_campaign": Through(lambda c: c.get_campaign("camp_gift"), ["campaign_id"], {"campaign_id": "camp_gift"}),
+    "list_vouchers": Through(lambda c: c.list_vouchers(ids=["v_1", "v_2"]), [
+        "limit", "page", "category", "campaign_id", "customer", "campaign", "created_before", "created_after",
+        "updated_before", "updated_after", "order", "code", "ids", "filters"], {"ids": ["v_1", "v_2"]}),
+    "get_voucher": Through(lambda c: c.get_voucher("GIFT-BOB-25"), ["code"], {"code": "GIFT-BOB-25"}),
     "qualifications": Through(
         lambda c: c.qualifications(customer={"source_id": "alice"}, options={"limit": 2}),
         ["request"], {"request": {"customer": {"source_id": "alice"}, "options": {"limit": 2}}},
@@ -482,7 +489,7 @@ def test_the_reads_are_the_ones_that_change_nothing() -> None:
                      "list_products", "get_product", "list_skus", "get_sku", "list_product_collections",
                      "list_collection_products", "list_customer_segments", "get_segment", "list_orders",
                      "list_redemptions", "list_customers", "get_customer", "list_rewards", "get_reward",
-                     "list_campaigns", "get_campaign"}
+                     "list_campaigns", "get_campaign", "list_vouchers", "get_voucher"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

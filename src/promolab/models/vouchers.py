@@ -74,7 +74,7 @@ class ValidityTimeframe(WireModel):
     interval: str
 
 
-#: What the simulator renders (`/v1/vouchers/<percent-quoted code>/redemptions?page=1&limit=10`):
+#: What the simulator renders (a voucher's path, its code percent-quoted, then `/redemptions?page=1&limit=10`):
 #: a relative path of unreserved and percent-escaped characters, then exactly `page` and
 #: `limit`. Every such value passes the checks below, which `_relative_list_url` skips for it.
 _PLAIN_LIST_URL = re.compile(r"/(?!/)[A-Za-z0-9\-._~%/]*\?page=[0-9]+&limit=[0-9]+")
@@ -95,12 +95,14 @@ def _relative_list_url(value: str) -> str:
     return value
 
 
-#: ``/v1/vouchers/<code>/redemptions?page=1&limit=10``
+#: A voucher's path, then ``/redemptions?page=1&limit=10``
 ListUrl = Annotated[str, AfterValidator(_relative_list_url)]
 
 
 class VoucherRedemptionList(WireModel):
-    quantity: NonNegativeInt64
+    #: The code's redemption limit. The simulator writes 0 for an unlimited code (the interface's
+    #: publication has no null); the service's voucher reads show null, which parses too.
+    quantity: NonNegativeInt64 | None
     redeemed_quantity: NonNegativeInt64
     object: Literal["list"] = "list"
     url: ListUrl

@@ -1,7 +1,8 @@
 """Voucher records -> the voucher of a publication, and the gift-card shapes
 of the balance webhook (simple campaign, simple voucher, balance, transaction).
 
-List urls are relative (`/v1/vouchers/<code>/redemptions?page=1&limit=10`).
+List urls are relative: the voucher's own path (the voucher read's, `GET_VOUCHER`),
+then `/redemptions?page=1&limit=10` or `/publications?page=1&limit=10`.
 Asset ids and urls are derived from the voucher id and the seed (no id is
 drawn from the generator), so rendering a voucher twice gives the same bytes
 and reading never changes the state.
@@ -18,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 from ... import models
+from ...models.campaign_reads import GET_VOUCHER
 from ..records import Campaign, Category, Voucher, VoucherTransaction
 from ._time import iso
 
@@ -100,7 +101,7 @@ def render_voucher(voucher: Voucher, campaign: Campaign | None, *, seed: int, ca
                    read: VoucherRead | None = None) -> models.Voucher:
     """The full voucher object embedded in a publication (`category`: `first_category`), or as
     the voucher reads show it (`read`: with its categories, and one voucher's rule assignments)."""
-    code = quote(voucher.code, safe="")
+    path = GET_VOUCHER.url_path(code=voucher.code)
     gift = voucher.gift
     body: dict[str, Any] = {
         "id": voucher.id,
@@ -131,12 +132,12 @@ def render_voucher(voucher: Voucher, campaign: Campaign | None, *, seed: int, ca
             "quantity": voucher.redemption_quantity if voucher.redemption_quantity is not None else 0,
             "redeemed_quantity": voucher.redeemed_quantity,
             "object": "list",
-            "url": f"/v1/vouchers/{code}/redemptions?page=1&limit=10",
+            "url": f"{path}/redemptions?page=1&limit=10",
         },
         "publish": {
             "object": "list",
             "count": voucher.publish_count,
-            "url": f"/v1/vouchers/{code}/publications?page=1&limit=10",
+            "url": f"{path}/publications?page=1&limit=10",
         },
         "object": "voucher",
     }
