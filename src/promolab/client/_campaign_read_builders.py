@@ -16,7 +16,7 @@ from ..models import campaign_reads as e
 from ._read_builders import Instant, _read
 from ._requests import Prepared
 
-__all__ = ["VoucherFilters", "get_campaign", "get_voucher", "list_campaigns", "list_vouchers"]
+__all__ = ["VoucherFilters", "get_campaign", "get_campaign_summary", "get_voucher", "list_campaigns", "list_vouchers"]
 
 
 def list_campaigns(*, limit: int | None = None, page: int | None = None, campaign_type: str | None = None,
@@ -33,6 +33,13 @@ def list_campaigns(*, limit: int | None = None, page: int | None = None, campaig
 def get_campaign(campaign_id: str) -> Prepared[models.Campaign]:
     """One campaign by its id or its name, with its validation rule assignments."""
     return _read(e.GET_CAMPAIGN, {"campaign_id": campaign_id})
+
+
+def get_campaign_summary(campaign_id: str, *, start_date: str | None = None,
+                         end_date: str | None = None) -> Prepared[models.CampaignSummary]:
+    """What a campaign (id or name) counted between two days (`YYYY-MM-DD`, inclusive, UTC) or
+    instants: its redemptions, rollbacks, codes, publications and amounts."""
+    return _read(e.GET_CAMPAIGN_SUMMARY, {"campaign_id": campaign_id}, start_date=start_date, end_date=end_date)
 
 
 class VoucherFilters(TypedDict, total=False):

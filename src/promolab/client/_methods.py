@@ -112,6 +112,7 @@ class Operations:
     list_redemptions = Method(rb.list_redemptions)
     list_campaigns = Method(cb.list_campaigns)
     get_campaign = Method(cb.get_campaign)
+    get_campaign_summary = Method(cb.get_campaign_summary)
     list_vouchers = Method(cb.list_vouchers)
     get_voucher = Method(cb.get_voucher)
 

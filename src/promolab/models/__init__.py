@@ -8,6 +8,7 @@ them. The models know nothing about the simulator or HTTP.
 
 from ._base import RequestModel, WireModel
 from .balance import AddBalanceRequest, BalanceRelatedObject, BalanceResult, BalanceType
+from .campaign_summary import CampaignSummary
 from .campaigns import (
     AccessSettingsAssignmentList,
     Campaign,
@@ -258,6 +259,7 @@ __all__ = [
     "CampaignKind",
     "CampaignList",
     "CampaignRedemptionLimit",
+    "CampaignSummary",
     "CampaignType",
     "CampaignVoucher",
     "CampaignVoucherRedemption",

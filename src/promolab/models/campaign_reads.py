@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .campaign_summary import CampaignSummary
 from .campaigns import Campaign, CampaignList
 from .endpoint import Endpoint, Param
 from .list_params import LIMIT, PAGE, PAGE_99, instant_param, order_param
@@ -15,6 +16,7 @@ from .vouchers import Voucher, VoucherList
 
 __all__ = [
     "GET_CAMPAIGN",
+    "GET_CAMPAIGN_SUMMARY",
     "GET_VOUCHER",
     "LIST_CAMPAIGNS",
     "LIST_VOUCHERS",
@@ -69,5 +71,14 @@ GET_VOUCHER: Endpoint[Voucher] = Endpoint(
     path_params=(Param("code", "code"),), tags=("vouchers",), idempotent=True,
 )
 
+GET_CAMPAIGN_SUMMARY: Endpoint[CampaignSummary] = Endpoint(
+    "get_campaign_summary", "GET", "/v1/campaigns/{campaignId}/summary", "app", "getCampaignSummary",
+    "Get a campaign's summary: its redemptions, rollbacks, codes and amounts over a date range", CampaignSummary,
+    path_params=(Param("campaignId", "campaign_id"),),
+    query=(Param("start_date", "start_date", "string", "Count from this day (YYYY-MM-DD, UTC) or instant on."),
+           Param("end_date", "end_date", "string", "Count up to this day (to its end, UTC) or instant.")),
+    tags=("campaigns",), idempotent=True,
+)
+
 #: The read endpoints of campaigns and codes, in the order the service's documents list them.
-READS: tuple[Endpoint[Any], ...] = (LIST_CAMPAIGNS, GET_CAMPAIGN, LIST_VOUCHERS, GET_VOUCHER)
+READS: tuple[Endpoint[Any], ...] = (LIST_CAMPAIGNS, GET_CAMPAIGN, GET_CAMPAIGN_SUMMARY, LIST_VOUCHERS, GET_VOUCHER)

@@ -13,12 +13,15 @@ read every campaign as if they matched (docs/decisions.md, "Campaigns").
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from ... import models
 from ...models import campaign_reads
+from ..campaign_ledger import Window, summary_counts
+from ..clock import parse_instant
 from ..fast_validate import validated
 from ..listing import Listing, Match, at_or_after, at_or_before, equals
 from ..operation import bind
@@ -165,10 +168,41 @@ def get_voucher(sim: Simulator, *, code: str) -> models.Voucher:
     return _voucher(sim, record, detail=True)
 
 
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _summary_edge(name: str, value: object, *, end: bool) -> datetime | None:
+    """A day (its start, or for `end_date` its last instant, UTC) or an exact instant; 400 naming it else."""
+    if value is None:
+        return None
+    refusal = InvalidQueryParams(f"Query parameter {name} should be a date such as 2026-03-06 or a date-time "
+                                 f"(got {value!r})")
+    if not isinstance(value, str):
+        raise refusal
+    try:
+        if _DAY.fullmatch(value):
+            day = datetime.fromisoformat(value).replace(tzinfo=UTC)
+            return day + timedelta(days=1, microseconds=-1) if end else day
+        return parse_instant(value.upper())
+    except ValueError:
+        raise refusal from None
+
+
+def get_campaign_summary(sim: Simulator, *, campaign_id: str, start_date: str | None = None,
+                         end_date: str | None = None) -> models.CampaignSummary:
+    window = Window(_summary_edge("start_date", start_date, end=False), _summary_edge("end_date", end_date, end=True))
+    record = find_campaign(sim, campaign_id)
+    codes = campaign_codes(sim, record.id)
+    body = {"object": "campaign_summary", "campaign": campaign_body(sim.state, record, codes),
+            **summary_counts(sim.state, record, codes, window)}
+    return validated(models.CampaignSummary, body)
+
+
 LIST_CAMPAIGNS = bind(campaign_reads.LIST_CAMPAIGNS, list_campaigns, write=False)
 GET_CAMPAIGN = bind(campaign_reads.GET_CAMPAIGN, get_campaign, write=False)
+GET_CAMPAIGN_SUMMARY = bind(campaign_reads.GET_CAMPAIGN_SUMMARY, get_campaign_summary, write=False)
 LIST_VOUCHERS = bind(campaign_reads.LIST_VOUCHERS, list_vouchers, write=False)
 GET_VOUCHER = bind(campaign_reads.GET_VOUCHER, get_voucher, write=False)
 
 #: This family's operations, in the order of `campaign_reads.READS`.
-READS = (LIST_CAMPAIGNS, GET_CAMPAIGN, LIST_VOUCHERS, GET_VOUCHER)
+READS = (LIST_CAMPAIGNS, GET_CAMPAIGN, GET_CAMPAIGN_SUMMARY, LIST_VOUCHERS, GET_VOUCHER)
