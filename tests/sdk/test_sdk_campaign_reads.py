@@ -74,3 +74,14 @@ def test_vouchers_listed_filtered_and_one_by_code(sdk: Any) -> None:
     assert (one.type, one.holder_id, one.validation_rules_assignments.total) == ("GIFT_VOUCHER", "cust_bob", 0)
     with pytest.raises(NotFoundException):
         api.get_voucher("NO-SUCH")
+
+
+def test_a_campaigns_summary(sdk: Any) -> None:
+    api = voucherify.CampaignsApi(sdk.client)
+    counted = api.get_campaign_summary("camp_gift")
+    assert isinstance(counted, voucherify.CampaignsSummaryGetResponseBody)
+    assert (counted.object, counted.campaign.id, counted.redemptions, counted.vouchers_created) == (
+        "campaign_summary", "camp_gift", 0, 12)
+    assert (counted.amount_redeemed, counted.discounted_amount) == (0, None)  # a gift campaign counts credits
+    with pytest.raises(NotFoundException):
+        api.get_campaign_summary("camp_nope")

@@ -104,7 +104,8 @@ def test_a_campaign_of_codes_shows_the_template_its_codes_follow(sim: Simulator)
         mugs = client.get_campaign("camp_mug_codes")
         promotion = client.get_campaign("camp_welcome")
     codes = [v.code for v in sim.state.vouchers.values() if v.campaign_id == "camp_gift"]
-    assert gift.voucher is not None and gift.voucher.gift is not None and gift.voucher.code_config.prefix is not None
+    assert gift.voucher is not None and gift.voucher.gift is not None and gift.voucher.code_config is not None
+    assert gift.voucher.code_config.prefix is not None
     assert (gift.voucher.type, gift.voucher.gift.amount, gift.vouchers_count) == ("GIFT_VOUCHER", 5000, len(codes))
     prefix = gift.voucher.code_config.prefix
     assert all(code.startswith(prefix) for code in codes)

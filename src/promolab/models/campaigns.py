@@ -45,15 +45,16 @@ class CampaignRedemptionLimit(WireModel):
 class CampaignVoucher(WireModel):
     """The template of a campaign's codes."""
 
-    __omit_if_none__ = frozenset({"discount", "gift", "start_date", "expiration_date", "validity_timeframe",
-                                  "validity_day_of_week"})
+    __omit_if_none__ = frozenset({"discount", "gift", "code_config", "start_date", "expiration_date",
+                                  "validity_timeframe", "validity_day_of_week"})
 
     type: VoucherType
     discount: Discount | None = None
     #: A gift campaign's credit per code: a new code starts with `balance` = `amount`.
     gift: Gift | None = None
     redemption: CampaignRedemptionLimit
-    code_config: CodeConfig
+    #: Always written by the simulator; the service's summary example leaves it out, so it parses absent.
+    code_config: CodeConfig | None = None
     is_referral_code: StrictBool
     start_date: Timestamp | None = None
     expiration_date: Timestamp | None = None
