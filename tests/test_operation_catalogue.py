@@ -168,6 +168,8 @@ CALLS = [
                frozenset({"campaign_type", "is_referral_code"})),
     ClientCall("get_campaign", (f"camp {ODD}",)),
     ClientCall("get_campaign_summary", (f"camp {ODD}",), {"start_date": "2026-03-01"}, frozenset({"start_date"})),
+    ClientCall("list_campaign_transactions", (f"camp {ODD}",), {"order": "id", "starting_after_id": "vtx_1"},
+               frozenset({"order", "starting_after_id"})),
     ClientCall("list_vouchers", (), {"ids": ["v_1", "v_2"], "created_after": "2026-01-01T00:00:00Z", "code": "A"},
                frozenset({"ids", "created_at", "code"})),
     ClientCall("get_voucher", (f"CODE {ODD}",)),
@@ -436,6 +438,9 @@ SERVED: dict[str, Through] = {
     "get_campaign": Through(lambda c: c.get_campaign("camp_gift"), ["campaign_id"], {"campaign_id": "camp_gift"}),
     "get_campaign_summary": Through(lambda c: c.get_campaign_summary("camp_gift", end_date="2026-03-06"),
                                     ["campaign_id", "start_date", "end_date"], {"end_date": "2026-03-06"}),
+    "list_campaign_transactions": Through(lambda c: c.list_campaign_transactions("camp_gift", limit=3),
+                                          ["campaign_id", "limit", "order", "starting_after_id", "filters"],
+                                          {"limit": "3"}),
     "list_vouchers": Through(lambda c: c.list_vouchers(ids=["v_1", "v_2"]), [
         "limit", "page", "category", "campaign_id", "customer", "campaign", "created_before", "created_after",
         "updated_before", "updated_after", "order", "code", "ids", "filters"], {"ids": ["v_1", "v_2"]}),
@@ -493,7 +498,7 @@ def test_the_reads_are_the_ones_that_change_nothing() -> None:
                      "list_collection_products", "list_customer_segments", "get_segment", "list_orders",
                      "list_redemptions", "list_customers", "get_customer", "list_rewards", "get_reward",
                      "list_campaigns", "get_campaign", "get_campaign_summary", "list_vouchers",
-                     "get_voucher"}
+                     "get_voucher", "list_campaign_transactions"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

@@ -85,3 +85,12 @@ def test_a_campaigns_summary(sdk: Any) -> None:
     assert (counted.amount_redeemed, counted.discounted_amount) == (0, None)  # a gift campaign counts credits
     with pytest.raises(NotFoundException):
         api.get_campaign_summary("camp_nope")
+
+
+def test_a_campaigns_transactions_by_the_cursor(sdk: Any) -> None:
+    with sdk.server.client() as client:  # the fixture resets the server before each test
+        client.add_gift_balance("GIFT-BOB-25", 250)
+    api = voucherify.CampaignsApi(sdk.client)
+    page = api.list_campaign_transactions("camp_gift", limit=1)
+    assert isinstance(page, voucherify.CampaignsTransactionsListResponseBody)
+    assert ([(t.type, t.campaign_id) for t in page.data], page.has_more) == ([("CREDITS_ADDITION", "camp_gift")], False)

@@ -1,10 +1,12 @@
-"""A campaign's summary (`GET /v1/campaigns/{campaignId}/summary`), counted from the ledger.
+"""A campaign's summary and transactions (`GET /v1/campaigns/{campaignId}/summary`, `/transactions`).
 
 A few stacked redemptions (one rolled back) and a gift top-up are made
 through the client a minute apart; then each campaign's summary must be the
 service's shape for its type, count exactly what the ledger holds in the
 range asked, and agree with the redemptions list (a differential check: the
 list's `campaign` filter holds the campaign's redemptions and rollbacks).
+The transactions list pages by its cursor: following `more_starting_after`
+meets every transaction once, in the order asked.
 """
 
 from __future__ import annotations
@@ -15,8 +17,10 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
-from test_reads_catalogue import assert_examples_parse, assert_refused, reference
+from test_reads_catalogue import assert_examples_parse, assert_refused, reference, reference_errors
 
 from demo_keys import APP, BASE
 from promolab import Simulator, models
@@ -165,3 +169,76 @@ def test_an_unknown_campaign_is_404_and_the_clients_agree(recorded: Simulator) -
         with pytest.raises(ApiError) as caught:
             client.get_campaign_summary("camp_nope")
     assert (caught.value.status, caught.value.key) == (404, "not_found")
+
+
+# -- the campaign's transactions: a cursor's pages -------------------------------------------------------
+def topped_up(count: int) -> Simulator:
+    sim = Simulator.from_scenario("data/scenarios/demo.yaml")
+    with sim.client() as client:
+        for i in range(count):
+            client.add_gift_balance("GIFT-ALICE-50" if i % 2 else "GIFT-BOB-25", 100 + i)
+    return sim
+
+
+TOPPED = topped_up(23)
+
+
+@settings(max_examples=25, deadline=None)
+@given(limit=st.integers(1, 30), order=st.sampled_from(["id", "-id", None]))
+def test_following_the_cursor_meets_every_transaction_once_in_order(limit: int, order: str | None) -> None:
+    seen: list[str] = []
+    cursor: str | None = None
+    while True:
+        page = TOPPED.apply(BY_NAME["list_campaign_transactions"], campaign_id="camp_gift", limit=limit, order=order,
+                            starting_after_id=cursor)
+        assert len(page.data) <= limit
+        seen += [t.id for t in page.data]
+        if not page.has_more:
+            assert page.more_starting_after is None
+            break
+        assert page.more_starting_after == page.data[-1].id
+        cursor = page.more_starting_after
+    expected = sorted(TOPPED.state.voucher_transactions)
+    assert seen == (expected if order == "id" else expected[::-1])
+
+
+def test_the_transactions_are_the_codes_credits_as_the_balance_answered_them() -> None:
+    sim = topped_up(0)
+    with sim.client() as client:
+        added = client.add_gift_balance("GIFT-BOB-25", 250, reason="birthday")
+        listed = client.list_campaign_transactions("Kestrel gift cards")
+        other = client.list_campaign_transactions("camp_welcome")
+    (transaction,) = listed.data
+    assert (transaction.type, transaction.reason, transaction.campaign_id) == ("CREDITS_ADDITION", "birthday", "camp_gift")
+    assert transaction.details is not None and transaction.details.balance is not None
+    assert transaction.details.balance.amount == added.amount == 250
+    assert (other.data, other.has_more) == ([], False)
+
+
+def test_the_transactions_answer_is_documented() -> None:
+    with httpx.Client(base_url=BASE, transport=SimulatorTransport(TOPPED)) as http:
+        response = http.get("/v1/campaigns/camp_gift/transactions?limit=5&order=id", headers=APP)
+    assert response.status_code == 200
+    assert not reference_errors("/v1/campaigns/{campaignId}/transactions", response.json())
+    assert models.CampaignTransactionList.model_validate_json(response.content).model_dump(mode="json") == response.json()
+    assert_examples_parse("/v1/campaigns/{campaignId}/transactions", models.CampaignTransactionList)
+
+
+@pytest.mark.parametrize(("query", "param"), [
+    ("limit=0", "limit"), ("order=created_at", "order"), ("filters[type][conditions][$in]=X", "filters"),
+])
+def test_a_bad_transactions_query_is_400_naming_it(sim: Simulator, query: str, param: str) -> None:
+    with httpx.Client(base_url=BASE, transport=SimulatorTransport(sim)) as http:
+        assert_refused(sim, http, f"/v1/campaigns/camp_gift/transactions?{query}", param)
+        assert http.get("/v1/campaigns/camp_nope/transactions", headers=APP).status_code == 404
+
+
+def test_the_async_client_follows_the_same_cursor() -> None:
+    async def walk() -> list[str]:
+        async with TOPPED.async_client() as client:
+            first = await client.list_campaign_transactions("camp_gift", limit=10, order="id")
+            rest = await client.list_campaign_transactions("camp_gift", limit=100, order="id",
+                                                           starting_after_id=first.more_starting_after)
+            return [t.id for t in first.data + rest.data]
+
+    assert asyncio.run(walk()) == sorted(TOPPED.state.voucher_transactions)

@@ -16,7 +16,15 @@ from ..models import campaign_reads as e
 from ._read_builders import Instant, _read
 from ._requests import Prepared
 
-__all__ = ["VoucherFilters", "get_campaign", "get_campaign_summary", "get_voucher", "list_campaigns", "list_vouchers"]
+__all__ = [
+    "VoucherFilters",
+    "get_campaign",
+    "get_campaign_summary",
+    "get_voucher",
+    "list_campaign_transactions",
+    "list_campaigns",
+    "list_vouchers",
+]
 
 
 def list_campaigns(*, limit: int | None = None, page: int | None = None, campaign_type: str | None = None,
@@ -40,6 +48,14 @@ def get_campaign_summary(campaign_id: str, *, start_date: str | None = None,
     """What a campaign (id or name) counted between two days (`YYYY-MM-DD`, inclusive, UTC) or
     instants: its redemptions, rollbacks, codes, publications and amounts."""
     return _read(e.GET_CAMPAIGN_SUMMARY, {"campaign_id": campaign_id}, start_date=start_date, end_date=end_date)
+
+
+def list_campaign_transactions(campaign_id: str, *, limit: int | None = None, order: str | None = None,
+                               starting_after_id: str | None = None) -> Prepared[models.CampaignTransactionList]:
+    """A page of the transactions of a campaign's codes (`order` `id` or `-id`, default `-id`); while
+    `has_more`, pass the answer's `more_starting_after` as `starting_after_id` for the next page."""
+    return _read(e.LIST_CAMPAIGN_TRANSACTIONS, {"campaign_id": campaign_id}, limit=limit, order=order,
+                 starting_after_id=starting_after_id)
 
 
 class VoucherFilters(TypedDict, total=False):

@@ -113,6 +113,7 @@ class Operations:
     list_campaigns = Method(cb.list_campaigns)
     get_campaign = Method(cb.get_campaign)
     get_campaign_summary = Method(cb.get_campaign_summary)
+    list_campaign_transactions = Method(cb.list_campaign_transactions)
     list_vouchers = Method(cb.list_vouchers)
     get_voucher = Method(cb.get_voucher)
 

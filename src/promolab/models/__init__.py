@@ -8,7 +8,7 @@ them. The models know nothing about the simulator or HTTP.
 
 from ._base import RequestModel, WireModel
 from .balance import AddBalanceRequest, BalanceRelatedObject, BalanceResult, BalanceType
-from .campaign_summary import CampaignSummary
+from .campaign_summary import CampaignSummary, CampaignTransactionList
 from .campaigns import (
     AccessSettingsAssignmentList,
     Campaign,
@@ -260,6 +260,7 @@ __all__ = [
     "CampaignList",
     "CampaignRedemptionLimit",
     "CampaignSummary",
+    "CampaignTransactionList",
     "CampaignType",
     "CampaignVoucher",
     "CampaignVoucherRedemption",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .campaign_summary import CampaignSummary
+from .campaign_summary import CampaignSummary, CampaignTransactionList
 from .campaigns import Campaign, CampaignList
 from .endpoint import Endpoint, Param
 from .list_params import LIMIT, PAGE, PAGE_99, instant_param, order_param
@@ -19,6 +19,7 @@ __all__ = [
     "GET_CAMPAIGN_SUMMARY",
     "GET_VOUCHER",
     "LIST_CAMPAIGNS",
+    "LIST_CAMPAIGN_TRANSACTIONS",
     "LIST_VOUCHERS",
     "READS",
 ]
@@ -80,5 +81,20 @@ GET_CAMPAIGN_SUMMARY: Endpoint[CampaignSummary] = Endpoint(
     tags=("campaigns",), idempotent=True,
 )
 
+LIST_CAMPAIGN_TRANSACTIONS: Endpoint[CampaignTransactionList] = Endpoint(
+    "list_campaign_transactions", "GET", "/v1/campaigns/{campaignId}/transactions", "app",
+    "listCampaignTransactions", "List the transactions of a campaign's codes (gift credits)", CampaignTransactionList,
+    path_params=(Param("campaignId", "campaign_id"),),
+    query=(LIMIT,
+           Param("order", "order", "string", "Sort by id; a leading - sorts descending.", enum=("id", "-id"),
+                 default="-id"),
+           Param("starting_after_id", "starting_after_id", "string",
+                 "Only transactions after this one in the order asked (a cursor: `more_starting_after`)."),
+           Param("filters", "filters", "object", "Not served by the simulator: refused (docs/decisions.md).")),
+    tags=("campaigns",), idempotent=True,
+)
+
 #: The read endpoints of campaigns and codes, in the order the service's documents list them.
-READS: tuple[Endpoint[Any], ...] = (LIST_CAMPAIGNS, GET_CAMPAIGN, GET_CAMPAIGN_SUMMARY, LIST_VOUCHERS, GET_VOUCHER)
+READS: tuple[Endpoint[Any], ...] = (
+    LIST_CAMPAIGNS, GET_CAMPAIGN, GET_CAMPAIGN_SUMMARY, LIST_CAMPAIGN_TRANSACTIONS, LIST_VOUCHERS, GET_VOUCHER,
+)

@@ -1,4 +1,4 @@
-"""A campaign's summary: what its redemption ledger counts over a date range.
+"""A campaign's summary (what its redemption ledger counts over a date range) and its transactions.
 
 One model for the service's five shapes (discount, promotion, gift,
 loyalty, referral campaigns): the counts every campaign has, then the
@@ -14,8 +14,9 @@ from typing import Literal
 from ._base import WireModel
 from .campaigns import Campaign
 from .common import Int64, NonNegativeInt64
+from .webhooks import VoucherTransaction
 
-__all__ = ["CampaignSummary"]
+__all__ = ["CampaignSummary", "CampaignTransactionList"]
 
 _CODES = ("vouchers_created", "vouchers_deleted", "publications", "publications_succeeded", "publications_failed")
 _DISCOUNTS = ("discounted_amount", "rolledback_discounted_amount")
@@ -55,3 +56,18 @@ class CampaignSummary(WireModel):
     rolledback_discounted_amount: Int64 | None = None
     orders_amount: Int64
     orders_rolledback_amount: Int64
+
+
+class CampaignTransactionList(WireModel):
+    """A page of the transactions of a campaign's codes, paged by a cursor: `more_starting_after`
+    (the last one's id, while `has_more`) is the next page's `starting_after_id`."""
+
+    __omit_if_none__ = frozenset({"more_starting_after"})
+
+    object: Literal["list"] = "list"
+    data_ref: Literal["data"] = "data"
+    data: list[VoucherTransaction]
+    #: Always written; the service's example of an empty list (a campaign without transactions)
+    #: leaves it out, which parses as no more.
+    has_more: bool = False
+    more_starting_after: str | None = None

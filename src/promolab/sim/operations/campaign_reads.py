@@ -27,10 +27,16 @@ from ..listing import Listing, Match, at_or_after, at_or_before, equals
 from ..operation import bind
 from ..promotions import campaign_categories
 from ..publishing_lookups import campaign_codes
-from ..records import Campaign, Voucher
+from ..records import Campaign, Voucher, VoucherTransaction
 from ..refusals import InvalidQueryParams, NotFound
 from ..render.campaigns import campaign_body, rule_assignments
-from ..render.vouchers import VoucherRead, first_category, render_voucher, voucher_created_at
+from ..render.vouchers import (
+    VoucherRead,
+    first_category,
+    render_voucher,
+    render_voucher_transaction,
+    voucher_created_at,
+)
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -76,6 +82,11 @@ VOUCHERS: Listing[Voucher] = Listing(
              "created_before": at_or_before(_voucher_created), "created_after": at_or_after(_voucher_created),
              "updated_before": at_or_before(_voucher_updated), "updated_after": at_or_after(_voucher_updated)},
     prefiltered=frozenset({"category", "customer", "campaign", "filters"}),
+)
+
+TRANSACTIONS: Listing[VoucherTransaction] = Listing(
+    campaign_reads.LIST_CAMPAIGN_TRANSACTIONS, "data", sort={"id": lambda t: t.id},
+    cursor="starting_after_id", prefiltered=frozenset({"filters"}),
 )
 
 #: The deep-object parameters the simulator does not carry out.
@@ -198,11 +209,26 @@ def get_campaign_summary(sim: Simulator, *, campaign_id: str, start_date: str | 
     return validated(models.CampaignSummary, body)
 
 
+def list_campaign_transactions(sim: Simulator, /, *, campaign_id: str,
+                               **query: object) -> models.CampaignTransactionList:
+    """The transactions of the campaign's codes (the gift credits added), a cursor's page at a time."""
+    _refuse_unserved(query, "order and starting_after_id")
+    record = find_campaign(sim, campaign_id)
+    given = {k: v for k, v in query.items() if k != "filters"}
+    mine = [t for t in sim.state.voucher_transactions.values() if t.campaign_id == record.id]
+    page = TRANSACTIONS.page(mine, given)
+    return validated(models.CampaignTransactionList, {
+        "object": "list", "data_ref": "data", "data": [render_voucher_transaction(t) for t in page.items],
+        "has_more": page.has_more, "more_starting_after": page.items[-1].id if page.has_more else None,
+    })
+
+
 LIST_CAMPAIGNS = bind(campaign_reads.LIST_CAMPAIGNS, list_campaigns, write=False)
 GET_CAMPAIGN = bind(campaign_reads.GET_CAMPAIGN, get_campaign, write=False)
 GET_CAMPAIGN_SUMMARY = bind(campaign_reads.GET_CAMPAIGN_SUMMARY, get_campaign_summary, write=False)
+LIST_CAMPAIGN_TRANSACTIONS = bind(campaign_reads.LIST_CAMPAIGN_TRANSACTIONS, list_campaign_transactions, write=False)
 LIST_VOUCHERS = bind(campaign_reads.LIST_VOUCHERS, list_vouchers, write=False)
 GET_VOUCHER = bind(campaign_reads.GET_VOUCHER, get_voucher, write=False)
 
 #: This family's operations, in the order of `campaign_reads.READS`.
-READS = (LIST_CAMPAIGNS, GET_CAMPAIGN, GET_CAMPAIGN_SUMMARY, LIST_VOUCHERS, GET_VOUCHER)
+READS = (LIST_CAMPAIGNS, GET_CAMPAIGN, GET_CAMPAIGN_SUMMARY, LIST_CAMPAIGN_TRANSACTIONS, LIST_VOUCHERS, GET_VOUCHER)
