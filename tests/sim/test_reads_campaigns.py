@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 from datetime import timedelta
 from typing import Any
 
@@ -253,3 +254,22 @@ def test_reading_is_deterministic_and_changes_nothing(sim: Simulator, http: http
     first = http.get("/v1/campaigns?limit=100", headers=APP).content
     assert http.get("/v1/campaigns?limit=100", headers=APP).content == first
     assert sim.dump_json() == before
+
+
+@pytest.mark.parametrize(("terms", "assigned"), [
+    ({"applicable_to": {"included": [{"object": "product", "id": "prod_mug"}]}}, True),  # a scope alone
+    ({"validation_rules": {"rules": {"logic": ""}}}, False),  # rules with no condition check nothing
+    ({"applicable_to": {"included": [], "excluded": []}}, False),
+    ({}, False),
+])
+def test_an_assignment_stands_for_terms_that_check_something(
+    _demo_document: dict[str, Any], terms: dict[str, Any], assigned: bool
+) -> None:
+    """The same owners the validation-rule reads give a rule (`val_<owner id>`)."""
+    document = copy.deepcopy(_demo_document)
+    coupons = next(c for c in document["campaigns"] if c["id"] == "camp_welcome_codes")
+    coupons.update(terms)
+    answer = Simulator.from_scenario(document).apply(BY_NAME["get_campaign"], campaign_id="camp_welcome_codes")
+    assert answer.validation_rules_assignments is not None
+    assert [a.rule_id for a in answer.validation_rules_assignments.data] == (
+        ["val_camp_welcome_codes"] if assigned else [])

@@ -155,7 +155,7 @@ def _voucher(sim: Simulator, record: Voucher, *, detail: bool) -> models.Voucher
     state = sim.state
     campaign = state.campaigns.get(record.campaign_id) if record.campaign_id is not None else None
     categories = campaign_categories(state, campaign) if campaign is not None else ()
-    assignments = rule_assignments(record.id, "voucher", record.validation_rules,
+    assignments = rule_assignments(record.id, "voucher", record.validation_rules, record.applicable_to,
                                    voucher_created_at(record, campaign)) if detail else None
     return render_voucher(record, campaign, seed=sim.seed, category=first_category(state, campaign),
                           read=VoucherRead(categories, assignments))

@@ -10,7 +10,7 @@ validation-rule reads give them (docs/decisions.md, "Campaigns").
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -53,9 +53,18 @@ def _voucher_template(campaign: Campaign, codes: Sequence[Voucher]) -> dict[str,
     return template
 
 
-def rule_assignments(owner_id: str, owner_type: str, rules: object, created_at: datetime | None) -> dict[str, Any]:
-    """The owner's validation rules as the list of their assignments (one, or none without rules)."""
-    data = [] if rules is None else [{
+def _holds_terms(validation_rules: Mapping[str, Any] | None, applicable_to: Mapping[str, Any] | None) -> bool:
+    """Whether the owner holds a rule object: a rule with a condition in it, or a scope with an entry
+    (what the validation-rule reads count as a rule, `val_<owner id>`; empty ones check nothing)."""
+    rules = (validation_rules or {}).get("rules")
+    has_rules = isinstance(rules, Mapping) and any(key != "logic" for key in rules)
+    return has_rules or bool(applicable_to and (applicable_to.get("included") or applicable_to.get("excluded")))
+
+
+def rule_assignments(owner_id: str, owner_type: str, validation_rules: Mapping[str, Any] | None,
+                     applicable_to: Mapping[str, Any] | None, created_at: datetime | None) -> dict[str, Any]:
+    """The owner's validation rules as the list of their assignments (one, or none without terms)."""
+    data = [] if not _holds_terms(validation_rules, applicable_to) else [{
         "id": f"asgm_{owner_id}", "rule_id": f"val_{owner_id}", "related_object_id": owner_id,
         "related_object_type": owner_type, "created_at": wire_instant(created_at or _EPOCH),
         "object": "validation_rules_assignment",
@@ -84,7 +93,7 @@ def campaign_body(state: State, campaign: Campaign, codes: Sequence[Voucher], *,
              "creation_status": "DONE", "vouchers_generation_status": "DONE", "protected": False}
     if detail:
         body["validation_rules_assignments"] = rule_assignments(
-            campaign.id, "campaign", campaign.validation_rules, campaign.created_at)
+            campaign.id, "campaign", campaign.validation_rules, campaign.applicable_to, campaign.created_at)
     if expand == "access_settings_assignments":
         body["access_settings_assignments"] = {"object": "list", "data_ref": "data", "data": [], "total": 0}
     body |= {"category_id": category.id if category is not None else None,
