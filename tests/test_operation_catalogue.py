@@ -176,6 +176,15 @@ CALLS = [
     ClientCall("list_reward_assignments", (f"lcdef {ODD}",), {"assignment_id": "lrewa_1"}, frozenset({"assignment_id"})),
     ClientCall("list_members", (f"lcdef {ODD}",), {"customer": "cust_1", "code": "C-1", "updated_after": "2026-01-01T00:00:00Z"},
                frozenset({"customer", "code", "updated_at"})),
+    ClientCall("list_campaigns", (), {"campaign_type": "PROMOTION", "is_referral_code": False},
+               frozenset({"campaign_type", "is_referral_code"})),
+    ClientCall("get_campaign", (f"camp {ODD}",)),
+    ClientCall("get_campaign_summary", (f"camp {ODD}",), {"start_date": "2026-03-01"}, frozenset({"start_date"})),
+    ClientCall("list_campaign_transactions", (f"camp {ODD}",), {"order": "id", "starting_after_id": "vtx_1"},
+               frozenset({"order", "starting_after_id"})),
+    ClientCall("list_vouchers", (), {"ids": ["v_1", "v_2"], "created_after": "2026-01-01T00:00:00Z", "code": "A"},
+               frozenset({"ids", "created_at", "code"})),
+    ClientCall("get_voucher", (f"CODE {ODD}",)),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -455,6 +464,19 @@ SERVED: dict[str, Through] = {
     "list_members": Through(lambda c: c.list_members("lcdef_beans", customer="alice"),
                             ["campaign_id", "limit", "page", "customer", "created_before", "created_after",
                              "updated_before", "updated_after", "order", "code"], {"customer": "alice"}),
+    "list_campaigns": Through(lambda c: c.list_campaigns(is_referral_code=True), ["limit", "page", "campaign_type",
+                              "expand", "campaign_status", "is_referral_code", "order", "filters", "access_settings"],
+                              {"is_referral_code": "true"}),
+    "get_campaign": Through(lambda c: c.get_campaign("camp_gift"), ["campaign_id"], {"campaign_id": "camp_gift"}),
+    "get_campaign_summary": Through(lambda c: c.get_campaign_summary("camp_gift", end_date="2026-03-06"),
+                                    ["campaign_id", "start_date", "end_date"], {"end_date": "2026-03-06"}),
+    "list_campaign_transactions": Through(lambda c: c.list_campaign_transactions("camp_gift", limit=3),
+                                          ["campaign_id", "limit", "order", "starting_after_id", "filters"],
+                                          {"limit": "3"}),
+    "list_vouchers": Through(lambda c: c.list_vouchers(ids=["v_1", "v_2"]), [
+        "limit", "page", "category", "campaign_id", "customer", "campaign", "created_before", "created_after",
+        "updated_before", "updated_after", "order", "code", "ids", "filters"], {"ids": ["v_1", "v_2"]}),
+    "get_voucher": Through(lambda c: c.get_voucher("GIFT-BOB-25"), ["code"], {"code": "GIFT-BOB-25"}),
     "qualifications": Through(
         lambda c: c.qualifications(customer={"source_id": "alice"}, options={"limit": 2}),
         ["request"], {"request": {"customer": {"source_id": "alice"}, "options": {"limit": 2}}},
@@ -509,7 +531,9 @@ def test_the_reads_are_the_ones_that_change_nothing() -> None:
                      "list_redemptions", "list_customers", "get_customer", "list_rewards", "get_reward",
                      "list_validation_rules", "get_validation_rule", "list_validation_rules_assignments",
                      "list_loyalty_programs", "get_loyalty_program", "list_loyalty_tiers", "list_earning_rules",
-                     "list_reward_assignments", "list_members"}
+                     "list_reward_assignments", "list_members",
+                     "list_campaigns", "get_campaign", "get_campaign_summary", "list_vouchers",
+                     "get_voucher", "list_campaign_transactions"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

@@ -91,6 +91,12 @@ IN_SDK: dict[tuple[str, str], str] = {
     ("GET", "/v1/loyalties/{}/earning-rules"): "LoyaltiesApi.list_earning_rules",
     ("GET", "/v1/loyalties/{}/rewards"): "LoyaltiesApi.list_reward_assignments2",
     ("GET", "/v1/loyalties/{}/members"): "LoyaltiesApi.list_members",
+    ("GET", "/v1/campaigns"): "CampaignsApi.list_campaigns",
+    ("GET", "/v1/campaigns/{}"): "CampaignsApi.get_campaign",
+    ("GET", "/v1/campaigns/{}/summary"): "CampaignsApi.get_campaign_summary",
+    ("GET", "/v1/campaigns/{}/transactions"): "CampaignsApi.list_campaign_transactions",
+    ("GET", "/v1/vouchers"): "VouchersApi.list_vouchers",
+    ("GET", "/v1/vouchers/{}"): "VouchersApi.get_voucher",
     # Served once the qualifications operation lands.
     ("POST", "/v1/qualifications"): "QualificationsApi.check_eligibility",
 }

@@ -45,7 +45,8 @@ def _text(value: object) -> str:
 
 
 def _read(endpoint: Endpoint[Any], path_args: dict[str, str], **query: object) -> Prepared[Any]:
-    params = [(endpoint.query_name(arg), _text(value)) for arg, value in query.items() if value is not None]
+    params = [(endpoint.query_name(arg), _text(item)) for arg, value in query.items() if value is not None
+              for item in (value if isinstance(value, list | tuple) else (value,))]
     return Prepared(endpoint, endpoint.url_path(**path_args), params=params, idempotent=True)
 
 

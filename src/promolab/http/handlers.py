@@ -13,7 +13,7 @@ from typing import Any
 
 from ..models.endpoints import Param
 from ..sim import Operation
-from .query import query_bool, query_filters, query_string
+from .query import query_bool, query_filters, query_string, query_strings
 from .routes import Call, Handler
 
 __all__ = ["operation_handler"]
@@ -24,8 +24,10 @@ def _query_value(call: Call, param: Param) -> Any:
         return query_bool(call.query, param.name)
     if param.type in ("string", "integer"):  # a list's paging is checked by the simulator (sim/listing.py)
         return query_string(call.query, param.name)
-    if param.type == "object" and param.name == "filters":  # the one object the interface takes
-        return query_filters(call.query)
+    if param.type == "array":
+        return query_strings(call.query, param.name)
+    if param.type == "object":  # a deep object: `filters`, a campaign list's `access_settings`
+        return query_filters(call.query, param.name)
     raise NotImplementedError(f"query parameters of type {param.type} have no reader")
 
 

@@ -13,6 +13,7 @@ from typing import Any
 from ..operation import Operation
 from . import (
     balance,
+    campaign_reads,
     catalogue,
     custom_events,
     customer_profiles,
@@ -66,6 +67,7 @@ OPERATIONS: tuple[Operation[..., Any], ...] = (
     *history.READS,
     *rule_reads.READS,
     *loyalty_reads.READS,
+    *campaign_reads.READS,
     snapshots.RESET,
     snapshots.RESTORE,
     journal_header.CHECK_HEADER,
