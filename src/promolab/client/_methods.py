@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Generic, ParamSpec, Self, TypeVar, overload
 
 from . import _builders as b
+from . import _promotion_read_builders as pb
 from . import _read_builders as rb
 from ._requests import Prepared
 
@@ -109,6 +110,12 @@ class Operations:
     get_reward = Method(rb.get_reward)
     list_orders = Method(rb.list_orders)
     list_redemptions = Method(rb.list_redemptions)
+    list_promotion_tiers = Method(pb.list_promotion_tiers)
+    list_campaign_promotion_tiers = Method(pb.list_campaign_promotion_tiers)
+    get_promotion_tier = Method(pb.get_promotion_tier)
+    list_promotion_stacks = Method(pb.list_promotion_stacks)
+    list_campaign_promotion_stacks = Method(pb.list_campaign_promotion_stacks)
+    list_categories = Method(pb.list_categories)
 
 
 class ControlOperations:

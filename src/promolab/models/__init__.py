@@ -8,7 +8,7 @@ them. The models know nothing about the simulator or HTTP.
 
 from ._base import RequestModel, WireModel
 from .balance import AddBalanceRequest, BalanceRelatedObject, BalanceResult, BalanceType
-from .categories import Category, CategoryWithStackingRulesType, StackingRulesType
+from .categories import Category, CategoryList, CategoryWithStackingRulesType, StackingRulesType
 from .common import (
     INT32_MAX,
     INT64_MAX,
@@ -172,6 +172,15 @@ from .stacking_rules import (
     StackingRulesChange,
     StackingRulesList,
 )
+from .tier_definitions import (
+    PromotionStack,
+    PromotionStackList,
+    PromotionStackTiers,
+    TierAction,
+    TierDefinition,
+    TierDefinitionCampaign,
+    TierDefinitionList,
+)
 from .transactions import (
     CardTransaction,
     CardTransactionDetails,
@@ -179,6 +188,14 @@ from .transactions import (
     CardTransactionType,
     Rejection,
     TransactionPoints,
+)
+from .validation_rules import (
+    ValidationRule,
+    ValidationRuleAssignment,
+    ValidationRuleAssignmentList,
+    ValidationRuleError,
+    ValidationRuleList,
+    ValidationRuleType,
 )
 from .vouchers import (
     Asset,
@@ -250,6 +267,7 @@ __all__ = [
     "CardTransactionStatus",
     "CardTransactionType",
     "Category",
+    "CategoryList",
     "CategoryWithStackingRulesType",
     "CodeConfig",
     "CollectionItem",
@@ -326,6 +344,9 @@ __all__ = [
     "ProjectReward",
     "ProjectRewardList",
     "ProjectStackingRules",
+    "PromotionStack",
+    "PromotionStackList",
+    "PromotionStackTiers",
     "PromotionTier",
     "ProportionalApplicableTo",
     "ProportionalCustomer",
@@ -390,7 +411,11 @@ __all__ = [
     "StackingRulesList",
     "StackingRulesType",
     "StoredOrder",
+    "TierAction",
     "TierCampaign",
+    "TierDefinition",
+    "TierDefinitionCampaign",
+    "TierDefinitionList",
     "Timestamp",
     "TransactionPoints",
     "UnitDiscount",
@@ -400,6 +425,12 @@ __all__ = [
     "ValidationOptions",
     "ValidationRequest",
     "ValidationResponse",
+    "ValidationRule",
+    "ValidationRuleAssignment",
+    "ValidationRuleAssignmentList",
+    "ValidationRuleError",
+    "ValidationRuleList",
+    "ValidationRuleType",
     "ValidityTimeframe",
     "Voucher",
     "VoucherAssets",

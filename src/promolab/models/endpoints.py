@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import read_endpoints
+from . import promotion_reads, read_endpoints
 from .balance import AddBalanceRequest, BalanceResult
 from .custom_events import CustomEventRequest, CustomEventResult
 from .endpoint import Auth, Endpoint, Param
@@ -168,7 +168,7 @@ RELEASE_SESSION: Endpoint[None] = Endpoint(
 )
 
 #: The read endpoints of a pull, in the order the service's documents list them.
-READS: tuple[Endpoint[Any], ...] = (*read_endpoints.READS,)
+READS: tuple[Endpoint[Any], ...] = (*read_endpoints.READS, *promotion_reads.READS)
 
 #: Operations of the real service beyond the interface document, served and
 #: journaled like the interface's own.

@@ -63,6 +63,14 @@ def _checked(param: Param, value: object) -> object:
         if param.maximum is not None and number > param.maximum:
             raise _refuse(param, f"at most {param.maximum}", value)
         return number
+    if param.type == "boolean":
+        # A Python bool, or text as the HTTP face reads a flag: true/false (any case) or 1/0.
+        if isinstance(value, bool):
+            return value
+        text = value.strip().lower() if isinstance(value, str) else None
+        if text in ("true", "1", "false", "0"):
+            return text in ("true", "1")
+        raise _refuse(param, "boolean (true or false)", value)
     if not isinstance(value, str):
         raise _refuse(param, "a string", value)
     if param.enum is not None and value not in param.enum:
