@@ -5,7 +5,7 @@ pricing engine reads them: on the owner, as its `validation_rules` mapping
 (`{"rules": {..., "logic": ...}, "error": {...}}`) and its `applicable_to`
 scope. The service keeps them as objects of their own (`val_...`), each
 assigned to the object it governs (`asgm_...`), and a pull reads them
-through `/v1/validation-rules` and `/v1/validation-rules-assignments`.
+through the rule and assignment lists (`models.rule_reads`).
 This module is the one place that turns an owner into those objects, and
 a read rule back into an owner's inline mappings (`inline_terms`), so the
 read endpoints, the answers that name a rule (a tier's, a campaign's or a
@@ -95,7 +95,7 @@ def _has_rules(validation_rules: Mapping[str, Any] | None) -> bool:
 
 
 def _has_scope(applicable_to: Mapping[str, Any] | None) -> bool:
-    return bool(applicable_to) and bool(applicable_to.get("included") or applicable_to.get("excluded"))
+    return applicable_to is not None and bool(applicable_to.get("included") or applicable_to.get("excluded"))
 
 
 def _owner(kind: OwnerKind, record: Campaign | PromotionTier | Voucher, name: str,
@@ -132,7 +132,9 @@ def rule_owners(state: State) -> Iterator[RuleOwner]:
         if (owner := tier_owner(tier)) is not None:
             yield owner
     for voucher in state.vouchers.values():
-        if (owner := voucher_owner(voucher)) is not None:
+        # most codes hold nothing of their own (a pool's 100,000): skipped without a call
+        if (voucher.validation_rules is not None or voucher.applicable_to is not None) and (
+                owner := voucher_owner(voucher)) is not None:
             yield owner
 
 
@@ -165,7 +167,7 @@ def _scope(applicable_to: Mapping[str, Any] | None) -> dict[str, Any]:
 
 
 def rule_body(owner: RuleOwner) -> dict[str, Any]:
-    """The owner's rule as `/v1/validation-rules` answers it (the service's field order).
+    """The owner's rule as the rule reads answer it (the service's field order).
 
     `type` is `advanced` for a rule with conditions, `basic` for a scope
     alone; each rule has its one assignment."""
@@ -183,7 +185,7 @@ def rule_body(owner: RuleOwner) -> dict[str, Any]:
 
 
 def assignment_body(owner: RuleOwner) -> dict[str, Any]:
-    """The rule's assignment to its owner, as `/v1/validation-rules-assignments` answers it."""
+    """The rule's assignment to its owner, as the assignments list answers it."""
     return {
         "id": owner.assignment_id,
         "rule_id": owner.rule_id,
