@@ -164,6 +164,11 @@ CALLS = [
     ClientCall("list_orders", (), {"order": "-updated_at"}, frozenset({"order"})),
     ClientCall("list_redemptions", (), {"page": 99, "customer": "cust_1", "created_before": "2026-01-01T00:00:00Z"},
                frozenset({"page", "customer", "created_at"})),
+    ClientCall("list_promotion_tiers", (), {"is_available": False, "limit": 2}, frozenset({"is_available", "limit"})),
+    ClientCall("list_campaign_promotion_tiers", (f"camp {ODD}",)), ClientCall("get_promotion_tier", (f"promo {ODD}",)),
+    ClientCall("list_promotion_stacks", (), {"order": "name", "updated_after": "2026-01-01T00:00:00Z"},
+               frozenset({"order", "updated_at"})),
+    ClientCall("list_campaign_promotion_stacks", (f"camp {ODD}",)), ClientCall("list_categories"),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -423,6 +428,18 @@ SERVED: dict[str, Through] = {
         ["limit", "page", "result", "campaign", "customer", "order", "created_before", "created_after"],
         {"customer": "cust_alice"},
     ),
+    "list_promotion_tiers": Through(lambda c: c.list_promotion_tiers(is_available=True),
+                                    ["is_available", "limit", "page", "order"], {"is_available": "true"}),
+    "list_campaign_promotion_tiers": Through(lambda c: c.list_campaign_promotion_tiers("camp_brewers_club"),
+                                             ["campaign_id"], {"campaign_id": "camp_brewers_club"}),
+    "get_promotion_tier": Through(lambda c: c.get_promotion_tier("promo_kettle_10pct"), ["tier_id"],
+                                  {"tier_id": "promo_kettle_10pct"}),
+    "list_promotion_stacks": Through(lambda c: c.list_promotion_stacks(order="name"),
+                                     ["limit", "page", "order", "created_before", "created_after", "updated_before",
+                                      "updated_after"], {"order": "name"}),
+    "list_campaign_promotion_stacks": Through(lambda c: c.list_campaign_promotion_stacks("camp_brewers_club"),
+                                              ["campaign_id"], {"campaign_id": "camp_brewers_club"}),
+    "list_categories": Through(lambda c: c.list_categories(), [], {}),
     "qualifications": Through(
         lambda c: c.qualifications(customer={"source_id": "alice"}, options={"limit": 2}),
         ["request"], {"request": {"customer": {"source_id": "alice"}, "options": {"limit": 2}}},
@@ -474,7 +491,9 @@ def test_the_reads_are_the_ones_that_change_nothing() -> None:
     assert reads == {"get_incentive", "validate", "list_stacking_rules", "get_stacking_rules", "qualifications",
                      "list_products", "get_product", "list_skus", "get_sku", "list_product_collections",
                      "list_collection_products", "list_customer_segments", "get_segment", "list_orders",
-                     "list_redemptions", "list_customers", "get_customer", "list_rewards", "get_reward"}
+                     "list_redemptions", "list_customers", "get_customer", "list_rewards", "get_reward",
+                     "list_promotion_tiers", "list_campaign_promotion_tiers", "get_promotion_tier",
+                     "list_promotion_stacks", "list_campaign_promotion_stacks", "list_categories"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

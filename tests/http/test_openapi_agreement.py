@@ -210,6 +210,18 @@ SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
     ("/v1/redemptions", "GET", "/v1/redemptions?page=100", APP, _NO_BODY),  # 400: page 99 at most
     ("/v1/redemptions", "GET", "/v1/redemptions?customer=cust_alice&created_at[after]=2026-01-01T00:00:00Z",
      APP, _NO_BODY),
+    ("/v1/promotions/tiers", "GET", "/v1/promotions/tiers?is_available=true&order=updated_at&limit=100", APP, _NO_BODY),
+    ("/v1/promotions/tiers", "GET", "/v1/promotions/tiers?is_available=maybe", APP, _NO_BODY),  # 400
+    ("/v1/promotions/{campaignId}/tiers", "GET", "/v1/promotions/camp_brewers_club/tiers", APP, _NO_BODY),
+    ("/v1/promotions/{campaignId}/tiers", "GET", "/v1/promotions/camp_nope/tiers", APP, _NO_BODY),  # 404
+    ("/v1/promotions/tiers/{promotionTierId}", "GET", "/v1/promotions/tiers/promo_kettle_filters", APP, _NO_BODY),
+    ("/v1/promotions/tiers/{promotionTierId}", "GET", "/v1/promotions/tiers/promo_nope", APP, _NO_BODY),  # 404
+    ("/v1/promotions/stacks", "GET", "/v1/promotions/stacks?order=-name&created_at[before]=2030-01-01T00:00:00Z",
+     APP, _NO_BODY),
+    ("/v1/promotions/stacks", "GET", "/v1/promotions/stacks?updated_at[after]=soon", APP, _NO_BODY),  # 400
+    ("/v1/promotions/{campaignId}/stacks", "GET", "/v1/promotions/camp_brewers_club/stacks", APP, _NO_BODY),
+    ("/v1/promotions/{campaignId}/stacks", "GET", "/v1/promotions/camp_nope/stacks", APP, _NO_BODY),  # 404
+    ("/v1/categories", "GET", "/v1/categories", APP, _NO_BODY),
 ]
 
 

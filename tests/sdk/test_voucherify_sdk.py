@@ -82,6 +82,12 @@ IN_SDK: dict[tuple[str, str], str] = {
     ("GET", "/v1/rewards/{}"): "RewardsApi.get_reward",
     ("GET", "/v1/orders"): "OrdersApi.list_orders",
     ("GET", "/v1/redemptions"): "RedemptionsApi.list_redemptions",
+    ("GET", "/v1/promotions/tiers"): "PromotionsApi.list_promotion_tiers",
+    ("GET", "/v1/promotions/{}/tiers"): "PromotionsApi.list_promotion_tiers_from_campaign",
+    ("GET", "/v1/promotions/tiers/{}"): "PromotionsApi.get_promotion_tier",
+    ("GET", "/v1/promotions/stacks"): "PromotionsApi.list_all_promotion_stacks",
+    ("GET", "/v1/promotions/{}/stacks"): "PromotionsApi.list_promotion_stacks_in_campaign",
+    ("GET", "/v1/categories"): "CategoriesApi.list_categories",
     # Served once the qualifications operation lands.
     ("POST", "/v1/qualifications"): "QualificationsApi.check_eligibility",
 }

@@ -27,7 +27,7 @@ class Category(WireModel):
 
 
 class CategoryList(WireModel):
-    """Every category of the project (`GET /v1/categories` takes no paging)."""
+    """Every category of the project (the list takes no paging)."""
 
     object: Literal["list"] = "list"
     data_ref: Literal["data"] = "data"

@@ -1,4 +1,4 @@
-"""Promotion tiers and stacks as the project defines them: what `/v1/promotions/tiers` and `/stacks` list.
+"""Promotion tiers and stacks as the project defines them: what a pull lists of them.
 
 `models.PromotionTier` is a tier's entry in a validation's answer (its
 verdict, the order priced, the amounts); a pull reads the tier itself:

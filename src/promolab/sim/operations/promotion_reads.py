@@ -21,6 +21,7 @@ from ..operation import bind
 from ..records import Campaign, Category, PromotionStack, PromotionTier
 from ..refusals import NotFound
 from ..render.promotion import category_bodies, stack_body, tier_definition_body
+from ..validation_rule_objects import assignment_body, tier_owner
 
 if TYPE_CHECKING:
     from ..simulator import Simulator
@@ -78,8 +79,13 @@ def _listed(sim: Simulator, tiers: Iterable[PromotionTier]) -> list[ListedTier]:
     return [ListedTier(t, campaigns[t.campaign_id], is_available(t, campaigns[t.campaign_id], now)) for t in tiers]
 
 
+def _tier_body(state: State, tier: PromotionTier, campaign: Campaign) -> dict[str, Any]:
+    owner = tier_owner(tier)
+    return tier_definition_body(state, tier, campaign, None if owner is None else assignment_body(owner))
+
+
 def _render(state: State) -> Callable[[ListedTier], dict[str, Any]]:
-    return lambda listed: tier_definition_body(state, listed.tier, listed.campaign)
+    return lambda listed: _tier_body(state, listed.tier, listed.campaign)
 
 
 def _campaign(state: State, campaign_id: str) -> Campaign:
@@ -111,7 +117,7 @@ def get_promotion_tier(sim: Simulator, *, tier_id: str) -> models.TierDefinition
     tier = state.tiers.get(tier_id)
     if tier is None:
         raise NotFound("promotion_tier", tier_id)
-    return validated(models.TierDefinition, tier_definition_body(state, tier, state.campaigns[tier.campaign_id]))
+    return validated(models.TierDefinition, _tier_body(state, tier, state.campaigns[tier.campaign_id]))
 
 
 def list_promotion_stacks(sim: Simulator, /, **query: object) -> models.PromotionStackList:

@@ -5,7 +5,9 @@ so `action.discount` is that mapping as the tier holds it: a pull writes it
 back unchanged. Its validation rules are the rule object synthesized from
 the tier (`validation_rule_objects`: `val_<tier id>`, assigned as
 `asgm_<tier id>`), listed by their assignment, or null when the tier holds
-neither rules nor a scope (as the service's examples show). Categories are
+neither rules nor a scope (as the service's examples show); the caller
+passes that assignment in, as `validation_rule_objects` writes it (which
+imports this package, so this package does not import it). Categories are
 written by `promotions.categories_wire`, the one writer of a category.
 """
 
@@ -16,7 +18,6 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..promotions import categories_wire
-from ..validation_rule_objects import assignment_body, tier_owner
 from ._time import iso
 
 if TYPE_CHECKING:
@@ -48,8 +49,10 @@ def _campaign_part(campaign: Campaign) -> dict[str, Any]:
     return out
 
 
-def tier_definition_body(state: State, tier: PromotionTier, campaign: Campaign) -> dict[str, Any]:
-    """The tier in the service's field order (its example's)."""
+def tier_definition_body(state: State, tier: PromotionTier, campaign: Campaign,
+                         assignment: dict[str, Any] | None) -> dict[str, Any]:
+    """The tier in the service's field order (its example's); `assignment`:
+    its rule's, or None when no rule governs it."""
     body: dict[str, Any] = {"id": tier.id, "created_at": iso(tier.created_at or _EPOCH), "name": tier.name}
     if tier.banner is not None:
         body["banner"] = tier.banner
@@ -61,9 +64,8 @@ def tier_definition_body(state: State, tier: PromotionTier, campaign: Campaign) 
     body["campaign_id"] = campaign.id
     body["active"] = tier.active
     body["object"] = "promotion_tier"
-    owner = tier_owner(tier)
-    body["validation_rule_assignments"] = None if owner is None else {
-        "object": "list", "data_ref": "data", "data": [assignment_body(owner)], "total": 1}
+    body["validation_rule_assignments"] = None if assignment is None else {
+        "object": "list", "data_ref": "data", "data": [assignment], "total": 1}
     if tier.categories:
         body["category_id"] = tier.categories[0]
         body["categories"] = list(categories_wire(state, tier.categories))
