@@ -39,7 +39,7 @@ class TierAction(WireModel):
 class TierDefinitionCampaign(WireModel):
     """The tier's campaign as far as the tier's availability goes: dates, recurrence, activity, category."""
 
-    __omit_if_none__ = frozenset({"validity_timeframe", "validity_day_of_week"})
+    __omit_if_none__ = frozenset({"validity_timeframe", "validity_day_of_week", "category_id"})
 
     id: str
     start_date: Timestamp | None = None

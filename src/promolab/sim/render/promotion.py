@@ -36,7 +36,9 @@ def category_bodies(state: State) -> list[dict[str, Any]]:
 
 
 def _campaign_part(campaign: Campaign) -> dict[str, Any]:
-    """The tier's `campaign`: what decides whether the tier runs, and the campaign's first category."""
+    """The tier's `campaign`: what decides whether the tier runs, and the
+    campaign's first category (left out without one: the schema wants a
+    string, the examples always show one)."""
     out: dict[str, Any] = {"id": campaign.id, "start_date": iso(campaign.start_date),
                            "expiration_date": iso(campaign.expiration_date)}
     if campaign.validity_timeframe is not None:
@@ -44,7 +46,8 @@ def _campaign_part(campaign: Campaign) -> dict[str, Any]:
     if campaign.validity_day_of_week is not None:
         out["validity_day_of_week"] = list(campaign.validity_day_of_week)
     out["active"] = campaign.active
-    out["category_id"] = campaign.categories[0] if campaign.categories else None
+    if campaign.categories:
+        out["category_id"] = campaign.categories[0]
     out["object"] = "campaign"
     return out
 
