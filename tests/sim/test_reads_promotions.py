@@ -150,12 +150,39 @@ def test_a_tier_shows_its_discount_campaign_and_rule_as_the_state_holds_them(sim
     assert tier["campaign"] == {"id": "camp_app_only", "start_date": "2026-03-01T16:00:00.000Z", "expiration_date": None,
                                 "validity_timeframe": {"interval": "P1D", "duration": "PT2H"}, "active": True,
                                 "object": "campaign"}
-    assert tier["campaign"]["validity_timeframe"] == {"interval": "P1D", "duration": "PT2H"}
     assert tier["validation_rule_assignments"]["data"] == [{
         "id": "asgm_promo_app_espresso", "rule_id": "val_promo_app_espresso",
         "related_object_id": "promo_app_espresso", "related_object_type": "promotion_tier",
         "created_at": "2026-03-06T10:00:00.000Z", "object": "validation_rules_assignment"}]
     assert (winter["campaign"]["expiration_date"], winter["promotion_id"]) == ("2026-02-28T23:59:59.000Z", "camp_winter")
+
+
+@pytest.mark.parametrize("scenario", ["data/scenarios/demo.yaml", "data/scenarios/march_budgets.yaml"])
+def test_every_tier_reads_back_what_the_state_holds(scenario: str) -> None:
+    """What a pull writes back into a scenario: each tier's own fields, its
+    campaign's dates, recurrence and activity, and its rule by the owner's id."""
+    sim = Simulator.from_scenario(scenario)
+    listed = sim.apply(TIERS, limit=100)
+    assert [t.id for t in listed.tiers][::-1] == list(sim.state.tiers) and listed.total == len(sim.state.tiers)
+    kinds: set[bool] = set()
+    for tier in listed.tiers:
+        record, campaign = sim.state.tiers[tier.id], sim.state.campaigns[tier.campaign_id]
+        wire = tier.model_dump(mode="json")
+        assert (wire["action"]["discount"], wire["name"], wire["hierarchy"], wire["metadata"], wire["active"]) == (
+            record.discount, record.name, record.hierarchy, record.metadata, record.active)
+        assert (tier.campaign.active, tier.campaign.start_date, tier.campaign.expiration_date) == (
+            campaign.active, campaign.start_date, campaign.expiration_date)
+        assert wire["campaign"].get("validity_day_of_week") == campaign.validity_day_of_week
+        assert [c.id for c in tier.categories or []] == record.categories
+        rules = (record.validation_rules or {}).get("rules") or {}
+        scope = record.applicable_to or {}
+        governed = any(key != "logic" for key in rules) or bool(scope.get("included") or scope.get("excluded"))
+        assert (tier.validation_rule_assignments is not None) == governed, tier.id
+        kinds.add(governed)
+        if tier.validation_rule_assignments is not None:
+            (assignment,) = tier.validation_rule_assignments.data
+            assert (assignment.rule_id, assignment.id) == (f"val_{tier.id}", f"asgm_{tier.id}")
+    assert kinds == {True, False} or scenario.endswith("march_budgets.yaml")  # the demo has tiers of both kinds
 
 
 def test_a_tier_without_rule_or_scope_has_no_assignment() -> None:
