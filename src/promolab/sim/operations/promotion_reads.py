@@ -20,7 +20,7 @@ from ..listing import Listing, at_or_after, at_or_before, equals
 from ..operation import bind
 from ..records import Campaign, Category, PromotionStack, PromotionTier
 from ..refusals import NotFound
-from ..render.promotion import category_bodies, stack_body, tier_definition_body
+from ..render.promotion import category_body, stack_body, tier_definition_body
 from ..validation_rule_objects import assignment_body, tier_owner
 
 if TYPE_CHECKING:
@@ -96,8 +96,9 @@ def _campaign(state: State, campaign_id: str) -> Campaign:
 
 
 def list_categories(sim: Simulator, /) -> models.CategoryList:
-    page = CATEGORIES.page(sim.state.categories.values(), {})
-    return validated(models.CategoryList, CATEGORIES.envelope(page, category_bodies(sim.state)))
+    state = sim.state
+    return validated(models.CategoryList, CATEGORIES.answer(state.categories.values(), {},
+                                                            lambda c: category_body(state, c)))
 
 
 def list_promotion_tiers(sim: Simulator, /, **query: object) -> models.TierDefinitionList:

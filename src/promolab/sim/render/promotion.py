@@ -21,18 +21,19 @@ from ..promotions import categories_wire
 from ._time import iso
 
 if TYPE_CHECKING:
-    from ..records import Campaign, PromotionStack, PromotionTier
+    from ..records import Campaign, Category, PromotionStack, PromotionTier
     from ..state import State
 
-__all__ = ["category_bodies", "stack_body", "tier_definition_body"]
+__all__ = ["category_body", "stack_body", "tier_definition_body"]
 
 #: What a record without a creation instant (none a scenario builds) is taken as created at.
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
-def category_bodies(state: State) -> list[dict[str, Any]]:
-    """Every category of the project, in the state's order."""
-    return list(categories_wire(state, list(state.categories)))
+def category_body(state: State, category: Category) -> dict[str, Any]:
+    """One category of the project, as every answer that names it writes it."""
+    (body,) = categories_wire(state, [category.id])
+    return body
 
 
 def _campaign_part(campaign: Campaign) -> dict[str, Any]:
