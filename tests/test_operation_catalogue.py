@@ -185,6 +185,11 @@ CALLS = [
     ClientCall("list_vouchers", (), {"ids": ["v_1", "v_2"], "created_after": "2026-01-01T00:00:00Z", "code": "A"},
                frozenset({"ids", "created_at", "code"})),
     ClientCall("get_voucher", (f"CODE {ODD}",)),
+    ClientCall("list_promotion_tiers", (), {"is_available": False, "limit": 2}, frozenset({"is_available", "limit"})),
+    ClientCall("list_campaign_promotion_tiers", (f"camp {ODD}",)), ClientCall("get_promotion_tier", (f"promo {ODD}",)),
+    ClientCall("list_promotion_stacks", (), {"order": "name", "updated_after": "2026-01-01T00:00:00Z"},
+               frozenset({"order", "updated_at"})),
+    ClientCall("list_campaign_promotion_stacks", (f"camp {ODD}",)), ClientCall("list_categories"),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -477,6 +482,18 @@ SERVED: dict[str, Through] = {
         "limit", "page", "category", "campaign_id", "customer", "campaign", "created_before", "created_after",
         "updated_before", "updated_after", "order", "code", "ids", "filters"], {"ids": ["v_1", "v_2"]}),
     "get_voucher": Through(lambda c: c.get_voucher("GIFT-BOB-25"), ["code"], {"code": "GIFT-BOB-25"}),
+    "list_promotion_tiers": Through(lambda c: c.list_promotion_tiers(is_available=True),
+                                    ["is_available", "limit", "page", "order"], {"is_available": "true"}),
+    "list_campaign_promotion_tiers": Through(lambda c: c.list_campaign_promotion_tiers("camp_brewers_club"),
+                                             ["campaign_id"], {"campaign_id": "camp_brewers_club"}),
+    "get_promotion_tier": Through(lambda c: c.get_promotion_tier("promo_kettle_10pct"), ["tier_id"],
+                                  {"tier_id": "promo_kettle_10pct"}),
+    "list_promotion_stacks": Through(lambda c: c.list_promotion_stacks(order="name"),
+                                     ["limit", "page", "order", "created_before", "created_after", "updated_before",
+                                      "updated_after"], {"order": "name"}),
+    "list_campaign_promotion_stacks": Through(lambda c: c.list_campaign_promotion_stacks("camp_brewers_club"),
+                                              ["campaign_id"], {"campaign_id": "camp_brewers_club"}),
+    "list_categories": Through(lambda c: c.list_categories(), [], {}),
     "qualifications": Through(
         lambda c: c.qualifications(customer={"source_id": "alice"}, options={"limit": 2}),
         ["request"], {"request": {"customer": {"source_id": "alice"}, "options": {"limit": 2}}},
@@ -533,7 +550,9 @@ def test_the_reads_are_the_ones_that_change_nothing() -> None:
                      "list_loyalty_programs", "get_loyalty_program", "list_loyalty_tiers", "list_earning_rules",
                      "list_reward_assignments", "list_members",
                      "list_campaigns", "get_campaign", "get_campaign_summary", "list_vouchers",
-                     "get_voucher", "list_campaign_transactions"}
+                     "get_voucher", "list_campaign_transactions",
+                     "list_promotion_tiers", "list_campaign_promotion_tiers", "get_promotion_tier",
+                     "list_promotion_stacks", "list_campaign_promotion_stacks", "list_categories"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

@@ -97,6 +97,12 @@ IN_SDK: dict[tuple[str, str], str] = {
     ("GET", "/v1/campaigns/{}/transactions"): "CampaignsApi.list_campaign_transactions",
     ("GET", "/v1/vouchers"): "VouchersApi.list_vouchers",
     ("GET", "/v1/vouchers/{}"): "VouchersApi.get_voucher",
+    ("GET", "/v1/promotions/tiers"): "PromotionsApi.list_promotion_tiers",
+    ("GET", "/v1/promotions/{}/tiers"): "PromotionsApi.list_promotion_tiers_from_campaign",
+    ("GET", "/v1/promotions/tiers/{}"): "PromotionsApi.get_promotion_tier",
+    ("GET", "/v1/promotions/stacks"): "PromotionsApi.list_all_promotion_stacks",
+    ("GET", "/v1/promotions/{}/stacks"): "PromotionsApi.list_promotion_stacks_in_campaign",
+    ("GET", "/v1/categories"): "CategoriesApi.list_categories",
     # Served once the qualifications operation lands.
     ("POST", "/v1/qualifications"): "QualificationsApi.check_eligibility",
 }

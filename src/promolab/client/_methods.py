@@ -17,6 +17,7 @@ from typing import Any, Generic, ParamSpec, Self, TypeVar, overload
 from . import _builders as b
 from . import _campaign_read_builders as cb
 from . import _loyalty_read_builders as lb
+from . import _promotion_read_builders as pb
 from . import _read_builders as rb
 from . import _rule_read_builders as rrb
 from ._requests import Prepared
@@ -127,6 +128,12 @@ class Operations:
     list_campaign_transactions = Method(cb.list_campaign_transactions)
     list_vouchers = Method(cb.list_vouchers)
     get_voucher = Method(cb.get_voucher)
+    list_promotion_tiers = Method(pb.list_promotion_tiers)
+    list_campaign_promotion_tiers = Method(pb.list_campaign_promotion_tiers)
+    get_promotion_tier = Method(pb.get_promotion_tier)
+    list_promotion_stacks = Method(pb.list_promotion_stacks)
+    list_campaign_promotion_stacks = Method(pb.list_campaign_promotion_stacks)
+    list_categories = Method(pb.list_categories)
 
 
 class ControlOperations:

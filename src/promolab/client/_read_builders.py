@@ -37,6 +37,8 @@ Instant = datetime | str | None
 
 
 def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, datetime):
         if value.tzinfo is None:
             raise ValueError(f"instant {value!r} has no timezone; give it one (UTC)")

@@ -67,6 +67,14 @@ def _checked(param: Param, value: object) -> object:
         if not isinstance(value, list | tuple) or not all(isinstance(item, str) for item in value):
             raise _refuse(param, "a list of strings", value)
         return list(value)
+    if param.type == "boolean":
+        # A Python bool, or text as the HTTP face reads a flag: true/false (any case) or 1/0.
+        if isinstance(value, bool):
+            return value
+        text = value.strip().lower() if isinstance(value, str) else None
+        if text in ("true", "1", "false", "0"):
+            return text in ("true", "1")
+        raise _refuse(param, "boolean (true or false)", value)
     if not isinstance(value, str):
         raise _refuse(param, "a string", value)
     if param.enum is not None and value not in param.enum:
