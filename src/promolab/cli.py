@@ -6,18 +6,16 @@
     promolab forecast [--scenario PATH] --orders ORDERS.parquet [--policy P | --send NAMES] [--out RESULT.parquet] [--freq week]
     promolab replay [--scenario PATH] --events EVENTS.jsonl --out TIMELINE.csv [--receiver NAME]
     promolab shadow --script EVENTS.jsonl --target URL --cassette RUN.jsonl [--allow-writes]
-    promolab pull --target URL --out PROJECT.yaml [--pace CALLS/SECONDS] [--resume]
+    promolab pull --target URL --out PROJECT.yaml [--pace CALLS/SECONDS] [--resume] [--project ID]
     promolab dashboard [--port 8866]
 
 Every subcommand loads the packaged demo scenario unless --scenario names
 another (an empty file is an empty project). Exit status 2 with one line on
 stderr for bad input, never a traceback.
 
-Output cut short by a closed pipe (`promolab validate ... | head -1`, once
-head has exited): no traceback and no error message, exit status 141
-(`EXIT_BROKEN_PIPE`: what a shell reports for a command killed by SIGPIPE,
-as `cat` or `grep` would be), not 1, which `promolab replay` already uses for
-"stopped at a line".
+Output cut short by a closed pipe (`promolab validate ... | head -1`): no
+traceback, no message, exit 141 (`EXIT_BROKEN_PIPE`, what a shell reports for
+a command killed by SIGPIPE), not 1, which `promolab replay` uses for "stopped at a line".
 """
 
 from __future__ import annotations
@@ -51,14 +49,12 @@ def _packaged_dashboard() -> Path | None:
 #: names, packaged in the wheel (the repository's notebooks/06-what-if.ipynb in a
 #: checkout). It reads its data through `promolab.samples`, from any directory.
 DASHBOARD = _packaged_dashboard()
-#: Exit status when stdout is a pipe whose reader went away: 128 + SIGPIPE (13), as
-#: a shell reports a command killed by SIGPIPE (Python ignores the signal itself).
+#: stdout a pipe whose reader went away: 128 + SIGPIPE (13); Python ignores the signal itself.
 EXIT_BROKEN_PIPE = 141
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug", "trace")
 
 
-#: What help says for the default `--scenario`: its name, not its path (an absolute
-#: path of this machine, which argparse would also wrap at any hyphen in it).
+#: What help says for the default `--scenario`: its name, not this machine's path (wrapped at hyphens).
 DEMO_DEFAULT = "(default: the bundled demo scenario)"
 
 
@@ -284,6 +280,10 @@ def _add_pull_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -
                       "per SECONDS, evenly spaced (default: as fast as the target's rate-limit headers allow)")
     pull.add_argument("--max-wait", type=float, default=3600.0, help="the longest wait for a rate limit")
     pull.add_argument("--resume", action="store_true", help="go on with an interrupted pull of the same --out")
+    pull.add_argument("--project", default=None, metavar="ID", help="the project's id: its stacking rules are read "
+                      "(PROMOLAB_MANAGEMENT_ID/_TOKEN) and the scenario's project takes the id")
+    pull.add_argument("--timezone", default=None, help="the project's time zone (budget periods; not readable)")
+    pull.add_argument("--currency", default=None, help="the project's currency (ISO 4217; not readable)")
     pull.add_argument("--history", default=None, metavar="SINCE", help="also the orders and redemptions since "
                       "SINCE (2026-03-01 or an instant with its offset), to <stem>.orders/.redemptions.parquet")
     pull.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")

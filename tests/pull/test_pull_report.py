@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from promolab import Simulator
-from promolab.pull import REPORT_COLUMNS, pull, report_path
+from promolab.pull import REPORT_COLUMNS, ProjectFacts, PullOptions, pull, report_path
 from pull_support import target_of
 
 
@@ -60,7 +60,7 @@ class _Richer(httpx.BaseTransport):
 
 def test_every_value_without_a_place_is_reported_and_the_rest_is_pulled(demo: Simulator, tmp_path: Path) -> None:
     out = tmp_path / "ours.yaml"
-    pulled = pull(target_of(demo, _Richer(demo)), out)
+    pulled = pull(target_of(demo, _Richer(demo)), out, PullOptions(project=ProjectFacts(demo.state.project.id)))
     with report_path(out).open(encoding="utf-8", newline="") as report:
         rows = list(csv.reader(report))
     assert tuple(rows[0]) == REPORT_COLUMNS

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from promolab import Simulator
-from promolab.pull import pull, report_path, state_path
+from promolab.pull import ProjectFacts, PullOptions, pull, report_path, state_path
 from pull_support import SCENARIOS, target_of
 
 LISTS = [("list_products", "products"), ("list_product_collections", "data"), ("list_customers", "customers")]
@@ -40,8 +40,11 @@ def _answers(sim: Simulator) -> dict[str, Any]:
 def test_a_pulled_scenario_answers_the_reads_as_the_original(name: str, tmp_path: Path) -> None:
     original = Simulator.from_scenario(SCENARIOS / f"{name}.yaml")
     out = tmp_path / "pulled.yaml"
-    pulled = pull(target_of(original), out)
-    assert _answers(Simulator.from_scenario(out)) == _answers(original)
+    project = original.state.project
+    pulled = pull(target_of(original), out, PullOptions(project=ProjectFacts(project.id, project.timezone)))
+    again = Simulator.from_scenario(out)
+    assert _answers(again) == _answers(original)
+    assert (again.state.project.id, again.state.project.timezone) == (project.id, project.timezone)
     assert pulled.objects == (len(original.state.products) + len(original.state.collections)
                               + len(original.state.customers) + len(original.state.segments))
     assert report_path(out).read_text(encoding="utf-8") == "object,id,field,why\n"  # nothing left out

@@ -10,6 +10,7 @@
 from .errors import PullError
 from .history import ORDER_COLUMNS, REDEMPTION_COLUMNS, History, read_history
 from .project import Pulled, PullOptions, history_paths, pull, read_project, report_path
+from .project_facts import ProjectFacts
 from .reader import Limits, Reader, Sent
 from .state_file import StateFile, state_path
 from .unexpressed import REPORT_COLUMNS, Unexpressed
@@ -21,6 +22,7 @@ __all__ = [
     "REPORT_COLUMNS",
     "History",
     "Limits",
+    "ProjectFacts",
     "PullError",
     "PullOptions",
     "Pulled",

@@ -3,8 +3,8 @@
     promolab pull --target https://api.voucherify.io --out ours.yaml [--pace 100/3600] [--resume]
                   [--history 2026-03-01]
 
-Credentials come from the environment only (`promolab.shadow.ENVIRONMENT`,
-the app keys). Exit status 0 with the scenario and its report written; 2
+Credentials come from the environment only (`promolab.shadow.ENVIRONMENT`:
+the app keys, and the management keys with `--project`). Exit status 0 with the scenario and its report written; 2
 with one line on stderr and nothing written, for bad input and for a target
 whose answers cannot be pulled (the pages read are kept: `--resume`).
 """
@@ -27,15 +27,17 @@ def run_pull(args: argparse.Namespace) -> int:
     from ..shadow import Pace, ShadowInputError, Target
     from .errors import PullError
     from .project import UNPACED, PullOptions, history_paths, pull, report_path
+    from .project_facts import ProjectFacts
 
     if args.out.suffix.lower() not in (".yaml", ".yml"):
         return _fail(f"--out must end in .yaml or .yml (got {args.out.name})")
     try:
         since = _since(args.history)
-        target = Target.from_env(args.target, needs=("app",))
+        facts = ProjectFacts(args.project, args.timezone, args.currency)
+        target = Target.from_env(args.target, needs=("app", "management") if args.project else ("app",))
         pace = UNPACED if args.pace is None else Pace(*args.pace)
         options = PullOptions(pace=Pace(pace.calls, pace.per, max_wait=args.max_wait), resume=args.resume,
-                              progress=not args.no_progress, history_since=since)
+                              progress=not args.no_progress, history_since=since, project=facts)
         pulled = pull(target, args.out, options)
     except (PullError, ShadowInputError, ValueError) as exc:
         return _fail(str(exc))

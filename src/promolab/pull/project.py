@@ -39,6 +39,7 @@ from .catalogue import catalogue_part
 from .customers import customers_part, merged_order
 from .errors import PullError
 from .history import History, read_history
+from .project_facts import ProjectFacts, project_part
 from .reader import Limits, Reader, Sent
 from .state_file import StateFile, state_path
 from .unexpressed import Unexpressed, write_report
@@ -62,6 +63,8 @@ class PullOptions:
     progress: bool = False
     #: Also read the orders and redemptions made since this instant (`--history`).
     history_since: datetime | None = None
+    #: What no read endpoint says: the project's id (its stacking rules are read with it), time zone, currency.
+    project: ProjectFacts = field(default_factory=ProjectFacts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,9 +122,9 @@ def _last_change(objects: list[Any]) -> datetime | None:
 
 
 def read_project(reader: Reader, tick: Callable[[int], None] = lambda read: None,
-                 history_since: datetime | None = None) -> Pulled:
+                 history_since: datetime | None = None, facts: ProjectFacts | None = None) -> Pulled:
     """The scenario document of the project `reader` reads (and its history
-    since `history_since`, when given)."""
+    since `history_since`, when given); `facts`: what no read endpoint says."""
     def counted(items: list[Any]) -> list[Any]:
         tick(len(items))
         return items
@@ -141,6 +144,9 @@ def read_project(reader: Reader, tick: Callable[[int], None] = lambda read: None
     catalogue = catalogue_part(products, collections)
     people = customers_part(customers, segments, members)
     document: dict[str, Any] = {"version": 1, "description": f"Pulled from {_origin(reader.target.base_url)}"}
+    project, unread = project_part(reader, facts or ProjectFacts())
+    if project:
+        document["project"] = project
     last = _last_change([*products, *(s for p in products for s in p.skus.data), *collections, *customers])
     if last is not None:
         document["clock"] = {"start": format_instant(last)}
@@ -153,7 +159,7 @@ def read_project(reader: Reader, tick: Callable[[int], None] = lambda read: None
     if history_since is not None:
         history = read_history(reader, history_since, {c.id: c.source_id for c in customers})
         tick(len(history.redemptions) + history.orders["order_id"].nunique())
-    return Pulled(document, catalogue.unexpressed + people.unexpressed, objects, reader.calls, history)
+    return Pulled(document, unread + catalogue.unexpressed + people.unexpressed, objects, reader.calls, history)
 
 
 def _dump(document: dict[str, Any], path: Path) -> None:
@@ -197,7 +203,7 @@ def pull(target: Target, out: Path, options: PullOptions = PullOptions()) -> Pul
     reader = Reader(target, pacer=Pacer(options.pace), limits=options.limits, state=state)
     try:
         with _bar(options.progress) as tick:
-            pulled = read_project(reader, tick, options.history_since)
+            pulled = read_project(reader, tick, options.history_since, options.project)
         try:
             Simulator.from_scenario(pulled.document)
         except ScenarioError as exc:
