@@ -230,6 +230,32 @@ SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
     ("/v1/validation-rules-assignments", "GET", "/v1/validation-rules-assignments?related_object_id=promo_beans_15",
      APP, _NO_BODY),
     ("/v1/validation-rules-assignments", "GET", "/v1/validation-rules-assignments?limit=0", APP, _NO_BODY),  # 400
+    ("/v1/campaigns", "GET", "/v1/campaigns?limit=100&expand=access_settings_assignments", APP, _NO_BODY),
+    ("/v1/campaigns", "GET", "/v1/campaigns?filters[active][$enabled]=", APP, _NO_BODY),  # 400: not served
+    ("/v1/campaigns/{campaignId}", "GET", "/v1/campaigns/camp_mug_codes", APP, _NO_BODY),
+    ("/v1/campaigns/{campaignId}", "GET", "/v1/campaigns/camp_nope", APP, _NO_BODY),  # 404
+    ("/v1/campaigns/{campaignId}/summary", "GET", "/v1/campaigns/camp_gift/summary?start_date=2026-03-01", APP, _NO_BODY),
+    ("/v1/campaigns/{campaignId}/summary", "GET", "/v1/campaigns/camp_welcome/summary?end_date=soon", APP, _NO_BODY),  # 400
+    ("/v1/campaigns/{campaignId}/summary", "GET", "/v1/campaigns/camp_nope/summary", APP, _NO_BODY),  # 404
+    ("/v1/campaigns/{campaignId}/transactions", "GET", "/v1/campaigns/camp_gift/transactions?limit=1", APP, _NO_BODY),
+    ("/v1/campaigns/{campaignId}/transactions", "GET", "/v1/campaigns/camp_gift/transactions?order=x", APP, _NO_BODY),
+    ("/v1/vouchers", "GET", "/v1/vouchers?limit=100&order=code&ids=v_1&ids=v_2", APP, _NO_BODY),
+    ("/v1/vouchers", "GET", "/v1/vouchers?customer=bob&created_at[after]=2026-01-01T00:00:00Z", APP, _NO_BODY),
+    ("/v1/vouchers", "GET", "/v1/vouchers?order=type", APP, _NO_BODY),  # 400
+    ("/v1/vouchers/{code}", "GET", "/v1/vouchers/GIFT-BOB-25", APP, _NO_BODY),
+    ("/v1/vouchers/{code}", "GET", "/v1/vouchers/NO-SUCH", APP, _NO_BODY),  # 404
+    ("/v1/promotions/tiers", "GET", "/v1/promotions/tiers?is_available=true&order=updated_at&limit=100", APP, _NO_BODY),
+    ("/v1/promotions/tiers", "GET", "/v1/promotions/tiers?is_available=maybe", APP, _NO_BODY),  # 400
+    ("/v1/promotions/{campaignId}/tiers", "GET", "/v1/promotions/camp_brewers_club/tiers", APP, _NO_BODY),
+    ("/v1/promotions/{campaignId}/tiers", "GET", "/v1/promotions/camp_nope/tiers", APP, _NO_BODY),  # 404
+    ("/v1/promotions/tiers/{promotionTierId}", "GET", "/v1/promotions/tiers/promo_kettle_filters", APP, _NO_BODY),
+    ("/v1/promotions/tiers/{promotionTierId}", "GET", "/v1/promotions/tiers/promo_nope", APP, _NO_BODY),  # 404
+    ("/v1/promotions/stacks", "GET", "/v1/promotions/stacks?order=-name&created_at[before]=2030-01-01T00:00:00Z",
+     APP, _NO_BODY),
+    ("/v1/promotions/stacks", "GET", "/v1/promotions/stacks?updated_at[after]=soon", APP, _NO_BODY),  # 400
+    ("/v1/promotions/{campaignId}/stacks", "GET", "/v1/promotions/camp_brewers_club/stacks", APP, _NO_BODY),
+    ("/v1/promotions/{campaignId}/stacks", "GET", "/v1/promotions/camp_nope/stacks", APP, _NO_BODY),  # 404
+    ("/v1/categories", "GET", "/v1/categories", APP, _NO_BODY),
 ]
 
 

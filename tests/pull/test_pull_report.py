@@ -64,6 +64,8 @@ def test_every_value_without_a_place_is_reported_and_the_rest_is_pulled(demo: Si
     with report_path(out).open(encoding="utf-8", newline="") as report:
         rows = list(csv.reader(report))
     assert tuple(rows[0]) == REPORT_COLUMNS
+    promotions = {"camp_referral", *demo.state.card_definitions}  # tests/pull/test_pull_round_trip.py
+    rows = [row for row in rows if not (row[0] == "campaign" and row[1] in promotions)]
     assert rows[1:] == [
         ["customer", "cust_alice", "address", "a scenario's customer has no address"],
         ["customer", "cust_alice", "phone", "a scenario's customer has no phone"],
@@ -73,7 +75,7 @@ def test_every_value_without_a_place_is_reported_and_the_rest_is_pulled(demo: Si
          "an AUTO_UPDATE collection's rule is not a scenario's; left out"],
         ["sku", "sku_ethiopia_250", "attributes", "a scenario's sku has no attributes"],
     ]
-    assert len(pulled.unexpressed) == 6
+    assert len(pulled.unexpressed) == 6 + len(promotions)
     ours = Simulator.from_scenario(out)
     assert sorted(ours.state.collections) == sorted(demo.state.collections)  # the rule-based one left out
     assert ours.state.customers.keys() == demo.state.customers.keys()

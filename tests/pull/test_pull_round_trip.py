@@ -8,6 +8,7 @@ same bytes; nothing of the project's keys is written.
 
 from __future__ import annotations
 
+import csv
 from pathlib import Path
 from typing import Any
 
@@ -45,9 +46,18 @@ def test_a_pulled_scenario_answers_the_reads_as_the_original(name: str, tmp_path
     again = Simulator.from_scenario(out)
     assert _answers(again) == _answers(original)
     assert (again.state.project.id, again.state.project.timezone) == (project.id, project.timezone)
-    assert pulled.objects == (len(original.state.products) + len(original.state.collections)
-                              + len(original.state.customers) + len(original.state.segments))
-    assert report_path(out).read_text(encoding="utf-8") == "object,id,field,why\n"  # nothing left out
+    state = original.state
+    with original.client() as client:
+        listed = (client.list_categories().total + client.list_campaigns().total + client.list_vouchers().total
+                  + client.list_promotion_tiers().total + client.list_promotion_stacks().total
+                  + client.list_loyalty_programs().total)
+    assert pulled.objects == (len(state.products) + len(state.collections) + len(state.customers)
+                              + len(state.segments) + listed)
+    with report_path(out).open(encoding="utf-8", newline="") as report:
+        rows = [tuple(row[:3]) for row in csv.reader(report)][1:]
+    # left out, and said: a referral program's settings, each loyalty program (a campaign per card definition)
+    assert rows == sorted([("campaign", c.id, "referral") for c in state.campaigns.values() if c.type == "REFERRAL_PROGRAM"]
+                          + [("campaign", cid, "campaign_type") for cid in state.card_definitions])
     assert not state_path(out).exists()  # removed once the scenario is written
 
 

@@ -85,6 +85,8 @@ KNOWN_PATH: dict[str, list[str]] = {
     "segmentId": ["seg_vip", "seg_newsletter"],
     "rewardId": ["lrew_mug", "lrew_beans_1kg", "lrew_coupon", "lrew_gift_25"],
     "validationRuleId": ["val_promo_welcome_10", "val_camp_mug_codes", "val_promo_beans_15"],
+    "campaignId": ["camp_brewers_club", "camp_weekend", "camp_winter"],
+    "promotionTierId": ["promo_kettle_filters", "promo_welcome_10", "promo_flash_5"],
 }
 #: Redeemables of the demo scenario (a code, a gift card, a tier, two together).
 _KNOWN_REDEEMABLES: list[Any] = [

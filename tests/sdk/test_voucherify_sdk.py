@@ -91,6 +91,18 @@ IN_SDK: dict[tuple[str, str], str] = {
     ("GET", "/v1/loyalties/{}/earning-rules"): "LoyaltiesApi.list_earning_rules",
     ("GET", "/v1/loyalties/{}/rewards"): "LoyaltiesApi.list_reward_assignments2",
     ("GET", "/v1/loyalties/{}/members"): "LoyaltiesApi.list_members",
+    ("GET", "/v1/campaigns"): "CampaignsApi.list_campaigns",
+    ("GET", "/v1/campaigns/{}"): "CampaignsApi.get_campaign",
+    ("GET", "/v1/campaigns/{}/summary"): "CampaignsApi.get_campaign_summary",
+    ("GET", "/v1/campaigns/{}/transactions"): "CampaignsApi.list_campaign_transactions",
+    ("GET", "/v1/vouchers"): "VouchersApi.list_vouchers",
+    ("GET", "/v1/vouchers/{}"): "VouchersApi.get_voucher",
+    ("GET", "/v1/promotions/tiers"): "PromotionsApi.list_promotion_tiers",
+    ("GET", "/v1/promotions/{}/tiers"): "PromotionsApi.list_promotion_tiers_from_campaign",
+    ("GET", "/v1/promotions/tiers/{}"): "PromotionsApi.get_promotion_tier",
+    ("GET", "/v1/promotions/stacks"): "PromotionsApi.list_all_promotion_stacks",
+    ("GET", "/v1/promotions/{}/stacks"): "PromotionsApi.list_promotion_stacks_in_campaign",
+    ("GET", "/v1/categories"): "CategoriesApi.list_categories",
     # Served once the qualifications operation lands.
     ("POST", "/v1/qualifications"): "QualificationsApi.check_eligibility",
 }

@@ -89,6 +89,27 @@ def assert_documented(sim: Simulator, template: str, path: str, model: type[mode
     assert model.model_validate_json(response.content).model_dump(mode="json") == response.json()
 
 
+def assert_examples_parse(template: str, model: type[models.WireModel]) -> None:
+    """Each published example of `template`'s answer parses with `model`, keeping its kind, id and total."""
+    examples = reference()["paths"][template]["examples"]
+    assert examples
+    for name, example in examples.items():
+        parsed = model.model_validate(example).model_dump(mode="json", exclude_unset=True)
+        assert (parsed["object"], parsed.get("id"), parsed.get("total")) == (
+            example["object"], example.get("id"), example.get("total")), name
+
+
+def assert_refused(sim: Simulator, http: httpx.Client, path: str, param: str) -> None:
+    """`GET path` is 400 `invalid_query_params` naming `param`, and changes nothing."""
+    before = sim.dump_json()
+    response = http.get(path, headers=APP)
+    assert response.status_code == 400, response.text
+    body = response.json()
+    assert (body["code"], body["key"]) == (400, "invalid_query_params")
+    assert f"Query parameter {param} " in body["details"]
+    assert sim.dump_json() == before
+
+
 def catalogue_sim(count: int, skus_per_product: int = 0) -> Simulator:
     """`count` products (and SKUs), each created a minute after the one
     before, except every third, which ties with the one before it."""
@@ -133,16 +154,6 @@ def test_an_answer_parses_and_is_what_the_service_documents(
 @pytest.mark.parametrize(("template", "model"), [(a[0], a[2]) for a in ANSWERS], ids=[a[0] for a in ANSWERS])
 def test_the_published_examples_parse_with_our_models(template: str, model: type[models.WireModel]) -> None:
     assert_examples_parse(template, model)
-
-
-def assert_examples_parse(template: str, model: type[models.WireModel]) -> None:
-    """Each example the service publishes for `template`'s answer parses with `model`, keeping its object, id and total."""
-    examples = reference()["paths"][template]["examples"]
-    assert examples
-    for name, example in examples.items():
-        parsed = model.model_validate(example).model_dump(mode="json", exclude_unset=True)
-        assert (parsed["object"], parsed.get("id"), parsed.get("total")) == (
-            example["object"], example.get("id"), example.get("total")), name
 
 
 def test_the_answer_keeps_the_services_field_order(sim: Simulator) -> None:
@@ -265,13 +276,7 @@ BAD_QUERIES = [
 
 @pytest.mark.parametrize(("query", "param"), BAD_QUERIES)
 def test_a_bad_query_is_400_naming_the_parameter(sim: Simulator, http: httpx.Client, query: str, param: str) -> None:
-    before = sim.dump_json()
-    response = http.get(f"/v1/products?{query}", headers=APP)
-    assert response.status_code == 400, response.text
-    body = response.json()
-    assert (body["code"], body["key"]) == (400, "invalid_query_params")
-    assert f"Query parameter {param} " in body["details"]
-    assert sim.dump_json() == before
+    assert_refused(sim, http, f"/v1/products?{query}", param)
 
 
 @pytest.mark.parametrize(("args", "param"), [

@@ -20,7 +20,13 @@ import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_reads_catalogue import assert_documented, assert_examples_parse, reference, stagger
+from test_reads_catalogue import (
+    assert_documented,
+    assert_examples_parse,
+    assert_refused,
+    reference,
+    stagger,
+)
 
 from demo_keys import APP, BASE
 from promolab import Simulator, models
@@ -291,13 +297,7 @@ BAD_QUERIES = [
 
 @pytest.mark.parametrize(("path", "param"), BAD_QUERIES)
 def test_a_bad_query_is_400_naming_the_parameter(sim: Simulator, http: httpx.Client, path: str, param: str) -> None:
-    before = sim.dump_json()
-    response = http.get(path, headers=APP)
-    assert response.status_code == 400, response.text
-    body = response.json()
-    assert (body["code"], body["key"]) == (400, "invalid_query_params")
-    assert f"Query parameter {param} " in body["details"]
-    assert sim.dump_json() == before
+    assert_refused(sim, http, path, param)
 
 
 def test_in_process_the_same_refusal(sim: Simulator) -> None:

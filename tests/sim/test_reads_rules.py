@@ -26,7 +26,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
-from test_reads_catalogue import reference
+from test_reads_catalogue import assert_refused, reference
 
 from demo_keys import APP, BASE
 from promolab import Simulator, models
@@ -388,13 +388,7 @@ def http(sim: Simulator) -> httpx.Client:
     ("/v1/validation-rules-assignments?order=name", "order"),
 ])
 def test_a_bad_query_is_400_naming_the_parameter(sim: Simulator, http: httpx.Client, path: str, param: str) -> None:
-    before = sim.dump_json()
-    response = http.get(path, headers=APP)
-    assert response.status_code == 400, response.text
-    body = response.json()
-    assert (body["code"], body["key"]) == (400, "invalid_query_params")
-    assert f"Query parameter {param} " in body["details"]
-    assert sim.dump_json() == before
+    assert_refused(sim, http, path, param)
 
 
 def test_in_process_the_same_refusal(sim: Simulator) -> None:

@@ -15,7 +15,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Generic, ParamSpec, Self, TypeVar, overload
 
 from . import _builders as b
+from . import _campaign_read_builders as cb
 from . import _loyalty_read_builders as lb
+from . import _promotion_read_builders as pb
 from . import _read_builders as rb
 from . import _rule_read_builders as rrb
 from ._requests import Prepared
@@ -120,6 +122,18 @@ class Operations:
     list_earning_rules = Method(lb.list_earning_rules)
     list_reward_assignments = Method(lb.list_reward_assignments)
     list_members = Method(lb.list_members)
+    list_campaigns = Method(cb.list_campaigns)
+    get_campaign = Method(cb.get_campaign)
+    get_campaign_summary = Method(cb.get_campaign_summary)
+    list_campaign_transactions = Method(cb.list_campaign_transactions)
+    list_vouchers = Method(cb.list_vouchers)
+    get_voucher = Method(cb.get_voucher)
+    list_promotion_tiers = Method(pb.list_promotion_tiers)
+    list_campaign_promotion_tiers = Method(pb.list_campaign_promotion_tiers)
+    get_promotion_tier = Method(pb.get_promotion_tier)
+    list_promotion_stacks = Method(pb.list_promotion_stacks)
+    list_campaign_promotion_stacks = Method(pb.list_campaign_promotion_stacks)
+    list_categories = Method(pb.list_categories)
 
 
 class ControlOperations:

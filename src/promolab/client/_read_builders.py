@@ -37,6 +37,8 @@ Instant = datetime | str | None
 
 
 def _text(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, datetime):
         if value.tzinfo is None:
             raise ValueError(f"instant {value!r} has no timezone; give it one (UTC)")
@@ -45,7 +47,8 @@ def _text(value: object) -> str:
 
 
 def _read(endpoint: Endpoint[Any], path_args: dict[str, str], **query: object) -> Prepared[Any]:
-    params = [(endpoint.query_name(arg), _text(value)) for arg, value in query.items() if value is not None]
+    params = [(endpoint.query_name(arg), _text(item)) for arg, value in query.items() if value is not None
+              for item in (value if isinstance(value, list | tuple) else (value,))]
     return Prepared(endpoint, endpoint.url_path(**path_args), params=params, idempotent=True)
 
 

@@ -13,19 +13,24 @@ from typing import Any
 
 from ..models.endpoints import Param
 from ..sim import Operation
-from .query import query_bool, query_filters, query_string
+from .query import query_bool, query_filters, query_string, query_strings
 from .routes import Call, Handler
 
 __all__ = ["operation_handler"]
 
 
-def _query_value(call: Call, param: Param) -> Any:
-    if param.type == "boolean":
+def _query_value(call: Call, param: Param, listed: bool) -> Any:
+    """`listed`: a GET's query, which the simulator checks itself (sim/listing.py),
+    so its text is passed as sent; a boolean there is a filter, and an absent
+    one filters nothing (None), where a flag of any other call is false."""
+    if param.type == "boolean" and not listed:
         return query_bool(call.query, param.name)
-    if param.type in ("string", "integer"):  # a list's paging is checked by the simulator (sim/listing.py)
+    if param.type in ("string", "integer", "boolean"):  # a list's paging is checked by the simulator
         return query_string(call.query, param.name)
-    if param.type == "object" and param.name == "filters":  # the one object the interface takes
-        return query_filters(call.query)
+    if param.type == "array":
+        return query_strings(call.query, param.name)
+    if param.type == "object":  # a deep object: `filters`, a campaign list's `access_settings`
+        return query_filters(call.query, param.name)
     raise NotImplementedError(f"query parameters of type {param.type} have no reader")
 
 
@@ -39,6 +44,7 @@ def operation_handler(op: Operation[..., Any]) -> Handler:
     optional_body = endpoint.optional_body
     query = endpoint.query
     status = endpoint.status
+    listed = endpoint.method == "GET"
     no_content = status == 204
 
     def handle(call: Call) -> tuple[int, Any]:
@@ -46,7 +52,7 @@ def operation_handler(op: Operation[..., Any]) -> Handler:
         if body_arg is not None:
             args[body_arg] = {} if call.body is None and optional_body else call.body
         for param in query:
-            args[param.arg] = _query_value(call, param)
+            args[param.arg] = _query_value(call, param, listed)
         result = call.sim.apply(op, **args)
         return status, None if no_content else result
 

@@ -272,6 +272,11 @@ def _parameters(endpoint: Endpoint[Any]) -> list[dict[str, Any]]:
                 "name": name, "in": "query", "required": False, "description": description,
                 "style": "deepObject", "explode": True, "schema": {"type": "object"},
             })
+        elif param.type == "array":
+            params.append({
+                "name": name, "in": "query", "required": False, "description": description,
+                "style": "form", "explode": True, "schema": {"type": "array", "items": {"type": "string"}},
+            })
         elif param.type == "boolean":
             # http/query.py's query_bool: true/false, or 1/0.
             params.append({

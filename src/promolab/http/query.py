@@ -20,7 +20,9 @@ from urllib.parse import parse_qsl
 from ..sim import InvalidQueryParams
 from .messages import MAX_JSON_DEPTH, JsonError, decode_json
 
-__all__ = ["MAX_QUERY_BYTES", "MAX_QUERY_STRING", "parse_query", "query_bool", "query_filters", "query_string"]
+__all__ = [
+    "MAX_QUERY_BYTES", "MAX_QUERY_STRING", "parse_query", "query_bool", "query_filters", "query_string", "query_strings",
+]
 
 #: Longest query string read (what common servers allow for a request line).
 MAX_QUERY_BYTES = 8192
@@ -65,22 +67,34 @@ def query_string(query: list[tuple[str, str]], name: str) -> str | None:
     return values[-1]
 
 
-def query_filters(query: list[tuple[str, str]]) -> dict[str, Any] | None:
+def query_strings(query: list[tuple[str, str]], name: str) -> list[str] | None:
+    """Every value of a repeated parameter (`ids=a&ids=b`), in order (None when absent); each
+    bounded like a string parameter's."""
+    values = [v for k, v in query if k == name]
+    if not values:
+        return None
+    if any(len(value) > MAX_QUERY_STRING for value in values):
+        raise InvalidQueryParams(f"Query parameter {name} has a value longer than {MAX_QUERY_STRING} characters")
+    return values
+
+
+def query_filters(query: list[tuple[str, str]], name: str = "filters") -> dict[str, Any] | None:
+    """A deep-object parameter (`filters`, a campaign list's `access_settings`), JSON or bracketed."""
     result: dict[str, Any] = {}
     for key, value in query:
-        if key == "filters":
+        if key == name:
             try:
                 parsed = decode_json(value)
             except JsonError as exc:
                 raise InvalidQueryParams(
-                    f"Query parameter filters should be a JSON object or bracketed: {exc}"
+                    f"Query parameter {name} should be a JSON object or bracketed: {exc}"
                 ) from None
             if not isinstance(parsed, dict):
-                raise InvalidQueryParams("Query parameter filters should be an object")
+                raise InvalidQueryParams(f"Query parameter {name} should be an object")
             result.update(parsed)
-        elif key.startswith("filters["):
-            parts = _BRACKETS.findall(key[len("filters"):])
-            if not parts or "".join(f"[{p}]" for p in parts) != key[len("filters"):]:
+        elif key.startswith(name + "["):
+            parts = _BRACKETS.findall(key[len(name):])
+            if not parts or "".join(f"[{p}]" for p in parts) != key[len(name):]:
                 raise InvalidQueryParams(f"Malformed filter parameter {key[:60]!r}")
             if len(parts) >= MAX_JSON_DEPTH:  # one object per bracket, plus the list of an `$in`
                 raise InvalidQueryParams(f"Filter parameter nested deeper than {MAX_JSON_DEPTH} levels")

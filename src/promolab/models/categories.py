@@ -12,7 +12,7 @@ from typing import Literal
 from ._base import WireModel
 from .common import NonNegativeInt64, Timestamp
 
-__all__ = ["Category", "CategoryWithStackingRulesType", "StackingRulesType"]
+__all__ = ["Category", "CategoryList", "CategoryWithStackingRulesType", "StackingRulesType"]
 
 
 class Category(WireModel):
@@ -24,6 +24,15 @@ class Category(WireModel):
     created_at: Timestamp
     updated_at: Timestamp | None = None
     object: Literal["category"] = "category"
+
+
+class CategoryList(WireModel):
+    """Every category of the project (the list takes no paging)."""
+
+    object: Literal["list"] = "list"
+    data_ref: Literal["data"] = "data"
+    data: list[Category]
+    total: NonNegativeInt64
 
 
 StackingRulesType = Literal["JOINT", "EXCLUSIVE"]

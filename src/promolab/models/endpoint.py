@@ -23,7 +23,8 @@ R = TypeVar("R")
 #: Which credentials a call needs: app keys (`/client`, `/v1`), app keys and
 #: a Bearer token (`/v2/loyalties`), management keys (`/management`, `/_sim`).
 Auth = Literal["app", "loyalty", "management", "none"]
-ParamType = Literal["string", "boolean", "object", "integer"]
+#: `array`: a list of strings, sent as the parameter repeated (`ids=a&ids=b`, the SDK's `multi`).
+ParamType = Literal["string", "boolean", "object", "integer", "array"]
 
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 

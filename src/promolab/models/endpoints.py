@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import loyalty_reads, read_endpoints, rule_reads
+from . import campaign_reads, loyalty_reads, promotion_reads, read_endpoints, rule_reads
 from .balance import AddBalanceRequest, BalanceResult
 from .custom_events import CustomEventRequest, CustomEventResult
 from .endpoint import Auth, Endpoint, Param
@@ -168,7 +168,8 @@ RELEASE_SESSION: Endpoint[None] = Endpoint(
 )
 
 #: The read endpoints of a pull, in the order the service's documents list them.
-READS: tuple[Endpoint[Any], ...] = (*read_endpoints.READS, *rule_reads.READS, *loyalty_reads.READS)
+READS: tuple[Endpoint[Any], ...] = (
+    *read_endpoints.READS, *rule_reads.READS, *loyalty_reads.READS, *campaign_reads.READS, *promotion_reads.READS)
 
 #: Operations of the real service beyond the interface document, served and
 #: journaled like the interface's own.

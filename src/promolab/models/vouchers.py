@@ -1,4 +1,4 @@
-"""Vouchers as embedded in a publication (and the gift block shared with webhooks).
+"""Vouchers as embedded in a publication and as the voucher reads list them (and the gift block shared with webhooks).
 
 The interface shows a voucher with every key present and ``null`` for what is unset
 (category, gift, loyalty_card, dates, validity, additional_info), so those stay as
@@ -16,8 +16,10 @@ from pydantic import AfterValidator, Field, StrictBool
 from pydantic_core import PydanticCustomError
 
 from ._base import WireModel
+from .categories import Category
 from .common import Metadata, Money, NonNegativeInt64, Timestamp
 from .discounts import Discount
+from .validation_rules import ValidationRuleAssignmentList
 
 __all__ = [
     "Asset",
@@ -27,6 +29,7 @@ __all__ = [
     "ValidityTimeframe",
     "Voucher",
     "VoucherAssets",
+    "VoucherList",
     "VoucherPublishList",
     "VoucherRedemptionList",
     "VoucherType",
@@ -71,7 +74,7 @@ class ValidityTimeframe(WireModel):
     interval: str
 
 
-#: What the simulator renders (`/v1/vouchers/<percent-quoted code>/redemptions?page=1&limit=10`):
+#: What the simulator renders (a voucher's path, its code percent-quoted, then `/redemptions?page=1&limit=10`):
 #: a relative path of unreserved and percent-escaped characters, then exactly `page` and
 #: `limit`. Every such value passes the checks below, which `_relative_list_url` skips for it.
 _PLAIN_LIST_URL = re.compile(r"/(?!/)[A-Za-z0-9\-._~%/]*\?page=[0-9]+&limit=[0-9]+")
@@ -92,12 +95,14 @@ def _relative_list_url(value: str) -> str:
     return value
 
 
-#: ``/v1/vouchers/<code>/redemptions?page=1&limit=10``
+#: A voucher's path, then ``/redemptions?page=1&limit=10``
 ListUrl = Annotated[str, AfterValidator(_relative_list_url)]
 
 
 class VoucherRedemptionList(WireModel):
-    quantity: NonNegativeInt64
+    #: The code's redemption limit. The simulator writes 0 for an unlimited code (the interface's
+    #: publication has no null); the service's voucher reads show null, which parses too.
+    quantity: NonNegativeInt64 | None
     redeemed_quantity: NonNegativeInt64
     object: Literal["list"] = "list"
     url: ListUrl
@@ -112,7 +117,9 @@ class VoucherPublishList(WireModel):
 class Voucher(WireModel):
     """A code; in a publication it is the code just given to the customer."""
 
-    __omit_if_none__ = frozenset({"holder_id"})
+    #: `categories` and `validation_rules_assignments` are the voucher reads' (a publication's
+    #: voucher has neither); `holder_id` is absent for an unpublished code.
+    __omit_if_none__ = frozenset({"holder_id", "categories", "validation_rules_assignments"})
 
     id: str
     code: str = Field(min_length=1)
@@ -120,6 +127,7 @@ class Voucher(WireModel):
     campaign_id: str | None = None
     category: str | None = None
     category_id: str | None = None
+    categories: list[Category] | None = None
     type: VoucherType
     discount: Discount | None = None
     gift: Gift | None = None
@@ -136,6 +144,16 @@ class Voucher(WireModel):
     created_at: Timestamp
     updated_at: Timestamp | None = None
     holder_id: str | None = None
+    validation_rules_assignments: ValidationRuleAssignmentList | None = None
     redemption: VoucherRedemptionList
     publish: VoucherPublishList
     object: Literal["voucher"] = "voucher"
+
+
+class VoucherList(WireModel):
+    """A page of vouchers (each with its categories); `total` counts every match."""
+
+    object: Literal["list"] = "list"
+    data_ref: Literal["vouchers"] = "vouchers"
+    vouchers: list[Voucher]
+    total: NonNegativeInt64

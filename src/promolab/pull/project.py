@@ -9,8 +9,8 @@ is written: a pull never leaves a scenario that does not load. The scenario
 and its report are written together or not at all (`output_files`); the
 pages read are kept until then in the state file that `--resume` reads.
 
-What is not read yet (campaigns, tiers, vouchers, validation rules, loyalty)
-is said in docs/pull.md; nothing of the target's credentials is written.
+What is not read yet (the loyalty programs, reported one row each) is said
+in docs/pull.md; nothing of the target's credentials is written.
 """
 
 from __future__ import annotations
@@ -31,16 +31,19 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from .. import models
+from ..models import campaign_reads, loyalty_reads, promotion_reads
 from ..models import read_endpoints as reads
 from ..output_files import Writer, write_all
 from ..shadow import Pace, Pacer, Target
 from ..sim import ScenarioError, Simulator, format_instant
+from .campaigns import campaigns_part, category_entry, loyalty_left_out
 from .catalogue import catalogue_part
 from .customers import customers_part, merged_order
 from .errors import PullError
 from .history import History, read_history
 from .project_facts import ProjectFacts, project_part
 from .reader import Limits, Reader, Sent
+from .rules import read_rules
 from .state_file import StateFile, state_path
 from .unexpressed import Unexpressed, write_report
 from .walk import walk
@@ -143,23 +146,39 @@ def read_project(reader: Reader, tick: Callable[[int], None] = lambda read: None
                                       models.Segment) for sid in merged_order(orders)])
     catalogue = catalogue_part(products, collections)
     people = customers_part(customers, segments, members)
+    categories = counted(walk(reader, promotion_reads.LIST_CATEGORIES))
+    campaigns = counted(walk(reader, campaign_reads.LIST_CAMPAIGNS))
+    tiers, stacks = [], []
+    for campaign in campaigns:
+        if campaign.campaign_type == "PROMOTION":  # each campaign's own lists: its tiers in its order
+            tiers += counted(walk(reader, promotion_reads.LIST_CAMPAIGN_PROMOTION_TIERS, {"campaign_id": campaign.id}))
+            stacks += counted(walk(reader, promotion_reads.LIST_CAMPAIGN_PROMOTION_STACKS, {"campaign_id": campaign.id}))
+    vouchers = counted(walk(reader, campaign_reads.LIST_VOUCHERS))
+    loyalty = counted(walk(reader, loyalty_reads.LIST_LOYALTY_PROGRAMS))
+    rules = read_rules(reader)
+    promotions = campaigns_part(campaigns, tiers, stacks, vouchers, rules.terms)
     document: dict[str, Any] = {"version": 1, "description": f"Pulled from {_origin(reader.target.base_url)}"}
     project, unread = project_part(reader, facts or ProjectFacts())
     if project:
         document["project"] = project
-    last = _last_change([*products, *(s for p in products for s in p.skus.data), *collections, *customers])
+    last = _last_change([*products, *(s for p in products for s in p.skus.data), *collections, *customers,
+                         *categories, *campaigns, *tiers, *stacks, *vouchers])
     if last is not None:
         document["clock"] = {"start": format_instant(last)}
     for key, value in (("catalogue", catalogue.section), ("customers", people.customers),
-                       ("segments", people.segments)):
+                       ("segments", people.segments), ("categories", [category_entry(c) for c in categories]),
+                       ("campaigns", promotions.campaigns)):
         if value:
             document[key] = value
-    objects = len(products) + len(collections) + len(customers) + len(segments)
+    objects = (len(products) + len(collections) + len(customers) + len(segments) + len(categories)
+               + len(campaigns) + len(tiers) + len(stacks) + len(vouchers) + len(loyalty))
     history = None
     if history_since is not None:
         history = read_history(reader, history_since, {c.id: c.source_id for c in customers})
         tick(len(history.redemptions) + history.orders["order_id"].nunique())
-    return Pulled(document, unread + catalogue.unexpressed + people.unexpressed, objects, reader.calls, history)
+    unexpressed = unread + catalogue.unexpressed + people.unexpressed + promotions.unexpressed + rules.unexpressed
+    unexpressed += loyalty_left_out(loyalty)
+    return Pulled(document, unexpressed, objects, reader.calls, history)
 
 
 def _dump(document: dict[str, Any], path: Path) -> None:

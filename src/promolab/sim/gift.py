@@ -24,7 +24,6 @@ Both check everything before changing anything: a SimError means no change.
 from __future__ import annotations
 
 import hashlib
-import os
 from typing import TYPE_CHECKING
 
 from .. import models
@@ -35,6 +34,7 @@ from .records import GiftState, Voucher, VoucherTransaction
 from .refusals import BadRequest, NotFound
 from .render.customers import customer_body
 from .render.vouchers import (
+    code_prefix,
     first_category,
     render_balance,
     render_simple_campaign,
@@ -205,18 +205,9 @@ def issue_gift_voucher(
     return voucher
 
 
-def _code_prefix(codes: list[str]) -> str:
-    """The prefix the campaign's codes share, up to its last `-` (`GIFT-`)."""
-    if not codes:
-        return ""
-    common = os.path.commonprefix(codes)
-    cut = common.rfind("-")
-    return common[: cut + 1] if cut >= 0 else ""
-
-
 def _new_gift_voucher(sim: Simulator, campaign_id: str) -> Voucher:
     campaign = sim.state.campaigns[campaign_id]
-    prefix = _code_prefix([v.code for v in campaign_codes(sim, campaign_id)])
+    prefix = code_prefix([v.code for v in campaign_codes(sim, campaign_id)])
     vid = sim.ids.next("voucher")
     n = 0
     while True:

@@ -63,6 +63,18 @@ def _checked(param: Param, value: object) -> object:
         if param.maximum is not None and number > param.maximum:
             raise _refuse(param, f"at most {param.maximum}", value)
         return number
+    if param.type == "array":
+        if not isinstance(value, list | tuple) or not all(isinstance(item, str) for item in value):
+            raise _refuse(param, "a list of strings", value)
+        return list(value)
+    if param.type == "boolean":
+        # A Python bool, or text as the HTTP face reads a flag: true/false (any case) or 1/0.
+        if isinstance(value, bool):
+            return value
+        text = value.strip().lower() if isinstance(value, str) else None
+        if text in ("true", "1", "false", "0"):
+            return text in ("true", "1")
+        raise _refuse(param, "boolean (true or false)", value)
     if not isinstance(value, str):
         raise _refuse(param, "a string", value)
     if param.enum is not None and value not in param.enum:
@@ -152,10 +164,14 @@ class Listing(Generic[T]):
     #: Query arguments the operation applies itself, before the listing,
     #: because they read other state (a customer list's `segment_id`).
     prefiltered: frozenset[str] = frozenset()
+    #: The query argument of a cursor in the order itself (`starting_after_id`): the page holds
+    #: only objects strictly after it in the order asked (by the sort key's value, so an id that
+    #: names no object of the list still places the cursor).
+    cursor: str | None = None
 
     def __post_init__(self) -> None:
         args = {param.arg for param in self.endpoint.query}
-        unread = args - PAGING - set(self.filters) - self.prefiltered
+        unread = args - PAGING - set(self.filters) - self.prefiltered - {self.cursor}
         if unread or not set(self.filters) <= args:
             raise ValueError(f"{self.endpoint.name}: filters {sorted(self.filters)} against query {sorted(args)}")
         for param in self.endpoint.query:
@@ -176,9 +192,15 @@ class Listing(Generic[T]):
         order = query.get("order")
         if order is not None:
             key = self.sort[order.lstrip("-")]
+            descending = order.startswith("-")
             ranked = sorted(enumerate(matching), key=lambda pair: (_sortable(key(pair[1])), pair[0]),
-                            reverse=order.startswith("-"))
+                            reverse=descending)
             matching = [obj for _, obj in ranked]
+            after = query.get(self.cursor) if self.cursor is not None else None
+            if after is not None:
+                mark = _sortable(after)
+                matching = [obj for obj in matching
+                            if (_sortable(key(obj)) < mark if descending else _sortable(key(obj)) > mark)]
         limit = query.get("limit")
         if limit is None:
             return Page(matching, len(matching), False)

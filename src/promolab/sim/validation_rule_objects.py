@@ -41,6 +41,7 @@ __all__ = [
     "assignment_id",
     "campaign_owner",
     "inline_terms",
+    "rule_assignments",
     "rule_body",
     "rule_id",
     "rule_owners",
@@ -194,6 +195,14 @@ def assignment_body(owner: RuleOwner) -> dict[str, Any]:
         "created_at": iso(owner.created_at),
         "object": "validation_rules_assignment",
     }
+
+
+def rule_assignments(owner: RuleOwner | None) -> dict[str, Any]:
+    """An owner's rules as a campaign or a voucher lists them (`validation_rules_assignments`):
+    its one assignment, as the assignments list serves it (same id, same instant), or an empty
+    list for an owner without terms (`None` from `campaign_owner` / `voucher_owner`)."""
+    data = [] if owner is None else [assignment_body(owner)]
+    return {"object": "list", "data_ref": "data", "data": data, "total": len(data)}
 
 
 @dataclass(frozen=True, slots=True)

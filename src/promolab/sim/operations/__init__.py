@@ -13,6 +13,7 @@ from typing import Any
 from ..operation import Operation
 from . import (
     balance,
+    campaign_reads,
     catalogue,
     custom_events,
     customer_profiles,
@@ -21,6 +22,7 @@ from . import (
     journal_header,
     loyalty_reads,
     project_rewards,
+    promotion_reads,
     publishing,
     purchases,
     qualifications,
@@ -66,6 +68,8 @@ OPERATIONS: tuple[Operation[..., Any], ...] = (
     *history.READS,
     *rule_reads.READS,
     *loyalty_reads.READS,
+    *campaign_reads.READS,
+    *promotion_reads.READS,
     snapshots.RESET,
     snapshots.RESTORE,
     journal_header.CHECK_HEADER,

@@ -11,9 +11,9 @@ of the cost (this is the hot path of `get_incentive`).
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
 
 from ... import models
+from ...models.campaign_reads import GET_VOUCHER
 from ..card_tallies import MemberCard
 from ..fast_validate import validated
 from ..records import (
@@ -185,7 +185,7 @@ def member_card_body(held: MemberCard, campaign: str, seed: int) -> dict[str, An
     `balance = points - redeemed_points` with nothing expired or subtracted.
     """
     card, member, tally = held.card, held.member, held.tally
-    code = quote(card.id, safe="")
+    path = GET_VOUCHER.url_path(code=card.id)
     return {
         "id": card.id, "code": card.id, "campaign": campaign, "campaign_id": card.card_definition_id, "categories": [],
         "type": "LOYALTY_CARD", "discount": None, "gift": None,
@@ -194,7 +194,7 @@ def member_card_body(held: MemberCard, campaign: str, seed: int) -> dict[str, An
         "is_referral_code": False, "created_at": iso(member.created_at), "updated_at": iso(tally.last_change),
         "holder_id": member.customer_id,
         "redemption": {"redeemed_quantity": tally.redeemed_quantity, "redeemed_points": tally.redeemed_points,
-                       "object": "list", "url": f"/v1/vouchers/{code}/redemptions?page=1&limit=10"},
-        "publish": {"object": "list", "count": 1, "url": f"/v1/vouchers/{code}/publications?page=1&limit=10"},
+                       "object": "list", "url": f"{path}/redemptions?page=1&limit=10"},
+        "publish": {"object": "list", "count": 1, "url": f"{path}/publications?page=1&limit=10"},
         "object": "voucher",
     }

@@ -1,7 +1,8 @@
 """Voucher records -> the voucher of a publication, and the gift-card shapes
 of the balance webhook (simple campaign, simple voucher, balance, transaction).
 
-List urls are relative (`/v1/vouchers/<code>/redemptions?page=1&limit=10`).
+List urls are relative: the voucher's own path (the voucher read's, `GET_VOUCHER`),
+then `/redemptions?page=1&limit=10` or `/publications?page=1&limit=10`.
 Asset ids and urls are derived from the voucher id and the seed (no id is
 drawn from the generator), so rendering a voucher twice gives the same bytes
 and reading never changes the state.
@@ -13,11 +14,14 @@ null, so an unlimited code shows 0 (see docs/publications-events-webhooks.md).
 from __future__ import annotations
 
 import hashlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 from ... import models
+from ...models.campaign_reads import GET_VOUCHER
 from ..records import Campaign, Category, Voucher, VoucherTransaction
 from ._time import iso
 
@@ -26,6 +30,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ASSETS_BASE_URL",
+    "VoucherRead",
+    "code_prefix",
     "first_category",
     "render_balance",
     "render_simple_campaign",
@@ -40,6 +46,15 @@ __all__ = [
 ASSETS_BASE_URL = "https://assets.promolab.local/v1/assets"
 
 
+@dataclass(frozen=True, slots=True)
+class VoucherRead:
+    """What the voucher reads add to a publication's voucher: the campaign's categories (as
+    `categories_wire` writes them) and, for one voucher, its rule assignments (else None)."""
+
+    categories: Sequence[dict[str, Any]]
+    assignments: dict[str, Any] | None = None
+
+
 def _asset(seed: int, kind: str, voucher_id: str) -> dict[str, str]:
     digest = hashlib.blake2b(f"{seed}:{kind}:{voucher_id}".encode(), digest_size=24).hexdigest()
     asset_id = f"U2FsdGVkX1{digest}"
@@ -49,6 +64,16 @@ def _asset(seed: int, kind: str, voucher_id: str) -> dict[str, str]:
 def voucher_assets(seed: int, voucher_id: str) -> dict[str, dict[str, str]]:
     """A voucher's QR code and barcode: ids derived from the seed and the voucher's id, never drawn."""
     return {"qr": _asset(seed, "qr", voucher_id), "barcode": _asset(seed, "barcode", voucher_id)}
+
+
+def code_prefix(codes: list[str]) -> str:
+    """The prefix a campaign's codes share, up to its last `-` (`GIFT-`): what a new
+    code of the campaign starts with, and the prefix its code pattern shows."""
+    if not codes:
+        return ""
+    common = os.path.commonprefix(codes)
+    cut = common.rfind("-")
+    return common[: cut + 1] if cut >= 0 else ""
 
 
 def voucher_created_at(voucher: Voucher, campaign: Campaign | None) -> Any:
@@ -78,9 +103,11 @@ def first_category(state: State, campaign: Campaign | None) -> Category | None:
     return state.categories.get(campaign.categories[0])
 
 
-def render_voucher(voucher: Voucher, campaign: Campaign | None, *, seed: int, category: Category | None) -> models.Voucher:
-    """The full voucher object embedded in a publication (`category`: `first_category`)."""
-    code = quote(voucher.code, safe="")
+def render_voucher(voucher: Voucher, campaign: Campaign | None, *, seed: int, category: Category | None,
+                   read: VoucherRead | None = None) -> models.Voucher:
+    """The full voucher object embedded in a publication (`category`: `first_category`), or as
+    the voucher reads show it (`read`: with its categories, and one voucher's rule assignments)."""
+    path = GET_VOUCHER.url_path(code=voucher.code)
     gift = voucher.gift
     body: dict[str, Any] = {
         "id": voucher.id,
@@ -111,15 +138,18 @@ def render_voucher(voucher: Voucher, campaign: Campaign | None, *, seed: int, ca
             "quantity": voucher.redemption_quantity if voucher.redemption_quantity is not None else 0,
             "redeemed_quantity": voucher.redeemed_quantity,
             "object": "list",
-            "url": f"/v1/vouchers/{code}/redemptions?page=1&limit=10",
+            "url": f"{path}/redemptions?page=1&limit=10",
         },
         "publish": {
             "object": "list",
             "count": voucher.publish_count,
-            "url": f"/v1/vouchers/{code}/publications?page=1&limit=10",
+            "url": f"{path}/publications?page=1&limit=10",
         },
         "object": "voucher",
     }
+    if read is not None:
+        body["categories"] = list(read.categories)
+        body["validation_rules_assignments"] = read.assignments
     return models.Voucher.model_validate(body)
 
 
