@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Generic, ParamSpec, Self, TypeVar, overload
 
 from . import _builders as b
+from . import _export_builders as xb
 from . import _read_builders as rb
 from ._requests import Prepared
 
@@ -109,6 +110,10 @@ class Operations:
     get_reward = Method(rb.get_reward)
     list_orders = Method(rb.list_orders)
     list_redemptions = Method(rb.list_redemptions)
+    create_export = Method(xb.create_export)
+    list_exports = Method(xb.list_exports)
+    get_export = Method(xb.get_export)
+    download_export = Method(xb.download_export)
 
 
 class ControlOperations:

@@ -58,6 +58,14 @@ from .discounts import (
     UnitManyDiscount,
 )
 from .errors import ErrorBody
+from .exports import (
+    Export,
+    ExportedObject,
+    ExportList,
+    ExportParameters,
+    ExportRequest,
+    ExportResult,
+)
 from .history import OrderList, RedemptionList
 from .incentives import (
     ApplicableToObjectType,
@@ -282,6 +290,12 @@ __all__ = [
     "EventCustomer",
     "EventSource",
     "EventUser",
+    "Export",
+    "ExportList",
+    "ExportParameters",
+    "ExportRequest",
+    "ExportResult",
+    "ExportedObject",
     "FixedDiscount",
     "FixedEffect",
     "Gift",

@@ -12,7 +12,8 @@ two.
 
 Every path the HTTP face serves (the interface's, those beyond it, the
 control API's) is written here or in a family's module this one gathers
-(`read_endpoints`: the read endpoints of a pull), and nowhere else; the
+(`read_endpoints`: the read endpoints of a pull; `export_endpoints`: the
+exports), and nowhere else; the
 `Endpoint` and `Param` themselves are in `models.endpoint`.
 """
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import read_endpoints
+from . import export_endpoints, read_endpoints
 from .balance import AddBalanceRequest, BalanceResult
 from .custom_events import CustomEventRequest, CustomEventResult
 from .endpoint import Auth, Endpoint, Param
@@ -175,7 +176,7 @@ READS: tuple[Endpoint[Any], ...] = (*read_endpoints.READS,)
 BEYOND_INTERFACE: tuple[Endpoint[Any], ...] = (
     CREATE_STACKING_RULES, LIST_STACKING_RULES, GET_STACKING_RULES, UPDATE_STACKING_RULES,
     DELETE_STACKING_RULES, VALIDATE_STACKED, QUALIFICATIONS, REDEEM_STACKED, ROLLBACK_REDEMPTION,
-    RELEASE_SESSION, *READS,
+    RELEASE_SESSION, *READS, *export_endpoints.ENDPOINTS,
 )
 
 #: Every operation of the service that promolab serves: the simulator binds
