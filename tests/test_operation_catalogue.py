@@ -164,6 +164,10 @@ CALLS = [
     ClientCall("list_orders", (), {"order": "-updated_at"}, frozenset({"order"})),
     ClientCall("list_redemptions", (), {"page": 99, "customer": "cust_1", "created_before": "2026-01-01T00:00:00Z"},
                frozenset({"page", "customer", "created_at"})),
+    ClientCall("create_export", (), {"exported_object": "order", "fields": ["id"]}),
+    ClientCall("list_exports", (), {"order": "status"}, frozenset({"order"})),
+    ClientCall("get_export", (f"exp {ODD}",)),
+    ClientCall("download_export", (f"exp {ODD}",)),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -423,6 +427,12 @@ SERVED: dict[str, Through] = {
         ["limit", "page", "result", "campaign", "customer", "order", "created_before", "created_after"],
         {"customer": "cust_alice"},
     ),
+    "create_export": Through(lambda c: c.create_export(exported_object="order"), ["request"],
+                             {"request": {"exported_object": "order"}}),
+    "list_exports": Through(lambda c: c.list_exports(order="status"), ["limit", "page", "order"], {"order": "status"}),
+    "get_export": Through(lambda c: c.get_export(c.create_export(exported_object="order").id), ["export_id"]),
+    "download_export": Through(lambda c: c.download_export(c.create_export(exported_object="order").id),
+                               ["export_id"]),
     "qualifications": Through(
         lambda c: c.qualifications(customer={"source_id": "alice"}, options={"limit": 2}),
         ["request"], {"request": {"customer": {"source_id": "alice"}, "options": {"limit": 2}}},
@@ -474,7 +484,8 @@ def test_the_reads_are_the_ones_that_change_nothing() -> None:
     assert reads == {"get_incentive", "validate", "list_stacking_rules", "get_stacking_rules", "qualifications",
                      "list_products", "get_product", "list_skus", "get_sku", "list_product_collections",
                      "list_collection_products", "list_customer_segments", "get_segment", "list_orders",
-                     "list_redemptions", "list_customers", "get_customer", "list_rewards", "get_reward"}
+                     "list_redemptions", "list_customers", "get_customer", "list_rewards", "get_reward",
+                     "list_exports", "get_export", "download_export"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

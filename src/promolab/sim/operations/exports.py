@@ -1,4 +1,4 @@
-"""Exports: `POST /v1/exports` makes one, `GET /v1/exports[/{id}]` reads them, the download serves the CSV.
+"""Exports: the create makes one, the list and get read them, the download serves its CSV.
 
 1. The body is parsed with `ExportRequest` (400 `invalid_payload`); its
    fields, order and filters are checked whole (`export_csv.plan`: 400
