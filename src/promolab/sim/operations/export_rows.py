@@ -41,13 +41,16 @@ _VALUE_OF = {"AMOUNT": "amount_off", "PERCENT": "percent_off", "UNIT": "unit_off
 def _voucher_value(wire: Mapping[str, Any]) -> Cell:
     """The one figure the service's `value` column holds: the discount's
     amount, percent, units or fixed price; a gift card's amount; a loyalty card's points."""
-    if wire.get("gift") is not None:
-        return _at(wire, "gift", "amount")
-    if wire.get("loyalty_card") is not None:
-        return _at(wire, "loyalty_card", "points")
+    value: Cell = None
     discount = wire.get("discount") or {}
     field = _VALUE_OF.get(str(discount.get("type")))
-    return discount.get(field) if field is not None else None
+    if wire.get("gift") is not None:
+        value = _at(wire, "gift", "amount")
+    elif wire.get("loyalty_card") is not None:
+        value = _at(wire, "loyalty_card", "points")
+    elif field is not None:
+        value = discount.get(field)
+    return value
 
 
 def voucher_rows(sim: Simulator) -> list[Row]:
@@ -90,7 +93,7 @@ def redemption_rows(sim: Simulator) -> list[Row]:
     bodies += [render_rollback(state, b) for b in state.rollbacks.values()]
     rows: list[Row] = []
     for wire in sorted(bodies, key=lambda body: str(body["date"])):
-        customer = state.customers.get(wire.get("customer_id")) if wire.get("customer_id") else None
+        customer = state.customers.get(str(wire.get("customer_id")))
         tier = wire.get("promotion_tier")
         campaign_id = _at(wire, "voucher", "campaign_id") or _at(tier, "campaign", "id")
         campaign = state.campaigns.get(campaign_id) if campaign_id else None
