@@ -97,6 +97,7 @@ OBJECTS = [
     ("voucher_transactions", ["id", "type", "source_id", "reason", "source", "balance", "amount", "created_at"],
      "id", _transaction_ids),
 ]
+ALL_OBJECTS = [*(o[0] for o in OBJECTS), "points_expiration"]
 
 
 @pytest.mark.parametrize(("exported_object", "header", "column", "objects"), OBJECTS, ids=[o[0] for o in OBJECTS])
@@ -110,7 +111,7 @@ def test_an_export_holds_each_object_once_under_the_default_header(
     assert answer.parameters["fields"] == header and answer.parameters["order"] == "-created_at"
 
 
-@pytest.mark.parametrize("exported_object", [o[0] for o in OBJECTS])
+@pytest.mark.parametrize("exported_object", ALL_OBJECTS)
 def test_every_documented_field_is_a_column_in_the_order_asked(made: Simulator, exported_object: str) -> None:
     fields = list(KINDS[exported_object].fields)[::-1]
     _, lines = export(made, exported_object, fields=fields)
@@ -156,6 +157,14 @@ def test_voucher_rows_show_the_voucher_object(made: Simulator) -> None:
     assert bob.gift is not None
     assert rows["GIFT-BOB-25"] == ["GIFT-BOB-25", str(bob.gift.balance), "true" if bob.active else "false",
                                    bob.campaign_id or "", str(bob.gift.amount)]
+
+
+def test_points_never_expire_so_their_export_is_its_header(made: Simulator) -> None:
+    answer, lines = export(made, "points_expiration")
+    assert lines == [["id", "campaign_id", "voucher_id", "status", "expires_at", "points"]]
+    assert answer.parameters["order"] == "-expires_at"
+    _, filtered = export(made, "points_expiration", filters={"campaign_id": {"conditions": {"$is": "camp_1"}}})
+    assert len(filtered) == 1
 
 
 # -- order and filters ------------------------------------------------------------------------------
@@ -207,7 +216,7 @@ def test_the_bytes_are_the_same_on_two_runs(_demo_document: dict[str, Any]) -> N
     runs = []
     for _ in range(2):
         sim = exporting_sim(_demo_document)
-        answers = [export(sim, obj, fields=list(KINDS[obj].fields)) for obj, *_ in OBJECTS]
+        answers = [export(sim, obj, fields=list(KINDS[obj].fields)) for obj in ALL_OBJECTS]
         runs.append([(a.id, sim.apply(DOWNLOAD, export_id=a.id)) for a, _ in answers])
     assert runs[0] == runs[1]
 
@@ -253,6 +262,8 @@ def test_a_snapshot_keeps_the_exports(made: Simulator) -> None:
 BAD: list[tuple[dict[str, Any], str, str]] = [
     ({"exported_object": "coupon"}, "invalid_payload", "exported_object"),
     ({"exported_object": "publication"}, "invalid_export_params", "exported_object"),
+    ({"exported_object": "points_expiration", "parameters": {"order": "created_at"}}, "invalid_export_params",
+     "-expires_at"),
     ({"exported_object": "order", "parameters": {"fields": ["id", "nope"]}}, "invalid_export_fields",
      "Allowed fields: id, source_id"),
     ({"exported_object": "order", "parameters": {"fields": ["id", "id"]}}, "invalid_export_fields", "Allowed fields"),

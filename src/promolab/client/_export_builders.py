@@ -22,7 +22,7 @@ def create_export(request: models.ExportRequest | Mapping[str, Any] | None = Non
                   exported_object: models.ExportedObject | None = None, fields: Sequence[str] | None = None,
                   order: str | None = None, filters: Mapping[str, Any] | None = None) -> Prepared[models.Export]:
     """Export `exported_object` (voucher, redemption, customer, order,
-    voucher_transactions) as CSV: its `fields` (the header, in this order;
+    voucher_transactions, points_expiration) as CSV: its `fields` (the header, in this order;
     default the service's), `order`, `filters`. Answers `SCHEDULED`; read it
     back with `get_export` for its `result.url`, or `download_export`."""
     parameters = {k: v for k, v in {"fields": None if fields is None else list(fields), "order": order,

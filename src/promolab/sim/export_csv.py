@@ -86,6 +86,8 @@ KINDS: dict[str, ExportKind] = {kind.name: kind for kind in (
           "id campaign_id voucher_id type source_id reason source balance amount related_transaction_id created_at "
           "details",
           "id type source_id reason source balance amount created_at", "created_at", "-created_at"),
+    _kind("points_expiration", "id campaign_id voucher_id points status expires_at",
+          "id campaign_id voucher_id status expires_at points", "expires_at", "-expires_at"),
 )}
 
 _COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {

@@ -169,6 +169,13 @@ def voucher_transaction_rows(sim: Simulator) -> list[Row]:
     return rows
 
 
+def points_expiration_rows(sim: Simulator) -> list[Row]:
+    """None: the simulator's loyalty points never expire (its programs have
+    no expiration rules), so there is no bucket of points due to expire and
+    the export holds its header only."""
+    return []
+
+
 #: exported_object -> its rows, for the objects the simulator exports.
 ROWS: dict[str, Callable[[Simulator], list[Row]]] = {
     "voucher": voucher_rows,
@@ -176,4 +183,5 @@ ROWS: dict[str, Callable[[Simulator], list[Row]]] = {
     "customer": customer_rows,
     "order": order_rows,
     "voucher_transactions": voucher_transaction_rows,
+    "points_expiration": points_expiration_rows,
 }
