@@ -278,7 +278,8 @@ BAD: list[tuple[dict[str, Any], str, str]] = [
      "invalid_export_params", "parameters.filters.created_at.conditions.$after"),
     ({"exported_object": "order", "parameters": {"filters": {"junction": "xor"}}}, "invalid_export_params",
      "parameters.filters.junction"),
-    ({"exported_object": "order", "parameters": {"campaign_id": "camp_1"}}, "invalid_payload", "campaign_id"),
+    ({"exported_object": "order", "parameters": {"campaign_id": "camp_1"}}, "invalid_export_params",
+     "parameters.campaign_id"),
     ({"exported_object": "order", "parameters": {"colums": ["id"]}}, "invalid_payload", "colums"),
 ]
 

@@ -141,8 +141,12 @@ class ExportPlan:
     junction: str
     #: The filters as asked (with their junction): what the export object shows.
     filters: dict[str, Any]
+    #: Vouchers only: those of this campaign (besides the filters).
+    campaign_id: str | None = None
 
     def keep(self, row: Row) -> bool:
+        if self.campaign_id is not None and row.get("campaign_id") != self.campaign_id:
+            return False
         if not self.conditions:
             return True
         tests = (condition.holds(row) for condition in self.conditions)
@@ -194,12 +198,14 @@ def _conditions(kind: ExportKind, filters: Mapping[str, Any]) -> tuple[str, tupl
 
 
 def plan(exported_object: str, fields: Sequence[str] | None, order: str | None,
-         filters: Mapping[str, Any] | None) -> ExportPlan:
+         filters: Mapping[str, Any] | None, campaign_id: str | None = None) -> ExportPlan:
     """The export's plan, or the 400 of the first thing wrong with it (nothing is read before)."""
     kind = KINDS.get(exported_object)
     if kind is None:
         raise _params_error(f"Property .exported_object: the simulator does not export {exported_object} yet; "
                             f"it exports {', '.join(KINDS)}")
+    if campaign_id is not None and exported_object != "voucher":
+        raise _params_error("Property parameters.campaign_id: only a voucher export takes a campaign_id")
     chosen = tuple(fields) if fields else kind.defaults
     unknown = [name for name in chosen if name not in kind.fields]
     if unknown or len(set(chosen)) != len(chosen):
@@ -211,7 +217,7 @@ def plan(exported_object: str, fields: Sequence[str] | None, order: str | None,
         raise _params_error(f"Property parameters.order should be one of {values}, got {order!r}")
     junction, conditions = _conditions(kind, filters or {})
     shown = {"junction": junction, **{k: v for k, v in (filters or {}).items() if k != "junction"}}
-    return ExportPlan(kind, chosen, order, conditions, junction, shown)
+    return ExportPlan(kind, chosen, order, conditions, junction, shown, campaign_id)
 
 
 def cell(value: Cell) -> str:

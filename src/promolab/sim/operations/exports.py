@@ -22,7 +22,7 @@ from ..export_csv import plan, write_csv
 from ..listing import Listing
 from ..operation import bind
 from ..records import ExportRecord
-from ..refusals import InvalidPayload, NotFound
+from ..refusals import NotFound
 from ..render.exports import render_export
 from ..request_parsing import parse
 from .export_rows import ROWS
@@ -36,13 +36,9 @@ __all__ = ["create_export", "download_export", "get_export", "list_exports"]
 def create_export(sim: Simulator, *, request: object) -> models.Export:
     body = parse(models.ExportRequest, request)
     given = body.parameters or models.ExportParameters()
-    chosen = plan(body.exported_object, given.fields, given.order, given.filters)
     campaign_id = given.campaign_id
-    if campaign_id is not None and body.exported_object != "voucher":
-        raise InvalidPayload("Property .parameters.campaign_id: only a voucher export takes a campaign_id")
+    chosen = plan(body.exported_object, given.fields, given.order, given.filters, campaign_id)
     rows = ROWS[chosen.kind.name](sim)
-    if campaign_id is not None:
-        rows = [row for row in rows if row.get("campaign_id") == campaign_id]
     parameters: dict[str, object] = {"order": chosen.order, "fields": list(chosen.fields), "filters": chosen.filters}
     if campaign_id is not None:
         parameters["campaign_id"] = campaign_id
