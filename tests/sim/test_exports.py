@@ -18,6 +18,8 @@ from typing import Any
 
 import httpx
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 from test_reads_catalogue import reference
 from test_reads_history import history_sim
@@ -165,6 +167,27 @@ def test_points_never_expire_so_their_export_is_its_header(made: Simulator) -> N
     assert answer.parameters["order"] == "-expires_at"
     _, filtered = export(made, "points_expiration", filters={"campaign_id": {"conditions": {"$is": "camp_1"}}})
     assert len(filtered) == 1
+
+
+@pytest.fixture(scope="module")
+def shared(_demo_document: dict[str, Any]) -> Simulator:
+    return exporting_sim(_demo_document)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_fields_in_any_order_are_the_full_exports_columns(shared: Simulator, data: st.DataObject) -> None:
+    """Differential: an export of some fields, in any order, is the export of
+    every field cut to those columns (same rows, same order, same cells)."""
+    exported_object = data.draw(st.sampled_from(ALL_OBJECTS[:-1]))
+    every = list(KINDS[exported_object].fields)
+    fields = data.draw(st.lists(st.sampled_from(every), min_size=1, unique=True))
+    order = data.draw(st.sampled_from([f"{sign}{name}" for name in KINDS[exported_object].sorts for sign in "-+"]))
+    order = order.lstrip("+")
+    _, full = export(shared, exported_object, fields=every, order=order)
+    _, cut = export(shared, exported_object, fields=fields, order=order)
+    assert cut[0] == fields
+    assert cut[1:] == [[line[every.index(name)] for name in fields] for line in full[1:]]
 
 
 # -- order and filters ------------------------------------------------------------------------------
