@@ -190,6 +190,10 @@ CALLS = [
     ClientCall("list_promotion_stacks", (), {"order": "name", "updated_after": "2026-01-01T00:00:00Z"},
                frozenset({"order", "updated_at"})),
     ClientCall("list_campaign_promotion_stacks", (f"camp {ODD}",)), ClientCall("list_categories"),
+    ClientCall("create_export", (), {"exported_object": "order", "fields": ["id"]}),
+    ClientCall("list_exports", (), {"order": "status"}, frozenset({"order"})),
+    ClientCall("get_export", (f"exp {ODD}",)),
+    ClientCall("download_export", (f"exp {ODD}",)),
     ClientCall("control.state"),
     ClientCall("control.reset"),
     ClientCall("control.clock"),
@@ -494,6 +498,12 @@ SERVED: dict[str, Through] = {
     "list_campaign_promotion_stacks": Through(lambda c: c.list_campaign_promotion_stacks("camp_brewers_club"),
                                               ["campaign_id"], {"campaign_id": "camp_brewers_club"}),
     "list_categories": Through(lambda c: c.list_categories(), [], {}),
+    "create_export": Through(lambda c: c.create_export(exported_object="order"), ["request"],
+                             {"request": {"exported_object": "order"}}),
+    "list_exports": Through(lambda c: c.list_exports(order="status"), ["limit", "page", "order"], {"order": "status"}),
+    "get_export": Through(lambda c: c.get_export(c.create_export(exported_object="order").id), ["export_id"]),
+    "download_export": Through(lambda c: c.download_export(c.create_export(exported_object="order").id),
+                               ["export_id"]),
     "qualifications": Through(
         lambda c: c.qualifications(customer={"source_id": "alice"}, options={"limit": 2}),
         ["request"], {"request": {"customer": {"source_id": "alice"}, "options": {"limit": 2}}},
@@ -552,7 +562,8 @@ def test_the_reads_are_the_ones_that_change_nothing() -> None:
                      "list_campaigns", "get_campaign", "get_campaign_summary", "list_vouchers",
                      "get_voucher", "list_campaign_transactions",
                      "list_promotion_tiers", "list_campaign_promotion_tiers", "get_promotion_tier",
-                     "list_promotion_stacks", "list_campaign_promotion_stacks", "list_categories"}
+                     "list_promotion_stacks", "list_campaign_promotion_stacks", "list_categories",
+                     "list_exports", "get_export", "download_export"}
 
 
 # -- apply -------------------------------------------------------------------------------------------

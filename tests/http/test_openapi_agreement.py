@@ -65,6 +65,9 @@ RULES_ID = RULES + "/{stackingRulesId}"
 #: The id the demo's first stacking rules get (ids are seeded).
 RULES_OF_DEMO = "/management/v1/projects/proj_kestrel/stacking-rules/stk_ab6ba985e3051d657a0b1a02"
 
+EXPORT = "/v1/exports/{exportId}"
+#: The id the demo's first export gets (ids are seeded).
+EXPORT_OF_DEMO = "exp_d246e1c11931630f34fb6b72"
 #: The id the demo's first stacked redemption (its parent) gets.
 PARENT_OF_DEMO = "r_ec50f5a1315ac91fb472c318"
 ROLLBACKS = "/v1/redemptions/{parentRedemptionId}/rollbacks"
@@ -256,6 +259,16 @@ SESSION: list[tuple[str, str, str, dict[str, str], Any]] = [
     ("/v1/promotions/{campaignId}/stacks", "GET", "/v1/promotions/camp_brewers_club/stacks", APP, _NO_BODY),
     ("/v1/promotions/{campaignId}/stacks", "GET", "/v1/promotions/camp_nope/stacks", APP, _NO_BODY),  # 404
     ("/v1/categories", "GET", "/v1/categories", APP, _NO_BODY),
+    # exports: one made, one refused, read back, downloaded (its CSV), unknown ids
+    ("/v1/exports", "POST", "/v1/exports", APP, {"exported_object": "redemption",
+                                                  "parameters": {"fields": ["id", "date", "order_amount"]}}),
+    ("/v1/exports", "POST", "/v1/exports", APP, {"exported_object": "order", "parameters": {"fields": ["nope"]}}),  # 400
+    ("/v1/exports", "GET", "/v1/exports?order=-status", APP, _NO_BODY),
+    ("/v1/exports", "GET", "/v1/exports?limit=0", APP, _NO_BODY),  # 400
+    (EXPORT, "GET", f"/v1/exports/{EXPORT_OF_DEMO}", APP, _NO_BODY),
+    (EXPORT, "GET", "/v1/exports/exp_nope", APP, _NO_BODY),  # 404
+    (EXPORT + "/download", "GET", f"/v1/exports/{EXPORT_OF_DEMO}/download", APP, _NO_BODY),
+    (EXPORT + "/download", "GET", "/v1/exports/exp_nope/download", APP, _NO_BODY),  # 404
 ]
 
 
@@ -275,6 +288,10 @@ def test_every_answer_of_a_session_is_what_the_document_says(
         sim.advance(1)  # so that changes get a time of their own
         response = _send(http, method, path, headers, body)
         statuses.setdefault(f"{method} {template}", set()).add(response.status_code)
+        if response.headers.get("content-type", "").startswith("text/csv"):  # an export's CSV: documented as text
+            documented = document["paths"][template][method.lower()]["responses"][str(response.status_code)]
+            assert set(documented["content"]) == {"text/csv"} and response.text.startswith("id,date,order_amount\r\n")
+            continue
         schema = response_schema(document, template, method, response.status_code)
         if schema is None:
             assert response.content == b"", f"{method} {path}: documented without a body"
@@ -379,6 +396,7 @@ BODY_PATHS = {
     "checkEligibility": "/v1/qualifications",
     "redeemStackedDiscounts": "/v1/redemptions",
     "rollbackStackedRedemptions": f"/v1/redemptions/{PARENT_OF_DEMO}/rollbacks",
+    "createExport": "/v1/exports",
 }
 BODY_ROUTES = [r for r in ROUTES if not r.endpoint.control and r.endpoint.request is not None]
 

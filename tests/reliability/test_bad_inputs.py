@@ -537,6 +537,7 @@ _GOOD_BODIES: dict[str, dict[str, Any]] = {
     "qualifications": {"order": {"amount": 5000}},
     "redeem_stacked": {"redeemables": [{"object": "voucher", "id": "WELCOME-OPEN-1"}], "order": {"amount": 5000}},
     "rollback_redemption": {},
+    "create_export": {"exported_object": "order"},
 }
 #: Values of each JSON type, tried in this order: the first a property does not accept is sent.
 _WRONG_TYPES: list[tuple[str, Any]] = [("object", {}), ("array", [1]), ("string", "x"), ("integer", 7),

@@ -97,6 +97,7 @@ def _rules(sim: Simulator) -> dict[str, Any]:
 
 
 #: Every write operation of the catalogue (`test_the_table_covers_every_write` holds it to that).
+EXPORT = {"exported_object": "customer", "parameters": {"fields": ["id", "orders_total_amount"]}}
 CASES: tuple[Case, ...] = (
     Case("purchase_reward", lambda c: {"program_id": "lprg_coffee_club", "member_id": "lmbr_alice",
                                        "request": {"reward_id": "lrew_mug"}},
@@ -135,6 +136,8 @@ CASES: tuple[Case, ...] = (
          _redeemed),
     Case("release_session", lambda c: {"code": "GIFT-ALICE-50", "session_key": "ssn_k"},
          lambda c: ("DELETE", "/v1/vouchers/GIFT-ALICE-50/sessions/ssn_k", APP_HEADERS, None), _session),
+    Case("create_export", lambda c: {"request": EXPORT},
+         lambda c: ("POST", "/v1/exports", APP_HEADERS, EXPORT)),
 )
 BY_CASE = {case.name: case for case in CASES}
 
@@ -383,6 +386,8 @@ STEPS: dict[str, tuple[str, Callable[[int], dict[str, Any]]]] = {
     "rules": ("create_stacking_rules", lambda n: {"project_id": PROJECT, "request": {
         "redeemables_limit": 2 + n % 20}}),
     "advance": ("advance", lambda n: {"seconds": (1, 60, 3600, 86400)[n % 4]}),
+    "export": ("create_export", lambda n: {"request": {
+        "exported_object": ("voucher", "redemption", "customer", "order", "voucher_transactions")[n % 5]}}),
 }
 FIGURES: dict[str, int] = {"sequences": 0, "writes": 0, "failed": 0}
 

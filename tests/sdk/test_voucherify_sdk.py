@@ -103,11 +103,15 @@ IN_SDK: dict[tuple[str, str], str] = {
     ("GET", "/v1/promotions/stacks"): "PromotionsApi.list_all_promotion_stacks",
     ("GET", "/v1/promotions/{}/stacks"): "PromotionsApi.list_promotion_stacks_in_campaign",
     ("GET", "/v1/categories"): "CategoriesApi.list_categories",
+    ("POST", "/v1/exports"): "ExportsApi.create_export",
+    ("GET", "/v1/exports"): "ExportsApi.list_exports",
+    ("GET", "/v1/exports/{}"): "ExportsApi.get_export",
     # Served once the qualifications operation lands.
     ("POST", "/v1/qualifications"): "QualificationsApi.check_eligibility",
 }
 #: Served operations the SDK has no method for.
-NOT_IN_SDK = {"get_incentive", "purchase_reward", "delete_reward", "publish", "validate"}
+NOT_IN_SDK = {"get_incentive", "purchase_reward", "delete_reward", "publish", "validate",
+              "download_export"}  # the SDK's download is the download host's GET /v1/exports/{id}?token=...
 NOT_YET_SERVED = {("POST", "/v1/qualifications")}
 
 _SERIALIZER = re.compile(r"def _(\w+)_serialize\(.*?method='(\w+)',\s*resource_path='([^']+)'", re.DOTALL)

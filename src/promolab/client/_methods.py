@@ -16,6 +16,7 @@ from typing import Any, Generic, ParamSpec, Self, TypeVar, overload
 
 from . import _builders as b
 from . import _campaign_read_builders as cb
+from . import _export_builders as xb
 from . import _loyalty_read_builders as lb
 from . import _promotion_read_builders as pb
 from . import _read_builders as rb
@@ -134,6 +135,10 @@ class Operations:
     list_promotion_stacks = Method(pb.list_promotion_stacks)
     list_campaign_promotion_stacks = Method(pb.list_campaign_promotion_stacks)
     list_categories = Method(pb.list_categories)
+    create_export = Method(xb.create_export)
+    list_exports = Method(xb.list_exports)
+    get_export = Method(xb.get_export)
+    download_export = Method(xb.download_export)
 
 
 class ControlOperations:

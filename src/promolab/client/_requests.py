@@ -93,6 +93,8 @@ def decode(response: httpx.Response, prepared: Prepared[R]) -> R:
     endpoint = prepared.endpoint
     if endpoint.control:
         return cast(R, response.json())
+    if endpoint.media_type != "application/json":  # a text answer (an export's CSV)
+        return cast(R, response.text)
     if endpoint.response is None or response.status_code == 204 or not response.content:
         return cast(R, None)
     model = cast(type[BaseModel], endpoint.response)

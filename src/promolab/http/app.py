@@ -105,6 +105,9 @@ class App:
                 headers=request.headers,
             )
             status, payload = handler(call)
+            media_type = route.endpoint.media_type
+            if media_type != "application/json":  # a text answer (an export's CSV), sent as it is
+                return HttpResponse(status, str(payload).encode(), extra_headers, f"{media_type}; charset=utf-8")
             body_bytes = _encode(payload)
         except SimError as exc:
             return self._fail(exc, extra_headers)

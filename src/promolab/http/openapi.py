@@ -156,6 +156,10 @@ def build_openapi(endpoints: Sequence[Endpoint[Any]]) -> dict[str, Any]:
             }
         if r.status == 204 or r.response is None:
             op["responses"][str(r.status)] = {"description": "No content"}
+        elif r.media_type != "application/json":  # a text answer (an export's CSV)
+            op["responses"][str(r.status)] = {
+                "description": "Success", "content": {r.media_type: {"schema": {"type": "string"}}},
+            }
         else:
             op["responses"][str(r.status)] = {
                 "description": "Success",

@@ -76,6 +76,9 @@ class Endpoint(Generic[R]):
     control: bool = False
     #: Safe to send again after a timeout (the service may have done it).
     idempotent: bool = False
+    #: What a success's body is: JSON, or text of this media type (an
+    #: export's CSV, `text/csv`: the response type is then `str`).
+    media_type: str = "application/json"
 
     def __post_init__(self) -> None:
         placeholders = _PLACEHOLDER.findall(self.path)

@@ -12,7 +12,9 @@ two.
 
 Every path the HTTP face serves (the interface's, those beyond it, the
 control API's) is written here or in a family's module this one gathers
-(`read_endpoints`: the read endpoints of a pull), and nowhere else; the
+(`read_endpoints`, `rule_reads`, `loyalty_reads`, `campaign_reads`,
+`promotion_reads`: the read endpoints of a pull; `export_endpoints`: the
+exports), and nowhere else; the
 `Endpoint` and `Param` themselves are in `models.endpoint`.
 """
 
@@ -20,7 +22,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import campaign_reads, loyalty_reads, promotion_reads, read_endpoints, rule_reads
+from . import (
+    campaign_reads,
+    export_endpoints,
+    loyalty_reads,
+    promotion_reads,
+    read_endpoints,
+    rule_reads,
+)
 from .balance import AddBalanceRequest, BalanceResult
 from .custom_events import CustomEventRequest, CustomEventResult
 from .endpoint import Auth, Endpoint, Param
@@ -176,7 +185,7 @@ READS: tuple[Endpoint[Any], ...] = (
 BEYOND_INTERFACE: tuple[Endpoint[Any], ...] = (
     CREATE_STACKING_RULES, LIST_STACKING_RULES, GET_STACKING_RULES, UPDATE_STACKING_RULES,
     DELETE_STACKING_RULES, VALIDATE_STACKED, QUALIFICATIONS, REDEEM_STACKED, ROLLBACK_REDEMPTION,
-    RELEASE_SESSION, *READS,
+    RELEASE_SESSION, *READS, *export_endpoints.ENDPOINTS,
 )
 
 #: Every operation of the service that promolab serves: the simulator binds

@@ -50,6 +50,7 @@ PREFIXES: dict[str, str] = {
     "order": "ord_",
     "session": "ssn_",
     "promotion_stack": "stack_",
+    "export": "exp_",
 }
 
 

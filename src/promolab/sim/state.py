@@ -26,6 +26,7 @@ from .records import (
     DeliveryAttempt,
     EarningRule,
     EventSchema,
+    ExportRecord,
     GrantedReward,
     Incentive,
     Member,
@@ -108,6 +109,8 @@ class State(Record):
     promotion_stacks: dict[str, PromotionStack] = Field(default_factory=dict, exclude_if=_empty)
     #: Validation sessions (LOCK) by key.
     sessions: dict[str, ValidationSession] = Field(default_factory=dict, exclude_if=_empty)
+    #: Exports and their CSV, by id (docs/decisions.md, "Exports").
+    exports: dict[str, ExportRecord] = Field(default_factory=dict, exclude_if=_empty)
 
     def dump(self) -> dict[str, Any]:
         """JSON-ready image with secrets in clear (a snapshot must restore a

@@ -146,3 +146,9 @@ GET_CUSTOMER = bind(read_endpoints.GET_CUSTOMER, get_customer, write=False)
 
 #: This family's operations, in the order of `read_endpoints.READS`.
 READS = (LIST_CUSTOMERS, GET_CUSTOMER)
+
+
+def profiles(state: State, customers: list[Customer]) -> list[dict[str, Any]]:
+    """The profiles of `customers`, as the list shows them (an export's rows, sim/export_rows.py)."""
+    tallies = _tallies(state, {c.id for c in customers})
+    return [_profile(c, tallies[c.id]) for c in customers]

@@ -16,6 +16,7 @@ from .campaigns import (
 from .catalogue import Collection, Product, Sku
 from .custom_events import EventSchema, MetadataProperty, ReferralConversion, TrackedEvent
 from .customers import Customer, Segment
+from .exports import ExportRecord
 from .loyalty import (
     Card,
     CardDefinition,
@@ -48,6 +49,7 @@ __all__ = [
     "DeliveryAttempt",
     "EarningRule",
     "EventSchema",
+    "ExportRecord",
     "GiftState",
     "GrantedReward",
     "Incentive",
