@@ -20,6 +20,7 @@ EXPECTED = [
     "01-quickstart", "02-compare-tiers", "03-campaign-cost", "04-replay-events",
     "05-loyalty-rewards", "06-what-if", "07-real-service", "08-shadow-run", "09-stacking-and-qualifications",
     "10-campaign-forecast",
+    "11-your-own-project",
 ]
 
 
