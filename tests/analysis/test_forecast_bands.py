@@ -279,3 +279,20 @@ def test_cli_bad_band_options_exit_2_and_write_nothing(orders_file: Path, tmp_pa
 def test_replace_keeps_bands(banded: ForecastResult) -> None:
     """`bands` is a field like the others: a copy keeps it (what `compare_scenarios` and the names rely on)."""
     assert replace(banded, names={}).bands is banded.bands
+
+
+def test_a_response_model_draws_who_redeems_and_the_bands_follow_it(sim: Simulator, sample: pd.DataFrame) -> None:
+    """The draws read the model's chance per order (Rates.chance): with everyone redeeming the band is
+    one point, with the default model fewer redeem and the band opens; the same seed, the same bands."""
+    from promolab.analysis.response import NO_RESPONSE, ResponseModel
+
+    everyone = forecast(sim, sample, costs=CostModel(response=NO_RESPONSE), draws=10, seed=3, progress=False).bands
+    modelled = forecast(sim, sample, costs=CostModel(response=ResponseModel()), draws=10, seed=3, progress=False).bands
+    again = forecast(sim, sample, costs=CostModel(response=ResponseModel()), draws=10, seed=3, progress=False).bands
+    assert everyone is not None and modelled is not None and again is not None
+    flat = everyone.tiers
+    assert (flat["redemptions_p10"] == flat["redemptions_p90"]).all()
+    assert modelled.tiers["redemptions_p50"].sum() < flat["redemptions_p50"].sum()
+    assert (modelled.tiers["redemptions_p90"] >= modelled.tiers["redemptions_p10"]).all()
+    assert (modelled.tiers["redemptions_p90"] > modelled.tiers["redemptions_p10"]).any()
+    assert _parquet(modelled.tiers) == _parquet(again.tiers)
