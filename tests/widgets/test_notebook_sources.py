@@ -21,6 +21,7 @@ EXPECTED = [
     "05-loyalty-rewards", "06-what-if", "07-real-service", "08-shadow-run", "09-stacking-and-qualifications",
     "10-campaign-forecast",
     "11-your-own-project",
+    "12-response-and-optimum",
 ]
 
 
