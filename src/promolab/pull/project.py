@@ -46,9 +46,12 @@ from .reader import Limits, Reader, Sent
 from .rules import read_rules
 from .state_file import StateFile, state_path
 from .unexpressed import Unexpressed, write_report
-from .walk import walk
+from .walk import Window, walk
 
 __all__ = ["PullOptions", "Pulled", "pull", "read_project", "report_path"]
+
+#: A list longer than its 99 pages is read on from the creation instant of the last object read.
+_BY_DATE = Window("created_at[after]", lambda obj: obj.created_at)
 
 #: No pace of our own: as fast as the target answers, its rate-limit headers and 429s obeyed.
 UNPACED = Pace(calls=1, per=0.0)
@@ -134,7 +137,7 @@ def read_project(reader: Reader, tick: Callable[[int], None] = lambda read: None
 
     products = counted(walk(reader, reads.LIST_PRODUCTS))
     collections = counted(walk(reader, reads.LIST_PRODUCT_COLLECTIONS))
-    customers = counted(walk(reader, reads.LIST_CUSTOMERS))
+    customers = counted(walk(reader, reads.LIST_CUSTOMERS, window=_BY_DATE))
     members: dict[str, list[str]] = {}
     orders: list[list[str]] = []
     for customer in customers:
@@ -153,7 +156,7 @@ def read_project(reader: Reader, tick: Callable[[int], None] = lambda read: None
         if campaign.campaign_type == "PROMOTION":  # each campaign's own lists: its tiers in its order
             tiers += counted(walk(reader, promotion_reads.LIST_CAMPAIGN_PROMOTION_TIERS, {"campaign_id": campaign.id}))
             stacks += counted(walk(reader, promotion_reads.LIST_CAMPAIGN_PROMOTION_STACKS, {"campaign_id": campaign.id}))
-    vouchers = counted(walk(reader, campaign_reads.LIST_VOUCHERS))
+    vouchers = counted(walk(reader, campaign_reads.LIST_VOUCHERS, window=_BY_DATE))
     loyalty = counted(walk(reader, loyalty_reads.LIST_LOYALTY_PROGRAMS))
     rules = read_rules(reader)
     promotions = campaigns_part(campaigns, tiers, stacks, vouchers, rules.terms)

@@ -74,6 +74,7 @@ def walk(reader: Reader, endpoint: Endpoint[Any], path_args: Mapping[str, str] |
             name == order.name for name, _ in query):
         query = (*query, (order.name, "created_at"))  # oldest first: the order the project made them in
     pages = _Pages(reader, endpoint, endpoint.url_path(**dict(path_args or {})), list_key(model), progress)
+    pages.window = window
     start = None
     while True:
         asked = list(query) if start is None or window is None else [
@@ -87,7 +88,7 @@ def walk(reader: Reader, endpoint: Endpoint[Any], path_args: Mapping[str, str] |
         if start is not None and last <= start:
             raise PullError(f"{endpoint.name}: more than {pages.reach:,} objects at {format_instant(last)}, "
                             "more than its pages reach from one instant")
-        start = last
+        start = pages.start = last
 
 
 
@@ -104,6 +105,9 @@ class _Pages:
         self.seen: set[str] = set()
         self.items: list[Any] = []
         self.total: int | None = None
+        #: The window being read on, and the instant it restarted from (None: the first pass).
+        self.window: Window | None = None
+        self.start: datetime | None = None
 
     def walk(self, query: list[tuple[str, str]], until: Callable[[Any], bool] | None) -> bool:
         """Pages 1, 2, ... of `query`; True when the list ended, False when its pages ran out first."""
@@ -123,7 +127,7 @@ class _Pages:
                 raise PullError(f"{endpoint.name} {sent.key}: {len(data)} objects on a page of {limit}")
             fresh = [obj for obj in data if obj.id not in self.seen]
             if data and not fresh and page > 1:
-                raise PullError(f"{endpoint.name} {sent.key}: the page repeats objects already read (a loop)")
+                raise self._repeated(sent, data)
             ended = until is not None and any(until(obj) for obj in fresh)
             if ended:
                 fresh = fresh[:next(n for n, obj in enumerate(fresh) if until is not None and until(obj))]
@@ -135,6 +139,15 @@ class _Pages:
                     more is None and len(self.items) >= self.total):
                 return True
         return False
+
+    def _repeated(self, sent: Sent, data: list[Any]) -> PullError:
+        """A page of objects already read: a loop, unless a window read on from an instant
+        finds that instant holds more objects than the pages reach (every one met again)."""
+        if self.window is not None and self.start is not None and all(
+                self.window.instant_of(obj) == self.start for obj in data):
+            return PullError(f"{self.endpoint.name}: more than {self.reach:,} objects at "
+                             f"{format_instant(self.start)}, more than its pages reach from one instant")
+        return PullError(f"{self.endpoint.name} {sent.key}: the page repeats objects already read (a loop)")
 
     def _count(self, sent: Sent) -> None:
         total = self.total or 0
