@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -135,6 +136,26 @@ def test_many_customers_go_to_a_table_beside_the_scenario(tmp_path: Path) -> Non
     pulled = Simulator.from_scenario(out)
     assert pulled.state.customers == original.state.customers
     assert pulled.state.segments == original.state.segments
+
+
+def test_a_campaign_of_many_codes_goes_to_a_table_and_loads_as_the_same_codes(tmp_path: Path) -> None:
+    codes = [{"code": f"SPRING-{n:05d}", **({"metadata": {"batch": n % 7}} if n % 4 == 0 else {}),
+              **({"discount": {"type": "PERCENT", "percent_off": 30, "effect": "APPLY_TO_ORDER"}} if n % 250 == 0 else {}),
+              **({"active": False} if n % 333 == 0 else {})} for n in range(1_200)]
+    document = {"version": 1, "clock": {"start": "2026-05-01T09:00:00Z"}, "campaigns": [
+        {"id": "camp_small", "name": "Small", "type": "DISCOUNT_COUPONS",
+         "discount": {"type": "AMOUNT", "amount_off": 100, "effect": "APPLY_TO_ORDER"}, "vouchers": [{"code": "ONE"}]},
+        {"id": "camp_spring", "name": "Spring", "type": "DISCOUNT_COUPONS",
+         "discount": {"type": "AMOUNT", "amount_off": 500, "effect": "APPLY_TO_ORDER"}, "vouchers": codes}]}
+    original = Simulator.from_scenario(document)
+    out = tmp_path / "many.yaml"
+    pull(target_of(original), out)
+    written = yaml.safe_load(out.read_text(encoding="utf-8"))["campaigns"]
+    one = next(v.id for v in original.state.vouchers.values() if v.code == "ONE")
+    assert written[0]["vouchers"] == [{"id": one, "code": "ONE"}]  # a short list stays inline
+    assert written[1]["vouchers"] == {"table": "many.codes-1.parquet"}
+    pulled = Simulator.from_scenario(out)
+    assert pulled.state.vouchers == original.state.vouchers
 
 
 def test_a_list_past_its_pages_at_one_instant_is_refused_by_name(tmp_path: Path) -> None:

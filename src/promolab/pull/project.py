@@ -194,7 +194,7 @@ def _parquet(frame: pd.DataFrame, path: Path) -> None:
     frame.to_parquet(path, index=False)
 
 
-#: Past this many customers, they go to a Parquet table beside the scenario (docs/scenarios.md, "Long lists as tables").
+#: Past this many customers (or a campaign's codes), they go to a Parquet table beside the scenario (docs/scenarios.md, "Long lists as tables").
 TABLE_ROWS = 1_000
 
 
@@ -209,12 +209,26 @@ def _table(rows: list[dict[str, Any]], path: Path) -> None:
 
 
 def _tables(document: dict[str, Any], out: Path) -> tuple[dict[str, Any], dict[Path, Writer]]:
-    """The document to write (long lists as table references) and the tables' writers."""
+    """The document to write (long lists as table references) and the tables' writers: the customers,
+    and each campaign's codes (`<stem>.codes-<n>.parquet`, n its position: ids need not be file names)."""
+    writers: dict[Path, Writer] = {}
+    written = dict(document)
     customers = document.get("customers", [])
-    if len(customers) <= TABLE_ROWS:
-        return document, {}
-    name = f"{out.stem}.customers.parquet"
-    return {**document, "customers": {"table": name}}, {out.with_name(name): partial(_table, customers)}
+    if len(customers) > TABLE_ROWS:
+        name = f"{out.stem}.customers.parquet"
+        written["customers"] = {"table": name}
+        writers[out.with_name(name)] = partial(_table, customers)
+    campaigns = []
+    for n, campaign in enumerate(document.get("campaigns", [])):
+        codes = campaign.get("vouchers", [])
+        if len(codes) > TABLE_ROWS:
+            name = f"{out.stem}.codes-{n}.parquet"
+            campaign = {**campaign, "vouchers": {"table": name}}
+            writers[out.with_name(name)] = partial(_table, codes)
+        campaigns.append(campaign)
+    if campaigns:
+        written["campaigns"] = campaigns
+    return written, writers
 
 
 def pull(target: Target, out: Path, options: PullOptions = PullOptions()) -> Pulled:
