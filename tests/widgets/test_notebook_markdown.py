@@ -80,7 +80,7 @@ def test_the_check_lets_escaped_and_code_dollars_be(text: str) -> None:
 
 # -- the notebooks -----------------------------------------------------------------------
 def test_every_notebook_is_checked() -> None:
-    assert len(NAMES) == 10 and all((NOTEBOOKS / f"{n}.ipynb").exists() for n in NAMES)
+    assert len(NAMES) == 12 and all((NOTEBOOKS / f"{n}.ipynb").exists() for n in NAMES)
 
 
 @pytest.mark.parametrize("name", NAMES)
