@@ -13,7 +13,8 @@
 
 Layers: `state` (frozen values, pure functions), `controller` (state + the
 analysis it re-runs: `compare_tiers` on the order, `sweep` of the tuned tier
-before/after), `present` and `charts` (text, HTML, PNG of a result), `view`
+before/after; `outlook`: what the edited tier is expected to bring under the
+default response model, its incremental net revenue with a P10-P90 band), `present` and `charts` (text, HTML, PNG of a result), `view`
 (the ipywidgets, thin). `variants` keeps tuned tiers under names and compares
 them with the scenario, over the sample orders or forecast over dated orders
 (`controller.save_variant(...)`, `controller.compare_variants(...)`);
@@ -36,7 +37,8 @@ from typing import TYPE_CHECKING, Any
 
 from .charts import figure_png, variants_figure, whatif_figure
 from .controller import METRICS, ORDER_COLUMNS, WhatIfController, WhatIfResult, sample_orders
-from .present import edit_changes, order_display, readable, status_line, tier_display
+from .outlook import Outlook, outlook
+from .present import edit_changes, order_display, outlook_line, readable, status_line, tier_display
 from .state import (
     EFFECTS,
     TUNABLE_TYPES,
@@ -65,6 +67,7 @@ __all__ = [
     "ORDER_COLUMNS",
     "TUNABLE_TYPES",
     "OrderDraft",
+    "Outlook",
     "SliderSpec",
     "TierEdit",
     "Variant",
@@ -79,6 +82,8 @@ __all__ = [
     "figure_png",
     "min_amount_of",
     "order_display",
+    "outlook",
+    "outlook_line",
     "readable",
     "sample_orders",
     "slider_spec",

@@ -38,6 +38,7 @@ __all__ = [
     "edit_changes",
     "edit_value",
     "order_display",
+    "outlook_line",
     "readable",
     "status_line",
     "tier_display",
@@ -153,6 +154,23 @@ def edit_changes(original: TierEdit, edit: TierEdit, *, currency: str) -> str:
         parts.append(f"minimum order {_minimum(original.min_amount, currency)} -> "
                      f"{_minimum(edit.min_amount, currency)}")
     return "; ".join(parts) or "as in the scenario"
+
+
+def outlook_line(result: WhatIfResult) -> str:
+    """The edited tier's expected incremental net revenue beside its cost, in
+    the result's currency: "cost $1,234.00; expected incremental net revenue
+    $567.00 (P10-P90 $500.00 to $634.00, default response model, 120 orders
+    offered)". The cost is what every reached order would be given; the
+    expectation is what the model says that buys (`outlook.py`)."""
+    cost = _metric("cost", result.tier_table.at["after", "cost"], result.currency)
+    found = result.outlook
+    if found is None:
+        return f"cost {cost}; expected incremental net revenue {MISSING}"
+    def money(cents: float) -> str:
+        return format_money(round(cents), result.currency)
+    return (f"cost {cost}; expected incremental net revenue {money(found.incremental_net_revenue)} "
+            f"(P10-P90 {money(found.p10)} to {money(found.p90)}, default response model, "
+            f"{format_count(found.orders_offered)} orders offered)")
 
 
 def status_line(result: WhatIfResult) -> str:

@@ -23,7 +23,15 @@ import ipywidgets as w
 from ..display import minor_digits, money_unit
 from .charts import DPI, FIGSIZE, figure_png, whatif_figure
 from .controller import WhatIfController, WhatIfResult
-from .present import NO_MATHS, STYLE, order_display, status_line, tier_display, to_html
+from .present import (
+    NO_MATHS,
+    STYLE,
+    order_display,
+    outlook_line,
+    status_line,
+    tier_display,
+    to_html,
+)
 from .variants_view import VariantsPanel
 
 __all__ = ["WhatIfDashboard"]
@@ -87,6 +95,9 @@ class WhatIfDashboard:
         self.order_table.add_class("promolab-order-table")
         self.tier_table = w.HTML(layout=w.Layout(margin="0 0 0 24px"))
         self.tier_table.add_class("promolab-tier-table")
+        #: beside the cost, what it is expected to bring (incremental net revenue, P10-P90)
+        self.outlook = w.HTML()
+        self.outlook.add_class("promolab-outlook")
         # shown at the figure's own pixel size (its fonts are sized for that), narrower if need be
         self.chart = w.Image(format="png", layout=w.Layout(width=f"{round(FIGSIZE[0] * DPI)}px", max_width="100%"))
         self.chart.add_class("promolab-chart")
@@ -105,6 +116,7 @@ class WhatIfDashboard:
             w.HBox([builder, tuner]),
             self.status,
             w.HBox([self.order_table, self.tier_table]),
+            self.outlook,
             self.chart,
             self.variants.widget,
         ])
@@ -163,6 +175,7 @@ class WhatIfDashboard:
         self.tier_table.value = to_html(
             tier_display(result), title=f"{result.edit.tier_id}: before vs after", index=True,
         )
+        self.outlook.value = f'<span class="{NO_MATHS}">{html.escape(outlook_line(result))}</span>'
         self.chart.value = figure_png(whatif_figure(result))
 
     def snapshot_html(self) -> str:
@@ -176,6 +189,7 @@ class WhatIfDashboard:
             f"<p><i>{html.escape(status_line(self.controller.result))}</i></p>"
             f'<div style="display: flex; gap: 24px; align-items: flex-start">'
             f'<div class="promolab-order-table">{self.order_table.value}</div>{self.tier_table.value}</div>'
+            f"<p>{self.outlook.value}</p>"
             f'<img src="data:image/png;base64,{chart}" alt="what-if chart" '
             f'style="width: {width}px; max-width: 100%">'
             "<p><small>A snapshot of the what-if dashboard: run the notebook (or open it with "
