@@ -22,11 +22,6 @@ from promolab.analysis.response import Offers, ResponseModel, expect
 from promolab.widgets import WhatIfController, outlook, outlook_line
 
 
-@pytest.fixture
-def controller(sim: Simulator, orders: pd.DataFrame) -> WhatIfController:
-    return WhatIfController(sim, orders, sample=800)
-
-
 def _direct(sim: Simulator, controller: WhatIfController, kind: str) -> tuple[float, float]:
     """`expect` by hand on the what-if tier's own sweep: the order amount read
     back from the engine's totals (total + discount), not from the controller."""

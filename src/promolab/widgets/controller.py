@@ -30,10 +30,12 @@ import pandas as pd
 
 from ..analysis import compare_tiers, prepare_orders, sweep
 from ..analysis.figures import with_currency
+from ..analysis.optimize import optimize
 from ..analysis.sweep.batch import Chunk
 from ..display import checked_currency
 from ..engine import TierConfigError, TierSpec
 from ..sim import pricing_view
+from .best import BestValue, best_grid, best_of
 from .outlook import Outlook, outlook
 from .state import (
     EFFECTS,
@@ -241,6 +243,22 @@ class WhatIfController:
         """Back to the tuned tier as the scenario defines it."""
         self.edit = self._initial_edit(self.edit.tier_id)
         return self._changed()
+
+    def find_best(self) -> BestValue:
+        """The value of the tuned tier (as edited otherwise) that brings the most
+        expected incremental net revenue under the scenario's budgets, over the
+        sample orders and the default `ResponseModel()` (`best.py`). Changes
+        nothing: `apply_best` sets it."""
+        spec = self.tiers[self.edit.tier_id]
+        return best_of(self.edit, optimize(self.sim, self.orders, best_grid(spec, self.edit)))
+
+    def apply_best(self, best: BestValue) -> WhatIfResult:
+        """Set the value `find_best` chose (for the tier it was found for)."""
+        if best.tier_id != self.edit.tier_id:
+            raise ValueError(f"the best value was found for {best.tier_id}, the tuned tier is {self.edit.tier_id}")
+        if best.value is None:
+            raise ValueError(f"no value to apply: {best.reason}")
+        return self.set_value(best.value)
 
     @property
     def effects(self) -> tuple[str, ...]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Hashable, Iterable
+from dataclasses import replace
 from numbers import Real
 from typing import TYPE_CHECKING
 
@@ -30,11 +31,13 @@ from ..display import (
 from .state import WHATIF_SUFFIX, TierEdit
 
 if TYPE_CHECKING:  # annotations only: the variants module (which the controller imports) uses these words
+    from .best import BestValue
     from .controller import WhatIfResult
 
 __all__ = [
     "NO_MATHS",
     "STYLE",
+    "best_line",
     "edit_changes",
     "edit_value",
     "order_display",
@@ -171,6 +174,21 @@ def outlook_line(result: WhatIfResult) -> str:
     return (f"cost {cost}; expected incremental net revenue {money(found.incremental_net_revenue)} "
             f"(P10-P90 {money(found.p10)} to {money(found.p90)}, default response model, "
             f"{format_count(found.orders_offered)} orders offered)")
+
+
+def best_line(best: BestValue, edit: TierEdit, *, currency: str) -> str:
+    """The "find the best" answer in words: "best for promo_vip_10pct: 25% off,
+    expected incremental net revenue $1,234.00; runner-up 20% off, $56.00 less".
+    `edit`: the tuned tier the answer was found for (its kind reads the values)."""
+    if best.value is None:
+        return f"best for {best.tier_id}: no value meets the constraints ({best.reason})"
+    def shown(value: float) -> str:
+        return edit_value(replace(edit, value=value), currency=currency)
+    text = (f"best for {best.tier_id}: {shown(best.value)}, expected incremental net revenue "
+            f"{format_money(best.objective, currency)}")
+    if best.runner_up is None:
+        return text + "; no runner-up"
+    return text + f"; runner-up {shown(best.runner_up)}, {format_money(best.gap, currency)} less"
 
 
 def status_line(result: WhatIfResult) -> str:
