@@ -37,9 +37,11 @@ from promolab.scenario_file import open_scenario
 from promolab.widgets import (
     WhatIfController,
     WhatIfDashboard,
+    best_line,
     comparison_display,
     figure_png,
     order_display,
+    outlook_line,
     tier_display,
     variants_figure,
     whatif_figure,
@@ -109,6 +111,21 @@ tier_display(scripted.set_effect("APPLY_TO_ITEMS"))
 direct = sweep(sim, orders, [scripted.result.whatif], progress=False).summary()
 print(direct.loc[0, "cost"] == scripted.result.tier_table.at["after", "cost"],
       direct.loc[0, "valid_orders"] == scripted.result.tier_table.at["after", "orders_reached"])
+
+# %% [markdown]
+# ## What the cost buys, and the best value
+#
+# Under the tables the dashboard shows, beside the tuned tier's cost, what it is expected to
+# bring: incremental net revenue under the default response model, with its P10-P90 band (the
+# optimizer's formulas; no cost of goods is known here, so it is an upper bound). **Find the
+# best** asks the optimizer which value of a small grid of the tier's own kind brings the most
+# under the scenario's budgets, with the runner-up and the gap; the tier changes only when
+# **Apply best** is pressed (here: `apply_best`).
+
+# %% tags=["nbval-check-output"]
+print(outlook_line(scripted.result))
+best = scripted.find_best()
+print(best_line(best, scripted.edit, currency=currency))
 
 # %% [markdown]
 # ## Variants: keep a tuning, compare several

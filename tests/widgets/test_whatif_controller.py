@@ -8,7 +8,6 @@ tier, `after` the sweep of the edited copy.
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import matplotlib
 
@@ -31,13 +30,6 @@ from promolab.widgets import (
     tier_display,
     whatif_figure,
 )
-
-ORDERS = Path(__file__).resolve().parents[2] / "data" / "orders" / "sample_orders.parquet"
-
-
-@pytest.fixture(scope="module")
-def orders() -> pd.DataFrame:
-    return pd.read_parquet(ORDERS)
 
 
 @pytest.fixture

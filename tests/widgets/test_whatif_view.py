@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from promolab import Simulator
-from promolab.widgets import WhatIfController, WhatIfDashboard, what_if
+from promolab.widgets import WhatIfController, WhatIfDashboard, outlook_line, what_if
 
 ORDERS = Path(__file__).resolve().parents[2] / "data" / "orders" / "sample_orders.parquet"
 
@@ -83,3 +83,12 @@ def test_changes_made_in_code_show_in_the_controls(dashboard: WhatIfDashboard) -
     assert dashboard.controller.draft.request()["order"]["items"] == [{"product_id": "prod_mug", "quantity": 2}]
     dashboard.controller.select_tier("promo_beans_15")
     assert dashboard.tier.value == "promo_beans_15" and dashboard.value.value == 15.0
+
+
+def test_the_outlook_follows_the_slider_and_is_in_the_snapshot(dashboard: WhatIfDashboard) -> None:
+    first = dashboard.outlook.value
+    assert outlook_line(dashboard.controller.result) in first
+    dashboard.value.value = 20.0
+    assert dashboard.outlook.value != first
+    assert outlook_line(dashboard.controller.result) in dashboard.outlook.value
+    assert dashboard.outlook.value in dashboard.snapshot_html()

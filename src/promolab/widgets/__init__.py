@@ -13,8 +13,11 @@
 
 Layers: `state` (frozen values, pure functions), `controller` (state + the
 analysis it re-runs: `compare_tiers` on the order, `sweep` of the tuned tier
-before/after), `present` and `charts` (text, HTML, PNG of a result), `view`
-(the ipywidgets, thin). `variants` keeps tuned tiers under names and compares
+before/after; `outlook`: what the edited tier is expected to bring under the
+default response model, its incremental net revenue with a P10-P90 band), `present` and `charts` (text, HTML, PNG of a result), `view`
+(the ipywidgets, thin). `best`: "find the best", the optimizer over a
+small grid of the tuned tier's value (`controller.find_best()`, applied only
+by `controller.apply_best(...)`). `variants` keeps tuned tiers under names and compares
 them with the scenario, over the sample orders or forecast over dated orders
 (`controller.save_variant(...)`, `controller.compare_variants(...)`);
 `variants_view` is its panel in the dashboard. Everything but `view` runs without a browser or a
@@ -34,9 +37,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .best import BestValue, best_grid, best_values
 from .charts import figure_png, variants_figure, whatif_figure
 from .controller import METRICS, ORDER_COLUMNS, WhatIfController, WhatIfResult, sample_orders
-from .present import edit_changes, order_display, readable, status_line, tier_display
+from .outlook import Outlook, outlook
+from .present import (
+    best_line,
+    edit_changes,
+    order_display,
+    outlook_line,
+    readable,
+    status_line,
+    tier_display,
+)
 from .state import (
     EFFECTS,
     TUNABLE_TYPES,
@@ -64,7 +77,9 @@ __all__ = [
     "METRICS",
     "ORDER_COLUMNS",
     "TUNABLE_TYPES",
+    "BestValue",
     "OrderDraft",
+    "Outlook",
     "SliderSpec",
     "TierEdit",
     "Variant",
@@ -73,12 +88,17 @@ __all__ = [
     "WhatIfDashboard",
     "WhatIfResult",
     "apply_edit",
+    "best_grid",
+    "best_line",
+    "best_values",
     "comparison_display",
     "edit_changes",
     "edit_of",
     "figure_png",
     "min_amount_of",
     "order_display",
+    "outlook",
+    "outlook_line",
     "readable",
     "sample_orders",
     "slider_spec",

@@ -30,9 +30,13 @@ import pandas as pd
 
 from ..analysis import compare_tiers, prepare_orders, sweep
 from ..analysis.figures import with_currency
+from ..analysis.optimize import optimize
+from ..analysis.sweep.batch import Chunk
 from ..display import checked_currency
 from ..engine import TierConfigError, TierSpec
 from ..sim import pricing_view
+from .best import BestValue, best_grid, best_of
+from .outlook import Outlook, outlook
 from .state import (
     EFFECTS,
     TUNABLE_TYPES,
@@ -53,7 +57,7 @@ from .variants import (
 )
 
 if TYPE_CHECKING:
-    from ..analysis import CostModel, OrderBatch
+    from ..analysis import CostModel, OrderBatch, SweepResult
     from ..sim import Simulator
 
 __all__ = ["METRICS", "ORDER_COLUMNS", "WhatIfController", "WhatIfResult", "sample_orders"]
@@ -101,6 +105,9 @@ class WhatIfResult:
       own dtype (`METRIC_DTYPES`): money in cents, shares in [0, 1];
     - `currency`: what the cents are in (the controller's): every display of
       the result (`present`, `charts`) formats money in it;
+    - `outlook`: what the edited tier is expected to bring over the same
+      orders under the default `ResponseModel()` (incremental net revenue
+      and its P10-P90 band, `outlook.py`); None when `error`;
     - `error`: why the edit could not be evaluated (then `after` is NA).
     """
 
@@ -111,6 +118,7 @@ class WhatIfResult:
     tier_table: pd.DataFrame
     n_orders: int
     currency: str
+    outlook: Outlook | None = None
     error: str | None = None
 
     @property
@@ -163,6 +171,8 @@ class WhatIfController:
         }
         self.orders = sample_orders(orders, sample, seed=seed)
         self.batch: OrderBatch = prepare_orders(sim, self.orders)
+        #: each swept order's amount (cents), as the sweep and the optimizer read it
+        self.amounts: np.ndarray = Chunk(self.batch, 0, self.batch.n_orders).amount
         self.draft = draft or OrderDraft.of(list(self.products))
         first = tier if tier is not None else self.tunable[0]
         self.edit = self._initial_edit(first)
@@ -233,6 +243,22 @@ class WhatIfController:
         """Back to the tuned tier as the scenario defines it."""
         self.edit = self._initial_edit(self.edit.tier_id)
         return self._changed()
+
+    def find_best(self) -> BestValue:
+        """The value of the tuned tier (as edited otherwise) that brings the most
+        expected incremental net revenue under the scenario's budgets, over the
+        sample orders and the default `ResponseModel()` (`best.py`). Changes
+        nothing: `apply_best` sets it."""
+        spec = self.tiers[self.edit.tier_id]
+        return best_of(self.edit, optimize(self.sim, self.orders, best_grid(spec, self.edit)))
+
+    def apply_best(self, best: BestValue) -> WhatIfResult:
+        """Set the value `find_best` chose (for the tier it was found for)."""
+        if best.tier_id != self.edit.tier_id:
+            raise ValueError(f"the best value was found for {best.tier_id}, the tuned tier is {self.edit.tier_id}")
+        if best.value is None:
+            raise ValueError(f"no value to apply: {best.reason}")
+        return self.set_value(best.value)
 
     @property
     def effects(self) -> tuple[str, ...]:
@@ -315,11 +341,15 @@ class WhatIfController:
         candidate = apply_edit(spec, self.edit)
         whatif: TierSpec | None = candidate
         before = self._summary_before(spec.id)
+        expected: Outlook | None = None
         try:
-            after = self._summary(candidate)
+            swept = self._sweep(candidate)
         except (TierConfigError, ValueError) as exc:  # the engine refuses the edited tier
             error, whatif = str(exc), None
             after = dict.fromkeys(METRICS, pd.NA)
+        else:
+            after = _figures(swept)
+            expected = outlook(self.edit.discount_type, self.amounts, _discounts(swept))
         table = pd.DataFrame({
             name: pd.array([before[name], after[name], pd.NA], dtype=dtype) for name, dtype in METRIC_DTYPES.items()
         }, index=pd.Index(STATES, name="state"))
@@ -333,6 +363,7 @@ class WhatIfController:
             tier_table=table,
             n_orders=self.batch.n_orders,
             currency=self.currency,
+            outlook=expected,
             error=error,
         )
 
@@ -342,17 +373,11 @@ class WhatIfController:
             found = self._before[tier_id] = self._summary(tier_id)
         return found
 
+    def _sweep(self, tier: str | TierSpec) -> SweepResult:
+        return sweep(self.sim, self.batch, [tier], progress=False)
+
     def _summary(self, tier: str | TierSpec) -> dict[str, Any]:
-        row = sweep(self.sim, self.batch, [tier], progress=False).summary().iloc[0]
-        return {
-            "orders": row["orders"],
-            "orders_reached": row["valid_orders"],
-            "share_reached": row["share_affected"],
-            "cost": row["cost"],
-            "avg_discount": row["avg_discount"],
-            "cost_per_order": row["cost_per_order"],
-            "max_discount": row["max_discount"],
-        }
+        return _figures(self._sweep(tier))
 
     def _order_table(self, whatif: TierSpec | None) -> pd.DataFrame:
         tiers: list[Any] = []
@@ -378,3 +403,26 @@ class WhatIfController:
         frame.insert(2, "whatif", frame["tier_id"] == whatif_id(self.edit.tier_id))
         frame["whatif"] = frame["whatif"].astype(bool)
         return with_currency(frame[ORDER_COLUMNS].reset_index(drop=True), self.currency)
+
+
+def _figures(swept: SweepResult) -> dict[str, Any]:
+    """The tier table's figures of a one-tier sweep."""
+    row = swept.summary().iloc[0]
+    return {
+        "orders": row["orders"],
+        "orders_reached": row["valid_orders"],
+        "share_reached": row["share_affected"],
+        "cost": row["cost"],
+        "avg_discount": row["avg_discount"],
+        "cost_per_order": row["cost_per_order"],
+        "max_discount": row["max_discount"],
+    }
+
+
+def _discounts(swept: SweepResult) -> np.ndarray:
+    """Per order, what a one-tier sweep's tier gives (cents; 0 where it is not
+    valid or gives no money)."""
+    frame = swept.frame
+    given = frame["discount_amount"].fillna(0).to_numpy(dtype=np.int64)
+    out: np.ndarray = np.where(frame["valid"].to_numpy(dtype=bool), given, 0)
+    return out

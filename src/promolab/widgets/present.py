@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable, Hashable, Iterable
+from dataclasses import replace
 from numbers import Real
 from typing import TYPE_CHECKING
 
@@ -30,14 +31,17 @@ from ..display import (
 from .state import WHATIF_SUFFIX, TierEdit
 
 if TYPE_CHECKING:  # annotations only: the variants module (which the controller imports) uses these words
+    from .best import BestValue
     from .controller import WhatIfResult
 
 __all__ = [
     "NO_MATHS",
     "STYLE",
+    "best_line",
     "edit_changes",
     "edit_value",
     "order_display",
+    "outlook_line",
     "readable",
     "status_line",
     "tier_display",
@@ -153,6 +157,38 @@ def edit_changes(original: TierEdit, edit: TierEdit, *, currency: str) -> str:
         parts.append(f"minimum order {_minimum(original.min_amount, currency)} -> "
                      f"{_minimum(edit.min_amount, currency)}")
     return "; ".join(parts) or "as in the scenario"
+
+
+def outlook_line(result: WhatIfResult) -> str:
+    """The edited tier's expected incremental net revenue beside its cost, in
+    the result's currency: "cost $1,234.00; expected incremental net revenue
+    $567.00 (P10-P90 $500.00 to $634.00, default response model, 120 orders
+    offered)". The cost is what every reached order would be given; the
+    expectation is what the model says that buys (`outlook.py`)."""
+    cost = _metric("cost", result.tier_table.at["after", "cost"], result.currency)
+    found = result.outlook
+    if found is None:
+        return f"cost {cost}; expected incremental net revenue {MISSING}"
+    def money(cents: float) -> str:
+        return format_money(round(cents), result.currency)
+    return (f"cost {cost}; expected incremental net revenue {money(found.incremental_net_revenue)} "
+            f"(P10-P90 {money(found.p10)} to {money(found.p90)}, default response model, "
+            f"{format_count(found.orders_offered)} orders offered)")
+
+
+def best_line(best: BestValue, edit: TierEdit, *, currency: str) -> str:
+    """The "find the best" answer in words: "best for promo_vip_10pct: 25% off,
+    expected incremental net revenue $1,234.00; runner-up 20% off, $56.00 less".
+    `edit`: the tuned tier the answer was found for (its kind reads the values)."""
+    if best.value is None:
+        return f"best for {best.tier_id}: no value meets the constraints ({best.reason})"
+    def shown(value: float) -> str:
+        return edit_value(replace(edit, value=value), currency=currency)
+    text = (f"best for {best.tier_id}: {shown(best.value)}, expected incremental net revenue "
+            f"{format_money(best.objective, currency)}")
+    if best.runner_up is None:
+        return text + "; no runner-up"
+    return text + f"; runner-up {shown(best.runner_up)}, {format_money(best.gap, currency)} less"
 
 
 def status_line(result: WhatIfResult) -> str:

@@ -21,9 +21,19 @@ from typing import Any
 import ipywidgets as w
 
 from ..display import minor_digits, money_unit
+from .best import BestValue
 from .charts import DPI, FIGSIZE, figure_png, whatif_figure
 from .controller import WhatIfController, WhatIfResult
-from .present import NO_MATHS, STYLE, order_display, status_line, tier_display, to_html
+from .present import (
+    NO_MATHS,
+    STYLE,
+    best_line,
+    order_display,
+    outlook_line,
+    status_line,
+    tier_display,
+    to_html,
+)
 from .variants_view import VariantsPanel
 
 __all__ = ["WhatIfDashboard"]
@@ -79,6 +89,17 @@ class WhatIfDashboard:
         self.effect.observe(self._guard(lambda ch: c.set_effect(ch["new"])), names="value")
         self.min_amount.observe(self._guard(self._on_min_amount), names="value")
         self.reset.on_click(lambda _: c.reset_tier())
+        # "find the best": the optimizer over a grid of the tier's value; the tier
+        # changes only when the answer is applied (or the slider is moved)
+        self.find_best = w.Button(description="Find the best", icon="search")
+        self.find_best.add_class("promolab-find-best")
+        self.apply_best = w.Button(description="Apply best", icon="check", disabled=True)
+        self.apply_best.add_class("promolab-apply-best")
+        self.best = w.HTML()
+        self.best.add_class("promolab-best")
+        self._best: BestValue | None = None
+        self.find_best.on_click(lambda _: self._on_find_best())
+        self.apply_best.on_click(lambda _: self._on_apply_best())
 
         # -- outputs
         self.status = w.HTML()
@@ -87,6 +108,9 @@ class WhatIfDashboard:
         self.order_table.add_class("promolab-order-table")
         self.tier_table = w.HTML(layout=w.Layout(margin="0 0 0 24px"))
         self.tier_table.add_class("promolab-tier-table")
+        #: beside the cost, what it is expected to bring (incremental net revenue, P10-P90)
+        self.outlook = w.HTML()
+        self.outlook.add_class("promolab-outlook")
         # shown at the figure's own pixel size (its fonts are sized for that), narrower if need be
         self.chart = w.Image(format="png", layout=w.Layout(width=f"{round(FIGSIZE[0] * DPI)}px", max_width="100%"))
         self.chart.add_class("promolab-chart")
@@ -99,12 +123,14 @@ class WhatIfDashboard:
                        layout=w.Layout(grid_template_columns="repeat(2, 260px)"))],
         )
         tuner = w.VBox([w.HTML("<b>Tier tuner</b>"), self.tier, self.value, self.effect,
-                        w.HBox([self.min_amount, self.reset])])
+                        w.HBox([self.min_amount, self.reset]),
+                        w.HBox([self.find_best, self.apply_best]), self.best])
         self.widget = w.VBox([
             w.HTML(STYLE),
             w.HBox([builder, tuner]),
             self.status,
             w.HBox([self.order_table, self.tier_table]),
+            self.outlook,
             self.chart,
             self.variants.widget,
         ])
@@ -131,6 +157,17 @@ class WhatIfDashboard:
         cents = round(shown * self._min_scale)
         self.controller.set_min_amount(None if (original is None and cents == 0) else cents)
 
+    def _on_find_best(self) -> None:
+        c = self.controller
+        self._best = c.find_best()
+        line = best_line(self._best, c.edit, currency=c.currency)
+        self.best.value = f'<span class="{NO_MATHS}">{html.escape(line)}</span>'
+        self.apply_best.disabled = self._best.value is None
+
+    def _on_apply_best(self) -> None:
+        if self._best is not None and self._best.value is not None:
+            self.controller.apply_best(self._best)
+
     # -- controller -> controls and outputs -------------------------------------------
     def _sync_controls(self) -> None:
         """Controls follow the controller's state (after a tier switch, a reset, or
@@ -155,6 +192,8 @@ class WhatIfDashboard:
 
     def render(self, result: WhatIfResult) -> None:
         self._sync_controls()
+        if self._best is not None and self._best.tier_id != result.edit.tier_id:  # found for another tier
+            self._best, self.best.value, self.apply_best.disabled = None, "", True
         self.status.value = f"<i>{status_line(result)}</i>"
         self.order_table.value = to_html(
             order_display(result), title="This order, every tier",
@@ -163,6 +202,7 @@ class WhatIfDashboard:
         self.tier_table.value = to_html(
             tier_display(result), title=f"{result.edit.tier_id}: before vs after", index=True,
         )
+        self.outlook.value = f'<span class="{NO_MATHS}">{html.escape(outlook_line(result))}</span>'
         self.chart.value = figure_png(whatif_figure(result))
 
     def snapshot_html(self) -> str:
@@ -176,6 +216,7 @@ class WhatIfDashboard:
             f"<p><i>{html.escape(status_line(self.controller.result))}</i></p>"
             f'<div style="display: flex; gap: 24px; align-items: flex-start">'
             f'<div class="promolab-order-table">{self.order_table.value}</div>{self.tier_table.value}</div>'
+            f"<p>{self.outlook.value}</p>"
             f'<img src="data:image/png;base64,{chart}" alt="what-if chart" '
             f'style="width: {width}px; max-width: 100%">'
             "<p><small>A snapshot of the what-if dashboard: run the notebook (or open it with "

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-__all__ = ["Z90", "p90", "spend_variance"]
+__all__ = ["Z90", "p10", "p90", "spend_variance"]
 
 #: The standard normal's 90th percentile (scipy.stats.norm.ppf(0.9)).
 Z90 = 1.2815515655446004
@@ -34,3 +34,9 @@ def spend_variance(redemptions: np.ndarray, orders: np.ndarray, discount: np.nda
 def p90(mean: float, variance: float) -> float:
     """The normal approximation's 90th percentile of spend (cents)."""
     return mean + Z90 * math.sqrt(max(variance, 0.0))
+
+
+def p10(mean: float, variance: float) -> float:
+    """The normal approximation's 10th percentile (the band's low end, the
+    mirror of `p90`: the what-if shows both around its mean)."""
+    return mean - Z90 * math.sqrt(max(variance, 0.0))
