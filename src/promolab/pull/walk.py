@@ -75,8 +75,8 @@ def walk(reader: Reader, endpoint: Endpoint[Any], path_args: Mapping[str, str] |
         query = (*query, (order.name, "created_at"))  # oldest first: the order the project made them in
     pages = _Pages(reader, endpoint, endpoint.url_path(**dict(path_args or {})), list_key(model), progress)
     pages.window = window
-    start = None
     while True:
+        start = pages.start
         asked = list(query) if start is None or window is None else [
             *(pair for pair in query if pair[0] != window.param), (window.param, format_instant(start))]
         if pages.walk(asked, until):
@@ -86,9 +86,8 @@ def walk(reader: Reader, endpoint: Endpoint[Any], path_args: Mapping[str, str] |
                             f"({pages.last_page} pages of {pages.limit}); read {len(pages.items):,}")
         last = window.instant_of(pages.items[-1])
         if start is not None and last <= start:
-            raise PullError(f"{endpoint.name}: more than {pages.reach:,} objects at {format_instant(last)}, "
-                            "more than its pages reach from one instant")
-        start = pages.start = last
+            raise pages.crowded(last)
+        pages.start = last
 
 
 
@@ -105,7 +104,7 @@ class _Pages:
         self.seen: set[str] = set()
         self.items: list[Any] = []
         self.total: int | None = None
-        #: The window being read on, and the instant it restarted from (None: the first pass).
+        #: The window being read on, and the instant the current pass restarted from (None: the first pass).
         self.window: Window | None = None
         self.start: datetime | None = None
 
@@ -145,9 +144,13 @@ class _Pages:
         finds that instant holds more objects than the pages reach (every one met again)."""
         if self.window is not None and self.start is not None and all(
                 self.window.instant_of(obj) == self.start for obj in data):
-            return PullError(f"{self.endpoint.name}: more than {self.reach:,} objects at "
-                             f"{format_instant(self.start)}, more than its pages reach from one instant")
+            return self.crowded(self.start)
         return PullError(f"{self.endpoint.name} {sent.key}: the page repeats objects already read (a loop)")
+
+    def crowded(self, instant: datetime) -> PullError:
+        """One instant holds more objects than the pages reach: a window cannot read past it."""
+        return PullError(f"{self.endpoint.name}: more than {self.reach:,} objects at {format_instant(instant)}, "
+                         "more than its pages reach from one instant")
 
     def _count(self, sent: Sent) -> None:
         total = self.total or 0
