@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..analysis.optimize.spread import p10, p90, spend_variance
-from ..analysis.response import Offers, ResponseModel, expect
+from ..analysis.response import Offers, ResponseModel, depth_of, expect
 
 __all__ = ["Outlook", "outlook"]
 
@@ -62,7 +62,7 @@ def outlook(kind: str, amount: np.ndarray, discount: np.ndarray, model: Response
     offered = (discount > 0) & (amount > 0)
     a, d = amount[offered], discount[offered]
     n = len(a)
-    offers = Offers(depth=d / a, distance=np.zeros(n), kind=np.full(n, kind, dtype=object),
+    offers = Offers(depth=depth_of(d, a), distance=np.zeros(n), kind=np.full(n, kind, dtype=object),
                     segment=np.full(n, "", dtype=object))
     expected = expect(model if model is not None else ResponseModel(), offers, a, d)
     mean = float(expected.incremental_net_revenue.sum())

@@ -32,7 +32,7 @@ from ...sim import pricing_view
 from ..forecast.budget_leaves import budgeted
 from ..forecast.candidates import candidate_tiers
 from ..forecast.costs import CostModel
-from ..response import Offers, ResponseModel, expect
+from ..response import Offers, ResponseModel, depth_of, expect
 from ..sweep import OrderBatch, prepare_orders
 from ..sweep.api import bind_batch
 from ..sweep.batch import Chunk
@@ -195,7 +195,7 @@ class _GroupChunk:
 def _offers(depth_cents: np.ndarray, amount: np.ndarray, kind: np.ndarray, segment: np.ndarray) -> Offers:
     """Depth: the discount over the order amount; distance 0 (an order the
     sweep says qualifies has passed any threshold)."""
-    depth = np.divide(depth_cents, amount, out=np.zeros(len(amount)), where=amount > 0)
+    depth = depth_of(depth_cents, amount)
     return Offers(depth=depth, distance=np.zeros(len(depth)), kind=kind, segment=segment)
 
 

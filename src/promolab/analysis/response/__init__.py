@@ -1,6 +1,6 @@
 """What customers do: response models of ordering and redeeming.
 
-- `Offers`: what each order is offered (depth, distance to a threshold,
+- `Offers`: what each order is offered (depth, `depth_of`, distance to a threshold,
   kind, segment), the only thing a model reads (`offers`).
 - `ResponseModel`: the order lift and the chance to redeem, a documented
   default and the coefficients of a fit; `NO_RESPONSE` switches it off
@@ -27,11 +27,30 @@ from .fit import (
 )
 from .forecast_offers import candidate_chances, tier_kinds, won_offers
 from .model import NO_RESPONSE, ResponseModel
-from .offers import KINDS, Offers
+from .offers import KINDS, Offers, depth_of
 from .split import SPLIT_COLUMNS, incremental_split
 from .synthetic import SyntheticHistory, SyntheticSettings, synthetic_history
 
-__all__ = ["COEFFICIENT_COLUMNS", "COUNT_COLUMNS", "KINDS", "NO_RESPONSE", "OFFER_COLUMNS", "SPLIT_COLUMNS",
-           "Expectation", "FittedResponse", "Offers", "ResponseModel", "SyntheticHistory", "SyntheticSettings",
-           "candidate_chances", "expect", "fit_response", "incremental_split", "response_frame", "synthetic_history",
-           "tier_kinds", "won_offers"]
+__all__ = [
+           "COEFFICIENT_COLUMNS",
+           "COUNT_COLUMNS",
+           "KINDS",
+           "NO_RESPONSE",
+           "OFFER_COLUMNS",
+           "SPLIT_COLUMNS",
+           "Expectation",
+           "FittedResponse",
+           "Offers",
+           "ResponseModel",
+           "SyntheticHistory",
+           "SyntheticSettings",
+           "candidate_chances",
+           "depth_of",
+           "expect",
+           "fit_response",
+           "incremental_split",
+           "response_frame",
+           "synthetic_history",
+           "tier_kinds",
+           "won_offers",
+]

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from .model import ResponseModel
-from .offers import KINDS, Offers
+from .offers import KINDS, Offers, depth_of
 
 if TYPE_CHECKING:
     from ...engine import CompiledTier
@@ -36,15 +36,6 @@ if TYPE_CHECKING:
     from ..forecast.result import ForecastResult
 
 __all__ = ["candidate_chances", "tier_kinds", "won_offers"]
-
-
-def depth_of(discount: np.ndarray, amount: np.ndarray) -> np.ndarray:
-    """Discount over the order's amount (0 where the amount is 0)."""
-    discount = np.asarray(discount, dtype=np.float64)
-    amount = np.asarray(amount, dtype=np.float64)
-    out = np.zeros(len(discount), dtype=np.float64)
-    np.divide(discount, amount, out=out, where=amount > 0)
-    return np.maximum(out, 0.0)
 
 
 def candidate_chances(model: ResponseModel, tiers: Sequence[CompiledTier], found: Candidates,
