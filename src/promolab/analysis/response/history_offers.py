@@ -51,6 +51,7 @@ from .offers import KINDS, Offers, depth_of
 
 if TYPE_CHECKING:
     from ...sim import Simulator
+    from ..sweep import OrderBatch
 
 __all__ = ["HISTORY_OFFER_COLUMNS", "HistoryOffers", "history_offers"]
 
@@ -102,13 +103,12 @@ def history_offers(sim: Simulator, orders: pd.DataFrame, redemptions: pd.DataFra
     `orders` a line-items frame with `placed_at` and `customer_source_id`
     (a pull's, with the shop's other orders), `redemptions` a pull's.
 
-    Raises TypeError for orders that are not a DataFrame, ValueError naming what is wrong: a missing column, a wrong dtype,
-    an order naming a customer the scenario does not hold, a redemptions
-    frame that is not a history's, a `unit` not among "customer", "segment",
-    a `period` not among "week", "day"."""
-    from ...sim import pricing_view
-    from ..sweep.api import prepare_orders, select_tiers, sweep
-    from ..sweep.batch import Chunk
+    Raises TypeError for frames that are not DataFrames, and ValueError
+    naming what is wrong: a missing column, a wrong dtype, an order naming a
+    customer the scenario does not hold, a redemptions frame that is not a
+    history's, a `unit` not among "customer", "segment", a `period` not
+    among "week", "day". Nothing is priced before every check passed."""
+    from ..sweep.api import prepare_orders
 
     if unit not in _UNITS:
         raise ValueError(f"unit must be one of {_UNITS}, got {unit!r}")
@@ -117,6 +117,38 @@ def history_offers(sim: Simulator, orders: pd.DataFrame, redemptions: pd.DataFra
     _checked(orders)
     standing = standing_redemptions(redemptions)
     batch = prepare_orders(sim, orders)
+    who = _customers(batch)
+    offered = _offered(sim, batch)
+    order_ids = pd.Index([str(o) for o in batch.order_ids])
+    pairs = pd.MultiIndex.from_arrays([order_ids[offered.row], offered.tier_ids[offered.column]])
+    tiers = standing[standing["redeemable_type"] == "promotion_tier"]
+    made = pd.MultiIndex.from_arrays([tiers["order_id"].astype(str), tiers["redeemable_id"].astype(str)]).unique()
+    offers = offered.offers(who.segment)
+    frame = response_frame(offers, pairs.isin(made))
+    kept = offers.offered
+    frame.insert(0, "tier_id", pd.array(offered.tier_ids[offered.column][kept], dtype="string"))
+    frame.insert(0, "order_id", pd.array(order_ids[offered.row][kept], dtype="string"))
+    unexplained = int((made.get_level_values(0).isin(order_ids) & ~made.isin(pairs)).sum())
+
+    deepest = np.zeros(batch.n_orders, dtype=np.float64)
+    np.maximum.at(deepest, offered.row[kept], offers.depth[kept])
+    keep = who.code >= 0 if unit == "customer" else np.ones(batch.n_orders, dtype=bool)
+    counts = _counts(_periods(offered.placed_at[keep], period), deepest[keep],
+                     (who.source if unit == "customer" else who.segment)[keep])
+    return HistoryOffers(frame.reset_index(drop=True), counts, batch.n_orders, int((who.code < 0).sum()), unexplained)
+
+
+@dataclass(frozen=True)
+class _Who:
+    """Per order: its customer's code in the batch (-1: none), source id and segment label."""
+
+    code: np.ndarray
+    source: np.ndarray
+    segment: np.ndarray
+
+
+def _customers(batch: OrderBatch) -> _Who:
+    """Who placed each order, as the sweep resolved it; refuses a customer the scenario does not hold."""
     n = batch.n_orders
     code = batch.customer if batch.customer is not None else np.full(n, -1)
     # the sweep prices a source id the scenario does not hold as a stranger: a context without an id
@@ -125,41 +157,49 @@ def history_offers(sim: Simulator, orders: pd.DataFrame, redemptions: pd.DataFra
     if unknown:
         shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
         raise ValueError(f"orders: customer_source_id names customers the scenario does not hold: {shown}")
-    labels = ["+".join(sorted(c.segment_ids)) if c is not None else "" for c in batch.customers]
-    segment = np.array([labels[c] if c >= 0 else "" for c in code.tolist()], dtype=object)
-    who = np.array([batch.customer_labels[c] if c >= 0 else "" for c in code.tolist()], dtype=object)
+    labels = np.array(["+".join(sorted(c.segment_ids)) if c is not None else "" for c in batch.customers] + [""],
+                      dtype=object)
+    sources = np.array([*batch.customer_labels, ""], dtype=object)
+    return _Who(code, sources[code], labels[code])  # code -1 reads the last entry: ""
+
+
+@dataclass(frozen=True)
+class _Offered:
+    """What the sweep found: per (order, tier) that gives something, its row and column, and the sums read."""
+
+    row: np.ndarray
+    column: np.ndarray
+    discount: np.ndarray
+    amount: np.ndarray
+    tier_ids: np.ndarray
+    kinds: np.ndarray
+    placed_at: pd.DatetimeIndex
+
+    def offers(self, segment: np.ndarray) -> Offers:
+        return Offers(depth_of(self.discount, self.amount[self.row]), np.zeros(len(self.row)),
+                      self.kinds[self.column], segment[self.row])
+
+
+def _offered(sim: Simulator, batch: OrderBatch) -> _Offered:
+    """Sweep every active tier over the batch, each order at its own instant."""
+    from ...sim import pricing_view
+    from ..sweep.api import select_tiers, sweep
+    from ..sweep.batch import Chunk
 
     tiers = select_tiers(pricing_view(sim))  # what `sweep` selects by default, in its column order
     result = sweep(sim, batch, progress=False)
-    t = len(tiers)
-    valid = result.frame["valid"].to_numpy().reshape(n, t)
-    discount_column = result.frame["discount_amount"]
-    discount = discount_column.fillna(0).to_numpy(dtype=np.int64).reshape(n, t)
-    gives = valid & (discount > 0) & ~discount_column.isna().to_numpy().reshape(n, t)
-    amount = Chunk(batch, 0, n).amount.astype(np.float64)
-    order_ids = np.asarray(batch.order_ids, dtype=object)
-
+    if result.placed_at is None:  # _checked asked for placed_at: a sweep that is not dated is a bug
+        raise AssertionError("the history's sweep was not dated")
+    n, t = batch.n_orders, len(tiers)
+    given = result.frame["discount_amount"]
+    discount = given.fillna(0).to_numpy(dtype=np.int64).reshape(n, t)
+    # a free item without a price (NA: no monetary value) gives nothing to redeem, as in a forecast
+    gives = result.frame["valid"].to_numpy().reshape(n, t) & (discount > 0) & ~given.isna().to_numpy().reshape(n, t)
     row, column = np.nonzero(gives)  # order-major: each order's offers in tier order
-    tier_ids = np.array([x.id for x in tiers], dtype=object)
-    kinds = np.array([x.kind if x.kind in KINDS else "" for x in tiers], dtype=object)
-    tiers_redeemed = standing[standing["redeemable_type"] == "promotion_tier"]
-    made = set(zip(tiers_redeemed["order_id"].astype(str), tiers_redeemed["redeemable_id"].astype(str), strict=True))
-    pairs = list(zip((str(o) for o in order_ids[row]), tier_ids[column].tolist(), strict=True))
-    offers = Offers(depth_of(discount[row, column], amount[row]), np.zeros(len(row)), kinds[column], segment[row])
-    frame = response_frame(offers, np.array([p in made for p in pairs], dtype=bool))
-    kept = offers.offered
-    frame.insert(0, "tier_id", pd.array(tier_ids[column][kept], dtype="string"))
-    frame.insert(0, "order_id", pd.array([str(o) for o in order_ids[row][kept]], dtype="string"))
-    known = {str(o) for o in order_ids}
-    unexplained = len({m for m in made if m[0] in known} - set(pairs))
-
-    deepest = np.zeros(n, dtype=np.float64)
-    np.maximum.at(deepest, row[kept], offers.depth[kept])
-    assert result.placed_at is not None  # a dated sweep: _checked asked for placed_at
-    keep = code >= 0 if unit == "customer" else np.ones(n, dtype=bool)
-    counts = _counts(_periods(pd.DatetimeIndex(result.placed_at)[keep], period), deepest[keep],
-                     (who if unit == "customer" else segment)[keep])
-    return HistoryOffers(frame.reset_index(drop=True), counts, n, int((code < 0).sum()), unexplained)
+    return _Offered(row, column, discount[row, column], Chunk(batch, 0, n).amount.astype(np.float64),
+                    np.array([x.id for x in tiers], dtype=object),
+                    np.array([x.kind if x.kind in KINDS else "" for x in tiers], dtype=object),
+                    pd.DatetimeIndex(result.placed_at))
 
 
 def _periods(when: pd.DatetimeIndex, period: str) -> list[str]:
