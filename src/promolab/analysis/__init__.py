@@ -23,7 +23,8 @@
   maximising expected incremental net revenue under the budgets' P90 spend).
 - Response: `ResponseModel` (order lift, chance to redeem; `NO_RESPONSE`
   off), `Offers`, `expect`; `fit_response` -> `FittedResponse` (fitted from
-  history, 95 % intervals); `incremental_split` (a forecast's cost as
+  history, 95 % intervals); `history_offers` (its frames from a pulled
+  history: what each order was offered and redeemed); `incremental_split` (a forecast's cost as
   incremental spend and subsidy); `CostModel(response=...)` reads a model.
 - Retro-replay: `retro_replay` (a pulled history priced again before and
   after a change, beside what was redeemed) -> `RetroReplay` (per order,
@@ -77,10 +78,12 @@ from .plots import notebook_style, plot_discount_by_tier, plot_discount_distribu
 from .response import (
     NO_RESPONSE,
     FittedResponse,
+    HistoryOffers,
     Offers,
     ResponseModel,
     expect,
     fit_response,
+    history_offers,
     incremental_split,
 )
 from .retro_replay import RETRO_ORDER_COLUMNS, RETRO_TIER_COLUMNS, RetroReplay, retro_replay
@@ -108,6 +111,7 @@ __all__ = [
     "CostModel",
     "FittedResponse",
     "ForecastResult",
+    "HistoryOffers",
     "Offers",
     "Optimum",
     "OrderBatch",
@@ -131,6 +135,7 @@ __all__ = [
     "expect",
     "fit_response",
     "forecast",
+    "history_offers",
     "incremental_split",
     "notebook_style",
     "optimize",

@@ -29,6 +29,7 @@ import pandas as pd
 
 from .figures import figures
 from .forecast import CostModel, ScenarioComparison, compare_scenarios
+from .standing import standing_redemptions
 
 if TYPE_CHECKING:
     from ..sim import Simulator
@@ -40,15 +41,6 @@ RETRO_ORDER_COLUMNS = ("order_id", "placed_at", "customer", "amount", "actual_di
 RETRO_TIER_COLUMNS = ("tier_id", "actual_redemptions", "actual_discount", "before_redemptions", "before_discount",
                       "after_redemptions", "after_discount", "change")
 _NAMES = ("before", "after")
-
-
-def _standing(redemptions: pd.DataFrame) -> pd.DataFrame:
-    """The redemptions that count: succeeded, and not undone by a rollback that succeeded."""
-    made = redemptions[(redemptions["object"] == "redemption") & (redemptions["result"] == "SUCCESS")]
-    undone = set(redemptions.loc[(redemptions["object"] == "redemption_rollback")
-                                 & (redemptions["result"] == "SUCCESS"), "rolls_back"].dropna())
-    # a redemption undone itself, or a child of a parent undone
-    return made[~made["redemption_id"].isin(undone) & ~made["parent_id"].isin(undone)]
 
 
 @dataclass(frozen=True)
@@ -148,14 +140,7 @@ def retro_replay(before: Simulator, after: Simulator, orders: pd.DataFrame, rede
     """Price the historical `orders` (a line-items frame with `placed_at`) under
     `before` and `after`, and set them beside the history's `redemptions`
     (the frame a pull writes). Raises what `forecast` raises for bad orders."""
-    missing = {"redemption_id", "object", "parent_id", "rolls_back", "result", "order_id", "redeemable_type",
-               "redeemable_id", "discount_amount"} - set(redemptions.columns)
-    if missing:
-        raise ValueError(f"redemptions: not a pulled history's redemptions frame (no {', '.join(sorted(missing))})")
-    try:
-        redemptions = redemptions.astype({"discount_amount": "Int64"})
-    except (TypeError, ValueError):
-        raise ValueError("redemptions: discount_amount must be whole minor units") from None
+    actual = standing_redemptions(redemptions)  # refuses a frame that is not a history's, before any pricing
     comparison = compare_scenarios({"before": before, "after": after}, orders, policy=policy, costs=costs,
                                    progress=progress)
-    return RetroReplay(comparison, _standing(redemptions))
+    return RetroReplay(comparison, actual)

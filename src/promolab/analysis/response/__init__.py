@@ -12,6 +12,9 @@
 - `fit_response` -> `FittedResponse`: a model fitted from an offers frame
   (and order counts), coefficients with 95 % intervals (`fit`);
   `synthetic_history`: histories drawn from a known model (`synthetic`).
+- `history_offers` -> `HistoryOffers`: the two frames of a fit from a
+  pulled history, what each order was offered swept at its own instant and
+  what it redeemed (`history_offers`).
 - `incremental_split`: a forecast's cost per tier or campaign split into
   incremental spend and subsidy, with expected orders (`split`).
 """
@@ -26,6 +29,7 @@ from .fit import (
            response_frame,
 )
 from .forecast_offers import candidate_chances, tier_kinds, won_offers
+from .history_offers import HISTORY_OFFER_COLUMNS, HistoryOffers, history_offers
 from .model import NO_RESPONSE, ResponseModel
 from .offers import KINDS, Offers, depth_of
 from .split import SPLIT_COLUMNS, incremental_split
@@ -34,12 +38,14 @@ from .synthetic import SyntheticHistory, SyntheticSettings, synthetic_history
 __all__ = [
            "COEFFICIENT_COLUMNS",
            "COUNT_COLUMNS",
+           "HISTORY_OFFER_COLUMNS",
            "KINDS",
            "NO_RESPONSE",
            "OFFER_COLUMNS",
            "SPLIT_COLUMNS",
            "Expectation",
            "FittedResponse",
+           "HistoryOffers",
            "Offers",
            "ResponseModel",
            "SyntheticHistory",
@@ -48,6 +54,7 @@ __all__ = [
            "depth_of",
            "expect",
            "fit_response",
+           "history_offers",
            "incremental_split",
            "response_frame",
            "synthetic_history",
