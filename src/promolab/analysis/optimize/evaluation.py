@@ -14,7 +14,10 @@ An option's `value`, what the optimizer maximises, is the difference: the
 expected incremental net revenue the setting adds to the scenario. Groups
 are each evaluated against the rest of the scenario as it is, so values
 add up exactly when the groups' orders do not overlap (segments of one
-tier, tiers reaching different orders).
+tier, tiers reaching different orders). With count limits per day, week or
+month (`Scope.periods`), the expected redemptions and their variance are
+also summed per option and calendar period (`PeriodSums`), the periods cut
+as the budgets count them (`engine.period_key_arrays`).
 """
 
 from __future__ import annotations
