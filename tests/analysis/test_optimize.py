@@ -22,7 +22,7 @@ import pytest
 from promolab import Simulator
 from promolab.analysis import best_tier, sweep
 from promolab.analysis.forecast.candidates import candidate_tiers
-from promolab.analysis.optimize import Optimum, Space, TierGrid, optimize
+from promolab.analysis.optimize import CountLimit, Optimum, Space, TierGrid, optimize
 from promolab.analysis.response import NO_RESPONSE, Offers, ResponseModel, expect
 from promolab.sim import pricing_view
 
@@ -98,15 +98,17 @@ def test_segments_of_a_tier_add_up_to_the_tier() -> None:
 def test_a_given_budget_is_kept(method: str) -> None:
     p90 = beans().table.set_index("option")["spend_p90"]
     limit = int(p90["percent_off=30"]) + 1  # 40 % is over it
+    lifted = CountLimit(10**6, "weekly")  # the scenario's weekly cap of 300, lifted: the money budget decides
     found = optimize(sim(), orders(), TierGrid("promo_beans_15", percent_off=PERCENTS),
-                     budgets={"camp_beans": limit}, method=method)
+                     budgets={"camp_beans": (limit, lifted)}, method=method)
     assert found.feasible
     chosen = found.chosen()
     assert int(chosen["spend_p90"].sum()) <= limit
     best_within = beans().table[beans().table["spend_p90"] <= limit]["value"].max()
     assert found.objective == best_within
-    (budget,) = found.constraints
+    budget, count = found.constraints
     assert budget.name == "budget camp_beans" and budget.slack >= 0
+    assert count.name == "weekly count camp_beans, week of 2026-02-23" and count.bound == 10**6
     assert found.runner_up is not None and found.gap is not None and found.gap >= 0
     assert "$" in found.summary() and "runner-up" in found.summary()
 

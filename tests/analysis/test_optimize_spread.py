@@ -2,7 +2,9 @@
 
 Each order redeems independently with its chance (the `spread` module):
 the closed form's P90 is within 1 % of the empirical P90 of 4,000 seeded
-draws of 3,000 orders, and never below the mean.
+draws of 3,000 orders, and never below the mean; the same for the count of
+redemptions (a sum of Bernoullis, variance `sum p (1 - p)`), what count
+limits are held against.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from promolab.analysis.optimize.spread import p90, spend_variance
+from promolab.analysis.optimize.spread import p90, redemption_variance, spend_variance
 from promolab.analysis.response import Offers, ResponseModel, expect
 
 
@@ -29,6 +31,11 @@ def test_p90_matches_seeded_draws(seed: int) -> None:
     assert abs(drawn.mean() - mean) < 0.01 * mean
     assert p90(mean, variance) == pytest.approx(float(np.quantile(drawn, 0.9)), rel=0.01)
     assert p90(mean, variance) > mean
+    counted = (rng.random((4000, n)) < p[None, :]).sum(axis=1)
+    count_mean, count_variance = float(p.sum()), float(redemption_variance(e.redemptions, e.orders).sum())
+    assert count_variance == pytest.approx(float(counted.var()), rel=0.1)
+    assert p90(count_mean, count_variance) == pytest.approx(float(np.quantile(counted, 0.9)), rel=0.01)
+    assert p90(count_mean, count_variance) > count_mean
 
 
 def test_a_sure_spend_has_no_spread() -> None:

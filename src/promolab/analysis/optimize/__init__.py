@@ -6,15 +6,16 @@
 - `evaluate`: one sweep of every option, each option's expected figures by
   `response.expect` (`evaluation`); its P90 spend (`spread`).
 - `Problem` (`problem`), `best_choice` by MILP or brute force (`solve`),
-  the budgets (`budgets`).
+  the budgets (`budgets`: money, and counts per period as `CountLimit`).
 - `optimize` -> `Optimum` (`api`, `optimum`). docs/response.md, "The best setting".
 """
 
 from .api import optimize
+from .budgets import CountLimit
 from .optimum import Constraint, Optimum
 from .problem import Problem
 from .solve import best_choice, brute_force, solve_milp
 from .space import Option, Space, TierGrid
 
-__all__ = ["Constraint", "Optimum", "Option", "Problem", "Space", "TierGrid", "best_choice", "brute_force",
+__all__ = ["Constraint", "CountLimit", "Optimum", "Option", "Problem", "Space", "TierGrid", "best_choice", "brute_force",
            "optimize", "solve_milp"]

@@ -1,13 +1,16 @@
 """`Optimum`: the answer, typed: what to set, what it brings, what binds.
 
 The chosen option per group, the objective (expected incremental net
-revenue the settings add, cents), every constraint with its slack (a
+revenue the settings add, cents), every constraint with its slack (money
+budgets, count limits per period, the redemption floor; a
 constraint *binds* when its slack is under 1 % of its bound: moving along it
 would be what limits the answer), the runner-up (the best other choice,
 solved again without the optimum) and the gap to it, and the evaluated
 table of every option. An infeasible problem is an `Optimum` too
 (`feasible=False`, `reason`: which constraint cannot be met at all, or that
-they cannot be met together), not an exception.
+they cannot be met together), not an exception. The per-customer limits of
+the groups' tiers, which are not constraints here, are named in `left_out`
+(and the summary) rather than dropped in silence.
 """
 
 from __future__ import annotations
@@ -26,8 +29,9 @@ BINDING_SHARE = 0.01
 
 @dataclass(frozen=True)
 class Constraint:
-    """A budget (`kind="budget"`, cents of summed P90 spend) or the
-    redemption floor (`kind="redemptions"`, expected redemptions)."""
+    """A budget (`kind="budget"`, cents of summed P90 spend), a count limit
+    in one period (`kind="count"`, summed P90 redemptions) or the redemption
+    floor (`kind="redemptions"`, expected redemptions)."""
 
     name: str
     kind: str
@@ -36,7 +40,7 @@ class Constraint:
 
     @property
     def slack(self) -> float:
-        return self.bound - self.used if self.kind == "budget" else self.used - self.bound
+        return self.used - self.bound if self.kind == "redemptions" else self.bound - self.used
 
     @property
     def binding(self) -> bool:
@@ -55,6 +59,8 @@ class Optimum:
     table: pd.DataFrame
     currency: str
     reason: str | None = None
+    #: the groups' per-customer limits (and rules `budgets=` set to None), left to the forecast's walk
+    left_out: tuple[str, ...] = ()
 
     @property
     def gap(self) -> int | None:
@@ -94,6 +100,8 @@ class Optimum:
                              "binds" if c.binding else ""])
         if rows:
             lines.append(text_table(["constraint", "used", "bound", "slack", ""], rows))
+        if self.left_out:
+            lines.append(f"not constrained (left to the forecast's walk): {'; '.join(self.left_out)}")
         if self.runner_up is None:
             lines.append("runner-up: none (no other setting meets the constraints)")
         else:

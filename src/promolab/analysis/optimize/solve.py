@@ -1,7 +1,8 @@
 """The best choice: a MILP on HiGHS (`scipy.optimize.milp`), and brute force.
 
 Binary `x[g, o]`, one option per group (`sum_o x[g, o] = 1`), maximise
-`sum value x` subject to each budget's `sum p90 x <= limit` and
+`sum value x` subject to each bound's `sum use x <= limit` (a budget's P90
+spend, a count limit's P90 redemptions in a period) and
 `sum redemptions x >= floor`: linear, exact, and already a dependency (scipy
 ships HiGHS). Ties are broken the same way by both methods: among the
 choices of the best objective, the one with the smallest option indices,
@@ -56,29 +57,41 @@ class _Model:
             row = np.zeros(self.n)
             row[self.offsets[g]:self.offsets[g + 1]] = 1
             self.rows.append(LinearConstraint(row, 1, 1))
-        for budget in problem.budgets:
+        for bound in problem.bounds:
             row = np.zeros(self.n)
-            for g in budget.groups:
-                row[self.offsets[g]:self.offsets[g + 1]] = problem.p90[g]
+            for g, use in bound.use:
+                row[self.offsets[g]:self.offsets[g + 1]] = use
             s = _scaled(row)
-            self.rows.append(LinearConstraint(row / s, -np.inf, (budget.limit + 0.5) / s))
+            self.rows.append(LinearConstraint(row / s, -np.inf, (bound.limit + 0.5) / s))
         if problem.floor > 0:
             row = np.concatenate(problem.redemptions).astype(np.float64)
             s = _scaled(row)
             self.rows.append(LinearConstraint(row / s, (problem.floor - 0.5) / s, np.inf))
         for choice in exclude:
-            row = np.zeros(self.n)
-            for g, o in enumerate(choice):
-                row[self.offsets[g] + o] = 1
-            self.rows.append(LinearConstraint(row, -np.inf, len(choice) - 1))
+            self.exclude(choice)
+
+    def exclude(self, choice: Choice) -> None:
+        row = np.zeros(self.n)
+        for g, o in enumerate(choice):
+            row[self.offsets[g] + o] = 1
+        self.rows.append(LinearConstraint(row, -np.inf, len(choice) - 1))
 
     def run(self, cost: np.ndarray) -> Choice | None:
-        result = milp(cost, constraints=self.rows, integrality=np.ones(self.n), bounds=Bounds(0, 1),
-                      options={"mip_rel_gap": 0.0, "presolve": True})
-        if result.x is None or result.status != 0:
-            return None
-        x = np.rint(result.x).astype(np.int64)
-        return tuple(int(np.argmax(x[self.offsets[g]:self.offsets[g + 1]])) for g in range(len(self.problem.sizes)))
+        """The solver's choice, checked in whole units: a row scaled to 1 lets
+        HiGHS's feasibility tolerance (~1e-6 of the row) through, which on a
+        bound of 300,000 thousandths is a unit over; such a choice is cut off
+        and the model solved again, so the MILP answers the exact problem."""
+        while True:
+            result = milp(cost, constraints=self.rows, integrality=np.ones(self.n), bounds=Bounds(0, 1),
+                          options={"mip_rel_gap": 0.0, "presolve": True})
+            if result.x is None or result.status != 0:
+                return None
+            x = np.rint(result.x).astype(np.int64)
+            choice = tuple(int(np.argmax(x[self.offsets[g]:self.offsets[g + 1]]))
+                           for g in range(len(self.problem.sizes)))
+            if self.problem.check(choice).feasible:
+                return choice
+            self.exclude(choice)
 
 
 def solve_milp(problem: Problem, exclude: Iterable[Choice] = ()) -> Choice | None:
