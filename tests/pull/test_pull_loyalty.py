@@ -43,7 +43,7 @@ def _loyalty_answers(sim: Simulator) -> dict[str, Any]:
             seen[f"{cid} tiers"] = client.list_loyalty_tiers(cid).model_dump(mode="json")
             seen[f"{cid} rules"] = client.list_earning_rules(cid, limit=100).model_dump(mode="json")
             seen[f"{cid} rewards"] = client.list_reward_assignments(cid, limit=100).model_dump(mode="json")
-            seen[f"{cid} members"] = client.list_members(cid, limit=100, order="code").model_dump(mode="json")
+            seen[f"{cid} members"] = client.list_members(cid, limit=100).model_dump(mode="json")
         for reward in client.list_rewards(limit=100).data:
             seen[f"reward {reward.id}"] = client.get_reward(reward.id).model_dump(mode="json")
     return _undrawn(seen)
@@ -124,8 +124,9 @@ def test_the_report_says_what_the_loyalty_reads_do_not_carry(demo_pulled: Path) 
 
 
 class _Real(httpx.BaseTransport):
-    """The demo as a real project shows it: ids that are not codes, a card of no pulled customer,
-    a points reward, a loyalty tier, an earning rule with a validation rule, a card that spent points."""
+    """The demo as a real project shows it: a card's id that is not its code, a card of no pulled
+    customer, a card that spent points, a points reward, a loyalty tier, an earning rule with a
+    validation rule and one of another kind, an assignment priced in two campaigns."""
 
     def __init__(self, sim: Simulator) -> None:
         self.inner = SimulatorTransport(sim)
@@ -133,11 +134,20 @@ class _Real(httpx.BaseTransport):
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         response = self.inner.handle_request(request)
         path = request.url.path
-        if request.method != "GET" or not path.startswith(("/v1/loyalties/lcdef_stamps/", "/v1/rewards")):
+        if request.method != "GET" or not path.startswith(("/v1/loyalties/lcdef_st", "/v1/rewards")):
             return response
         body = json.loads(response.read())
-        if path.endswith("/members"):
+        if path == "/v1/loyalties/lcdef_stars/members":
+            body["vouchers"][0] |= {"id": "v_alice_stars", "redemption": {"redeemed_quantity": 2, "redeemed_points": 40}}
+        elif path.startswith("/v1/loyalties/lcdef_stars/"):
+            return httpx.Response(response.status_code, json=body)
+        elif path.endswith("/members"):
             body["vouchers"][0] |= {"id": "v_legacy_bob", "holder_id": "cust_nobody"}
+        elif path == "/v1/loyalties/lcdef_stamps/rewards":  # the beans' mug, priced in stamps too
+            body["data"].append({"id": "lrewa_mug", "reward_id": "lrew_mug", "related_object_id": "lcdef_stamps",
+                                 "parameters": {"loyalty": {"points": 4}}, "created_at": "2026-01-01T00:00:00.000Z",
+                                 "object": "reward_assignment"})
+            body["total"] += 1
         elif path.endswith("/tiers"):
             body["data"] = [{"id": "ltr_gold", "name": "Gold", "campaign_id": "lcdef_stamps", "config": {},
                              "created_at": "2026-01-01T00:00:00.000Z", "object": "loyalty_tier"}]
@@ -170,9 +180,14 @@ def test_what_a_real_project_adds_is_reported_and_the_pull_goes_on(tmp_path: Pat
             ("loyalty_tier", "ltr_gold", "campaign_id"),
             ("earning_rule", "ern_stamp", "validation_rule_id"),  # kept, without its conditions
             ("earning_rule", "ern_tier", "loyalty"),  # no scenario incentive earns per tier: left out
-            ("reward", "rew_points", "type")} <= rows
+            ("reward", "rew_points", "type"),
+            ("reward_assignment", "lrewa_mug", "related_object_id"),  # one program's: kept in the beans'
+            ("loyalty_card", "v_alice_stars", "id"),  # a card is its code
+            ("loyalty_card", "v_alice_stars", "redemption.redeemed_points")} <= rows  # spent: the history's
     ours = Simulator.from_scenario(out)
     assert "lcrd_legacy_bob" not in ours.state.cards and "rew_points" not in ours.state.rewards
+    assert ours.state.cards["lcrd_alice_stars"].balance == 12
+    assert [c.card_definition_id for c in ours.state.reward_assignments["lrewa_mug"].costs] == ["lcdef_beans"]
     assert [r.id for r in ours.state.earning_rules.values() if r.event == "order_placed"] == [
         "lern_order", "lern_loyal_stars", "ern_stamp"]
 
