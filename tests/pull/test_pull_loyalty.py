@@ -125,8 +125,9 @@ def test_the_report_says_what_the_loyalty_reads_do_not_carry(demo_pulled: Path) 
 
 class _Real(httpx.BaseTransport):
     """The demo as a real project shows it: a card's id that is not its code, a card of no pulled
-    customer, a card that spent points, a points reward, a loyalty tier, an earning rule with a
-    validation rule and one of another kind, an assignment priced in two campaigns."""
+    customer, a card that spent points, a points reward and a gift card reward of no balance, a
+    loyalty tier, an earning rule with a validation rule and two a scenario cannot hold, an
+    assignment priced in two campaigns."""
 
     def __init__(self, sim: Simulator) -> None:
         self.inner = SimulatorTransport(sim)
@@ -161,13 +162,21 @@ class _Real(httpx.BaseTransport):
                             {"id": "ern_tier", "created_at": "2026-01-01T00:00:00.000Z",
                              "loyalty": {"type": "PROPORTIONAL", "calculation_type": "LOYALTY_TIER"},
                              "event": "order_placed", "source": {}, "active": True, "object": "earning_rule",
-                             "automation_id": "auto_y"}]
-            body["total"] = 2
+                             "automation_id": "auto_y"},
+                            {"id": "ern_items", "created_at": "2026-01-01T00:00:00.000Z",  # names no item
+                             "loyalty": {"type": "PROPORTIONAL", "calculation_type": "ORDER_ITEMS_QUANTITY",
+                                         "order_items": {"quantity": {"every": 1, "points": 1}}},
+                             "event": "order_placed", "source": {}, "active": True, "object": "earning_rule",
+                             "automation_id": "auto_z"}]
+            body["total"] = 3
         elif path == "/v1/rewards":
             body["data"].append({"id": "rew_points", "name": "Bonus points", "type": "CAMPAIGN",
                                  "parameters": {"campaign": {"id": "lcdef_beans", "type": "LOYALTY_PROGRAM"}},
                                  "created_at": "2026-01-01T00:00:00.000Z", "object": "reward"})
-            body["total"] += 1
+            body["data"].append({"id": "rew_no_balance", "name": "A gift card of no balance", "type": "CAMPAIGN",
+                                 "parameters": {"campaign": {"id": "camp_gift", "type": "GIFT_VOUCHERS"}},
+                                 "created_at": "2026-01-01T00:00:00.000Z", "object": "reward"})
+            body["total"] += 2
         return httpx.Response(response.status_code, json=body)
 
 
@@ -180,12 +189,15 @@ def test_what_a_real_project_adds_is_reported_and_the_pull_goes_on(tmp_path: Pat
             ("loyalty_tier", "ltr_gold", "campaign_id"),
             ("earning_rule", "ern_stamp", "validation_rule_id"),  # kept, without its conditions
             ("earning_rule", "ern_tier", "loyalty"),  # no scenario incentive earns per tier: left out
+            ("earning_rule", "ern_items", "loyalty"),  # nor counts the items of no product: left out
             ("reward", "rew_points", "type"),
+            ("reward", "rew_no_balance", "parameters"),  # a gift card reward names its balance: left out
             ("reward_assignment", "lrewa_mug", "related_object_id"),  # one program's: kept in the beans'
             ("loyalty_card", "v_alice_stars", "id"),  # a card is its code
             ("loyalty_card", "v_alice_stars", "redemption.redeemed_points")} <= rows  # spent: the history's
     ours = Simulator.from_scenario(out)
-    assert "lcrd_legacy_bob" not in ours.state.cards and "rew_points" not in ours.state.rewards
+    assert not {"lcrd_legacy_bob", "v_legacy_bob"} & set(ours.state.cards)
+    assert not {"rew_points", "rew_no_balance"} & set(ours.state.rewards)
     assert ours.state.cards["lcrd_alice_stars"].balance == 12
     assert [c.card_definition_id for c in ours.state.reward_assignments["lrewa_mug"].costs] == ["lcdef_beans"]
     assert [r.id for r in ours.state.earning_rules.values() if r.event == "order_placed"] == [

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
 from .. import models
 from ..models import loyalty_reads
 from ..models import read_endpoints as reads
@@ -150,9 +152,26 @@ def _earned(loyalty: Mapping[str, Any], definition: str) -> tuple[str, str, dict
                                                           "card_definition_id": definition, container: {name: inner}}
 
 
+#: The wire model an incentive's detail must fit, as the scenario's loader checks it (`check_incentive`).
+_DETAILS: dict[str, type[BaseModel]] = {"points": models.IncentivePoints,
+                                        "points_proportional": models.PointsProportional}
+
+
+def _fitting(loyalty: Mapping[str, Any], definition: str) -> tuple[str, str, dict[str, Any]] | None:
+    """`_earned`, when its detail is one the scenario loads (a target's odd values are reported, never fatal)."""
+    earned = _earned(loyalty, definition)
+    if earned is None:
+        return None
+    try:
+        _DETAILS[earned[1]].model_validate(earned[2])
+    except ValidationError:
+        return None
+    return earned
+
+
 def _rule(rule: models.LoyaltyEarningRule, definition: str, run: _Pulling) -> dict[str, Any] | None:
     run.out.extend(leftovers("earning_rule", rule, _RULE_KEPT, _RULE_DERIVED))
-    earned = _earned(rule.loyalty, definition)
+    earned = _fitting(rule.loyalty, definition)
     if earned is None or not rule.event:
         what = "no event" if not rule.event else f"its loyalty {rule.loyalty!r}"
         run.left("earning_rule", rule.id, "loyalty" if rule.event else "event",
@@ -266,6 +285,14 @@ def _reward(reward: models.ProjectReward, run: _Pulling) -> dict[str, Any] | Non
         return None
     if missing is not None:
         run.left("reward", reward.id, "parameters", f"the reward gives the {missing}, which is not pulled; left out")
+        return None
+    try:  # as the scenario's loader checks it (`check_reward`): a target's odd values are reported, never fatal
+        if "material" in entry:
+            models.Material.model_validate(entry["material"])
+        else:
+            models.Digital.model_validate(entry["digital"])
+    except ValidationError:
+        run.left("reward", reward.id, "parameters", f"the reward's {reward.parameters!r} is not a scenario's; left out")
         return None
     return spec({**entry, "metadata": reward.metadata})
 
