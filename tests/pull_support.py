@@ -15,6 +15,7 @@ import httpx
 
 from promolab import Simulator
 from promolab.http.transport import SimulatorTransport
+from promolab.pull import pull
 from promolab.shadow import Target
 from promolab.shadow.sides import keys_of
 
@@ -27,6 +28,12 @@ Rewrite = Callable[[httpx.Request, Callable[[], httpx.Response]], httpx.Response
 
 def target_of(sim: Simulator, transport: httpx.BaseTransport | None = None) -> Target:
     return Target("http://promolab.local", keys_of(sim), transport=transport or SimulatorTransport(sim))
+
+
+def pulled_back(original: Simulator, out: Path) -> Simulator:
+    """`original` served, pulled to `out`, and the scenario written loaded: the round trip's other end."""
+    pull(target_of(original), out)
+    return Simulator.from_scenario(out)
 
 
 class Hostile(httpx.BaseTransport):

@@ -63,7 +63,8 @@ print(f"{format_count(len(sent))} orders sent, {format_count(int(sent['redeemed'
 # ## The pull
 #
 # `pull` pages through every list (catalogue, customers, segments, categories, campaigns with
-# their tiers, stacks and codes, validation rules), obeys the target's rate limits, and writes the
+# their tiers, stacks and codes, validation rules, loyalty programs with their members' cards,
+# rewards and earning rules), obeys the target's rate limits, and writes the
 # scenario and, beside it, a report of everything the scenario cannot hold. What no read endpoint
 # says (the project's id, which unlocks its stacking rules, and its time zone, which decides the
 # days and weeks budgets count in) is told. `history_since` also reads the orders and the
@@ -78,8 +79,9 @@ print(f"{format_count(pulled.objects)} objects in {format_count(pulled.calls)} c
       f"{format_count(history.orders['order_id'].nunique())} orders, {format_count(len(history.redemptions))} redemptions")
 
 # %% [markdown]
-# Nothing is dropped silently: the report lists what was left out, here the referral program's
-# settings (the campaign reads do not show them) and the loyalty programs (not pulled yet).
+# Nothing is dropped silently: the report lists what was left out or not read, here the referral
+# program's settings (the campaign reads do not show them) and what the v1 loyalty reads do not
+# say: which campaigns were one program, an earning rule's incentive, an event's properties.
 
 # %% tags=["nbval-check-output"]
 pd.read_csv(report_path(out))[["object", "id", "field"]]

@@ -32,7 +32,7 @@ def test_a_served_simulator_is_pulled_and_the_scenario_validates(served_module: 
     out = tmp_path / "ours.yaml"
     assert main(["pull", "--target", served_module.base_url, "--out", str(out), "--no-progress"]) == 0
     printed = capsys.readouterr().out
-    assert "pulled 110 objects in" in printed and f"scenario: {out}" in printed
+    assert "pulled 133 objects in" in printed and f"scenario: {out}" in printed
     assert report_path(out).exists() and not state_path(out).exists()
     assert main(["validate", "--scenario", str(out), "--json"]) == 0
 

@@ -21,7 +21,7 @@ from .. import models
 from ..sim import InlineTerms, format_instant
 from .unexpressed import Unexpressed, leftovers, spec
 
-__all__ = ["Campaigns", "campaigns_part", "category_entry", "loyalty_left_out"]
+__all__ = ["Campaigns", "campaigns_part", "category_entry"]
 
 _CAMPAIGN_KEPT = ("id", "name", "campaign_type", "active", "start_date", "expiration_date", "validity_timeframe",
                   "validity_day_of_week", "metadata", "join_once", "voucher", "categories", "category_id",
@@ -63,15 +63,6 @@ def _terms(entry: dict[str, Any], terms: Mapping[str, InlineTerms], owner: str) 
         entry["validation_rules"] = found.validation_rules
         entry["applicable_to"] = found.applicable_to
     return entry
-
-
-_LOYALTY_WHY = ("a loyalty program is not pulled yet (its members, cards, rewards and earning rules): "
-                "write it into the scenario's `loyalty`")
-
-
-def loyalty_left_out(programs: Sequence[models.LoyaltyCampaign]) -> list[Unexpressed]:
-    """One row per loyalty campaign the target lists: not pulled, and said so."""
-    return [Unexpressed("campaign", program.id, "campaign_type", _LOYALTY_WHY) for program in programs]
 
 
 def category_entry(category: models.Category) -> dict[str, Any]:
@@ -143,8 +134,11 @@ def campaigns_part(campaigns: Sequence[models.Campaign], tiers: Sequence[models.
     entries: list[dict[str, Any]] = []
     templates: dict[str, dict[str, Any]] = {}
     for campaign in campaigns:
-        if campaign.campaign_type not in _TYPES:  # its cards are its members' (LOYALTY_CARD codes)
-            out.append(Unexpressed("campaign", campaign.id, "campaign_type", _LOYALTY_WHY))
+        if campaign.campaign_type == "LOYALTY_PROGRAM":  # read through the loyalty reads (pull/loyalty.py)
+            continue
+        if campaign.campaign_type not in _TYPES:
+            out.append(Unexpressed("campaign", campaign.id, "campaign_type",
+                                   f"a scenario has no campaign of type {campaign.campaign_type}; left out"))
             continue
         entry = _campaign(campaign, terms, out)
         templates[campaign.id] = {"discount": entry.get("discount")}

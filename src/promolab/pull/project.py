@@ -9,8 +9,9 @@ is written: a pull never leaves a scenario that does not load. The scenario
 and its report are written together or not at all (`output_files`); the
 pages read are kept until then in the state file that `--resume` reads.
 
-What is not read yet (the loyalty programs, reported one row each) is said
-in docs/pull.md; nothing of the target's credentials is written.
+The loyalty programs are read last (`loyalty.read_loyalty`): their members
+must be pulled customers, their rewards' campaigns pulled campaigns. Nothing
+of the target's credentials is written.
 """
 
 from __future__ import annotations
@@ -31,16 +32,17 @@ if TYPE_CHECKING:
     import pandas as pd
 
 from .. import models
-from ..models import campaign_reads, loyalty_reads, promotion_reads
+from ..models import campaign_reads, promotion_reads
 from ..models import read_endpoints as reads
 from ..output_files import Writer, write_all
 from ..shadow import Pace, Pacer, Target
 from ..sim import ScenarioError, Simulator, format_instant
-from .campaigns import campaigns_part, category_entry, loyalty_left_out
+from .campaigns import campaigns_part, category_entry
 from .catalogue import catalogue_part
 from .customers import customers_part, merged_order
 from .errors import PullError
 from .history import History, read_history
+from .loyalty import Known, read_loyalty
 from .project_facts import ProjectFacts, project_part
 from .reader import Limits, Reader, Sent
 from .rules import read_rules
@@ -157,30 +159,30 @@ def read_project(reader: Reader, tick: Callable[[int], None] = lambda read: None
             tiers += counted(walk(reader, promotion_reads.LIST_CAMPAIGN_PROMOTION_TIERS, {"campaign_id": campaign.id}))
             stacks += counted(walk(reader, promotion_reads.LIST_CAMPAIGN_PROMOTION_STACKS, {"campaign_id": campaign.id}))
     vouchers = counted(walk(reader, campaign_reads.LIST_VOUCHERS, window=_BY_DATE))
-    loyalty = counted(walk(reader, loyalty_reads.LIST_LOYALTY_PROGRAMS))
     rules = read_rules(reader)
     promotions = campaigns_part(campaigns, tiers, stacks, vouchers, rules.terms)
+    loyalty = read_loyalty(reader, counted, Known.of(people.customers, promotions.campaigns, catalogue.section))
     document: dict[str, Any] = {"version": 1, "description": f"Pulled from {_origin(reader.target.base_url)}"}
     project, unread = project_part(reader, facts or ProjectFacts())
     if project:
         document["project"] = project
     last = _last_change([*products, *(s for p in products for s in p.skus.data), *collections, *customers,
-                         *categories, *campaigns, *tiers, *stacks, *vouchers])
+                         *categories, *campaigns, *tiers, *stacks, *vouchers, *loyalty.dated])
     if last is not None:
         document["clock"] = {"start": format_instant(last)}
     for key, value in (("catalogue", catalogue.section), ("customers", people.customers),
                        ("segments", people.segments), ("categories", [category_entry(c) for c in categories]),
-                       ("campaigns", promotions.campaigns)):
+                       ("campaigns", promotions.campaigns), *loyalty.sections):
         if value:
             document[key] = value
     objects = (len(products) + len(collections) + len(customers) + len(segments) + len(categories)
-               + len(campaigns) + len(tiers) + len(stacks) + len(vouchers) + len(loyalty))
+               + len(campaigns) + len(tiers) + len(stacks) + len(vouchers) + loyalty.objects)
     history = None
     if history_since is not None:
         history = read_history(reader, history_since, {c.id: c.source_id for c in customers})
         tick(len(history.redemptions) + history.orders["order_id"].nunique())
     unexpressed = unread + catalogue.unexpressed + people.unexpressed + promotions.unexpressed + rules.unexpressed
-    unexpressed += loyalty_left_out(loyalty)
+    unexpressed += loyalty.unexpressed
     return Pulled(document, unexpressed, objects, reader.calls, history)
 
 

@@ -26,6 +26,7 @@ for the wire model `models.Voucher`.
 
 from .clock import TimeOutOfRange, format_instant, parse_instant
 from .explanations import NOT_QUALIFIED_COLUMNS, WHY_NOT_COLUMNS, why_not, why_not_qualified
+from .ids import PREFIXES as ID_PREFIXES
 from .journal import JournalError, resume_journal
 from .loyalty_view import member_view
 from .operation import Operation
@@ -40,6 +41,7 @@ from .publishing_lookups import free_codes, voucher_by_code
 from .records import Credentials, DeliveryAttempt
 from .records import Voucher as VoucherRecord
 from .refusals import InvalidPayload, InvalidQueryParams, NotFound, SimError
+from .render.loyalty import CAMPAIGN_NAME_JOIN, V1_CALCULATION
 from .request_parsing import parse
 from .scenario import ScenarioError, read_scenario, with_changes
 from .sessions import Held, held
@@ -60,6 +62,8 @@ from .webhooks import MAX_ATTEMPTS, SIGNATURE_HEADER
 
 __all__ = [
     "BY_NAME",
+    "CAMPAIGN_NAME_JOIN",
+    "ID_PREFIXES",
     "MAX_ATTEMPTS",
     "NOT_QUALIFIED_COLUMNS",
     "NO_CODE_LEFT",
@@ -68,6 +72,7 @@ __all__ = [
     "RESET",
     "RESTORE",
     "SIGNATURE_HEADER",
+    "V1_CALCULATION",
     "VALIDATE",
     "WHY_NOT_COLUMNS",
     "Credentials",

@@ -29,6 +29,8 @@ from ._time import iso
 from .vouchers import voucher_assets
 
 __all__ = [
+    "CAMPAIGN_NAME_JOIN",
+    "V1_CALCULATION",
     "campaign_name",
     "credited_definition",
     "earning_rule_body",
@@ -44,8 +46,8 @@ __all__ = [
 #: simulator's cards keep their scenario ids as codes).
 _CODE_CONFIG = {"length": 8, "charset": "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ",
                 "pattern": "########"}
-#: v2 `calculation_type` -> (v1 `calculation_type`, sub-object, field).
-_V1_CALCULATION = {
+#: v2 `calculation_type` -> (v1 `calculation_type`, sub-object, field); a pull reads it backwards.
+V1_CALCULATION = {
     "PRE_DISCOUNT_ORDER_AMOUNT": ("ORDER_AMOUNT", "order", "amount"),
     "POST_DISCOUNT_ORDER_AMOUNT": ("ORDER_TOTAL_AMOUNT", "order", "total_amount"),
     "ORDER_METADATA_VALUE": ("ORDER_METADATA", "order", "metadata"),
@@ -111,9 +113,13 @@ def render_card_transaction(record: CardTransaction) -> models.CardTransaction:
     )
 
 
+#: Between a program's name and its card definition's in a v1 campaign's name (a pull splits there).
+CAMPAIGN_NAME_JOIN = ": "
+
+
 def campaign_name(program: Program, definition: CardDefinition) -> str:
     """The v1 campaign's name: the program's, then the card definition's (unique while the programs' names are)."""
-    return f"{program.name}: {definition.name}"
+    return f"{program.name}{CAMPAIGN_NAME_JOIN}{definition.name}"
 
 
 def loyalty_campaign_body(definition: CardDefinition, program: Program, cards: int) -> dict[str, Any]:
@@ -147,7 +153,7 @@ def _v1_loyalty(incentive: Incentive) -> dict[str, Any]:
     if incentive.points is not None:
         return {"type": "FIXED", "points": incentive.points["value"]}
     detail = incentive.points_proportional or {}
-    calculation, container, field = _V1_CALCULATION[detail["calculation_type"]]
+    calculation, container, field = V1_CALCULATION[detail["calculation_type"]]
     given = dict(detail[container][field])
     inner: dict[str, Any] = {"every": given.pop("every"), "points": given.pop("value")}
     targets = given.pop("applicable_to", None)
