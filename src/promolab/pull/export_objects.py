@@ -16,7 +16,7 @@ a code's discount carries its type, value, formula, amount limit, effect
 and unit type, so a code whose discount shows its campaign's on those
 columns inherits its campaign's (as it does on the pages, where it is
 written only when it differs), and one that differs is built from the
-columns, with a report row for what they cannot carry; the publications of
+columns, with a report row for what they cannot carry (`_NOT_CARRIED`); the publications of
 a code are not a column, so a code counts as published once to its holder,
 and the report says so once per export. A code's validation rules are read
 through the rule assignments and a customer's segments per customer, on
@@ -30,11 +30,11 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote
 
 from pydantic import BaseModel, ValidationError
 
 from .. import models
+from ..models import campaign_reads
 from .errors import PullError
 from .exports import ExportAsk, exported_rows
 from .reader import Reader
@@ -66,6 +66,9 @@ _JSON = frozenset({"metadata", "validity_day_of_week"})
 #: A discount's `value` column, by its type: the field it fills (a percent may be a fraction).
 _VALUE_OF = {"AMOUNT": "amount_off", "PERCENT": "percent_off", "UNIT": "unit_off", "FIXED": "fixed_amount"}
 _FORMULA_OF = {"AMOUNT": "amount_off_formula", "PERCENT": "percent_off_formula"}
+#: What a code's own discount may hold that no column carries, by its type (a FIXED one: nothing).
+_NOT_CARRIED = {"AMOUNT": "an aggregated amount limit", "PERCENT": "an aggregated amount limit",
+                "UNIT": "a unit discount's product or SKU, nor an ADD_MANY_ITEMS discount's units"}
 
 Cells = dict[str, Any]
 
@@ -196,13 +199,12 @@ class Exported:
         discount = _discount_of(row)
         if discount is not None and discount == _columns_of(template):
             discount = template  # its campaign's, on every column the export has: inherited whole
-        elif discount is not None and discount["type"] == "UNIT":
+        elif discount is not None and discount["type"] in _NOT_CARRIED:
             self.unexpressed.append(Unexpressed(
-                "voucher", str(row["id"]), "discount", "read through an export, which has no column for a unit "
-                "discount's product or SKU (nor an ADD_MANY_ITEMS discount's units): its own discount is "
-                "the unit count and type alone"))
+                "voucher", str(row["id"]), "discount", f"read through an export, which has no column for "
+                f"{_NOT_CARRIED[discount['type']]}: its own discount is what the discount columns hold"))
         kind, holder, code = row["voucher_type"], row["customer_id"], row["code"] or ""
-        listed = f"/v1/vouchers/{quote(code, safe='')}"
+        listed = campaign_reads.GET_VOUCHER.url_path(code=code)  # its lists' urls: not read, but a voucher has them
         return {
             "id": row["id"], "code": code, "campaign": row["campaign"], "campaign_id": row["campaign_id"],
             "category": row["category"], "type": kind, "discount": discount,
@@ -221,7 +223,7 @@ class Exported:
             "updated_at": row["updated_at"], "holder_id": holder,
             "redemption": {"quantity": row["redemption_quantity"], "redeemed_quantity": row["redemption_count"],
                            "url": f"{listed}/redemptions?page=1&limit=10"},
-            "publish": {"count": 1 if holder else 0, "url": f"/v1/vouchers?campaign={quote(code, safe='')}&page=1&limit=10"},
+            "publish": {"count": 1 if holder else 0, "url": f"{listed}/publications?page=1&limit=10"},
         }
 
 

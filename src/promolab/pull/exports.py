@@ -3,7 +3,7 @@
 A list whose first page declares more objects than its pages reach (the
 service's 99 pages of 100, and all of a scenario's objects made at one
 instant, so no date window gets past them) is read as the service
-recommends for large dumps: `POST /v1/exports` with the columns the pull
+recommends for large dumps: its create (`CREATE_EXPORT`) with the columns the pull
 needs, its status asked for until `DONE` (a bounded number of times:
 `Limits.export_polls`; `ERROR`, or never `DONE`, is a `PullError`), then
 its `result.url` downloaded as one file, bounded like a page but larger

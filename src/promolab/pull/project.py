@@ -2,10 +2,13 @@
 
 The reading goes family by family (the catalogue, customers and their
 segments), each list walked to its end (`walk`), each answer parsed as its
-endpoint declares (`models.read_endpoints`); each family's mapping turns the
+endpoint declares (`models.read_endpoints`), and the customers and codes of
+a list longer than its pages reach read through an export instead
+(`export_objects`: the same wire objects); each family's mapping turns the
 wire objects into the scenario's sections and lists what it cannot hold.
-The document is then loaded, as `promolab validate` would, before anything
-is written: a pull never leaves a scenario that does not load. The scenario
+The scenario is then written under a hidden name and loaded, as `promolab
+validate` would, before anything is put in place: a pull never leaves a
+scenario that does not load. The scenario
 and its report are written together or not at all (`output_files`); the
 pages read are kept until then in the state file that `--resume` reads.
 

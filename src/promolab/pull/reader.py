@@ -2,8 +2,9 @@
 
 The target may be anything at the end of a URL, so nothing it sends is
 trusted: a body is read in chunks and refused past `Limits.max_page_bytes`
-(a 50 MB page never sits in memory whole), a request and the whole read of
-its body have a deadline, the JSON must be an object, and it must parse as
+(a 50 MB page never sits in memory whole; an export's file, a whole list,
+past `Limits.max_export_bytes`), a request and the whole read of its body
+have a deadline, the JSON must be an object, and it must parse as
 the endpoint's response model (`models.endpoints`: the same declaration the
 simulator answers from). A 429 is waited out through the shadow run's
 `Pacer` (its `Retry-After` and `X-Rate-Limit-*` reading, its retries); any
