@@ -42,7 +42,7 @@ SHORT = Limits(max_pages=2, export_polls=3, export_poll_every=0.0)
 
 def _project() -> dict[str, Any]:
     """The demo, with 250 more customers (a segment of some) and a campaign of 300 codes (some with
-    their own discount, a metadata, a holder, a limit): every list past two pages, at one instant."""
+    their own discount, a metadata, a holder, a limit, dates): every list past two pages, at one instant."""
     doc: dict[str, Any] = yaml.safe_load((SCENARIOS / "demo.yaml").read_text(encoding="utf-8"))
     extra = [{"source_id": f"bulk-{n:03d}", "name": f"Bulk {n}", **({"metadata": {"tier": n % 3}} if n % 5 == 0 else {})}
              for n in range(250)]
@@ -56,6 +56,11 @@ def _project() -> dict[str, Any]:
               **({"holder": f"bulk-{n:03d}"} if n < 250 and n % 11 == 0 else {}),
               **({"redemption_quantity": 3} if n % 13 == 0 else {}),
               **({"active": False} if n % 17 == 0 else {})} for n in range(300)]
+    for n in (7, 77, 147):  # a unit discount of their own, dates, a note
+        codes[n]["discount"] = {"type": "UNIT", "unit_off": 1, "unit_type": "prod_beans_ethiopia",
+                                "effect": "ADD_MISSING_ITEMS"}
+        codes[n + 1].update(start_date="2026-02-01T00:00:00Z", expiration_date="2026-12-31T00:00:00Z",
+                            additional_info=f"note {n}")
     doc["campaigns"] = [*doc["campaigns"], {
         "id": "camp_bulk", "name": "Bulk $5", "type": "DISCOUNT_COUPONS",
         "discount": {"type": "AMOUNT", "amount_off": 500, "effect": "APPLY_TO_ORDER"}, "vouchers": codes}]
@@ -94,7 +99,9 @@ def test_the_export_path_writes_the_page_paths_bytes(pulled: tuple[Simulator, Pa
     assert sorted(record.exported_object for record in served.state.exports.values()) == ["customer", "voucher"]
     assert _files(exported) == _files(paged)  # the scenario and its tables (customers, codes), byte for byte
     paged_rows, exported_rows = _report(paged), _report(exported)
-    own = {v.id for v in served.state.vouchers.values() if v.code.startswith("BULK-") and int(v.code[5:]) % 60 == 0}
+    own_codes = {code["code"] for code in _project()["campaigns"][-1]["vouchers"] if "discount" in code}
+    own = {v.id for v in served.state.vouchers.values() if v.code in own_codes}
+    assert len(own) == 8
     # what the export's columns cannot carry, and nothing else: the publications, each own discount's rest
     assert exported_rows - paged_rows == {("voucher", "", "publish.count"), *(("voucher", v, "discount") for v in own)}
     assert paged_rows <= exported_rows
