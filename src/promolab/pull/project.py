@@ -8,9 +8,9 @@ a list longer than its pages reach read through an export instead
 wire objects into the scenario's sections and lists what it cannot hold.
 The scenario is then written under a hidden name and loaded, as `promolab
 validate` would, before anything is put in place: a pull never leaves a
-scenario that does not load. The scenario
-and its report are written together or not at all (`output_files`); the
-pages read are kept until then in the state file that `--resume` reads.
+scenario that does not load. The scenario and its report are written
+together or not at all (`output_files`); the pages read are kept until then
+in the state file that `--resume` reads.
 
 What is not read yet (the loyalty programs, reported one row each) is said
 in docs/pull.md; nothing of the target's credentials is written.
