@@ -85,7 +85,7 @@ def _finished(reader: Reader, export_id: str) -> str:
     endpoint = export_endpoints.GET_EXPORT
     sent = Sent(endpoint, endpoint.url_path(export_id=export_id))
     limits = reader.limits
-    for poll in range(limits.export_polls):
+    for poll in range(max(limits.export_polls, 1)):  # asked once at least
         export = reader.fresh(sent, models.Export)
         if export.status == "ERROR":
             raise PullError(f"get_export {export_id}: the target's export failed (status ERROR)")
