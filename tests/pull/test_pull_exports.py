@@ -219,3 +219,23 @@ def test_a_resumed_pull_creates_no_export_again(project: dict[str, Any], pulled:
     assert [p for p in again.paths if "/v1/exports" in p] == [f"GET /v1/exports/{export}{end}" for export in
                                                              list(served.state.exports)[1:] for end in ("", "/download")]
     assert _files(out) == _files(pulled[2])
+
+
+def test_an_export_in_progress_is_waited_for(project: dict[str, Any], pulled: tuple[Simulator, Path, Path],
+                                              tmp_path: Path) -> None:
+    """A target whose exports are IN_PROGRESS at their first two looks: the third (the last SHORT allows) finds
+    them DONE, and the pull ends as if they had been DONE at once."""
+    served = Simulator.from_scenario(project)
+    looks: dict[str, int] = {}
+    slow = _status("IN_PROGRESS")
+
+    def rewrite(path: str, response: httpx.Response) -> httpx.Response | None:
+        if path.startswith("/v1/exports/") and not path.endswith("/download"):
+            looks[path] = looks.get(path, 0) + 1
+            return slow(path, response) if looks[path] < SHORT.export_polls else None
+        return None
+
+    out = tmp_path / "pulled.yaml"
+    pull(target_of(served, _Rewriting(served, rewrite)), out, PullOptions(limits=SHORT, project=_facts(served)))
+    assert sorted(looks.values()) == [3, 3]
+    assert _files(out) == _files(pulled[2])
