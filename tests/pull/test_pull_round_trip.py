@@ -158,16 +158,3 @@ def test_a_campaign_of_many_codes_goes_to_a_table_and_loads_as_the_same_codes(tm
     assert written[1]["vouchers"] == {"table": "many.codes-1.parquet"}
     pulled = Simulator.from_scenario(out)
     assert pulled.state.vouchers == original.state.vouchers
-
-
-def test_a_list_past_its_pages_at_one_instant_is_refused_by_name(tmp_path: Path) -> None:
-    """10,500 customers made at one instant: 99 pages of 100, then the date window finds the same
-    instant again; the pull says so (no loop reported, no file written)."""
-    from promolab.pull import PullError
-
-    sim = Simulator.from_scenario({"customers": [{"source_id": f"c{i:05d}"} for i in range(10_500)]})
-    out = tmp_path / "p.yaml"
-    with pytest.raises(PullError, match=r"^list_customers: more than 9,900 objects at 2026-01-01T00:00:00.000Z, "
-                                        r"more than its pages reach from one instant$"):
-        pull(target_of(sim), out)
-    assert not out.exists() and not report_path(out).exists()

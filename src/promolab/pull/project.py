@@ -2,12 +2,15 @@
 
 The reading goes family by family (the catalogue, customers and their
 segments), each list walked to its end (`walk`), each answer parsed as its
-endpoint declares (`models.read_endpoints`); each family's mapping turns the
+endpoint declares (`models.read_endpoints`), and the customers and codes of
+a list longer than its pages reach read through an export instead
+(`export_objects`: the same wire objects); each family's mapping turns the
 wire objects into the scenario's sections and lists what it cannot hold.
-The document is then loaded, as `promolab validate` would, before anything
-is written: a pull never leaves a scenario that does not load. The scenario
-and its report are written together or not at all (`output_files`); the
-pages read are kept until then in the state file that `--resume` reads.
+The scenario is then written under a hidden name and loaded, as `promolab
+validate` would, before anything is put in place: a pull never leaves a
+scenario that does not load. The scenario and its report are written
+together or not at all (`output_files`); the pages read are kept until then
+in the state file that `--resume` reads.
 
 The loyalty programs are read last (`loyalty.read_loyalty`): their members
 must be pulled customers, their rewards' campaigns pulled campaigns. Nothing
@@ -17,6 +20,8 @@ of the target's credentials is written.
 from __future__ import annotations
 
 import json
+import os
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -41,6 +46,7 @@ from .campaigns import campaigns_part, category_entry
 from .catalogue import catalogue_part
 from .customers import customers_part, merged_order
 from .errors import PullError
+from .export_objects import Exported
 from .history import History, read_history
 from .loyalty import Known, read_loyalty
 from .project_facts import ProjectFacts, project_part
@@ -137,9 +143,10 @@ def read_project(reader: Reader, tick: Callable[[int], None] = lambda read: None
         tick(len(items))
         return items
 
+    exported = Exported(reader)  # the lists longer than their pages reach
     products = counted(walk(reader, reads.LIST_PRODUCTS))
     collections = counted(walk(reader, reads.LIST_PRODUCT_COLLECTIONS))
-    customers = counted(walk(reader, reads.LIST_CUSTOMERS, window=_BY_DATE))
+    customers = counted(walk(reader, reads.LIST_CUSTOMERS, window=_BY_DATE, beyond=exported.customers))
     members: dict[str, list[str]] = {}
     orders: list[list[str]] = []
     for customer in customers:
@@ -158,7 +165,8 @@ def read_project(reader: Reader, tick: Callable[[int], None] = lambda read: None
         if campaign.campaign_type == "PROMOTION":  # each campaign's own lists: its tiers in its order
             tiers += counted(walk(reader, promotion_reads.LIST_CAMPAIGN_PROMOTION_TIERS, {"campaign_id": campaign.id}))
             stacks += counted(walk(reader, promotion_reads.LIST_CAMPAIGN_PROMOTION_STACKS, {"campaign_id": campaign.id}))
-    vouchers = counted(walk(reader, campaign_reads.LIST_VOUCHERS, window=_BY_DATE))
+    exported.know_campaigns(campaigns)
+    vouchers = counted(walk(reader, campaign_reads.LIST_VOUCHERS, window=_BY_DATE, beyond=exported.vouchers))
     rules = read_rules(reader)
     promotions = campaigns_part(campaigns, tiers, stacks, vouchers, rules.terms)
     loyalty = read_loyalty(reader, counted, Known.of(people.customers, promotions.campaigns, catalogue.section))
@@ -182,7 +190,7 @@ def read_project(reader: Reader, tick: Callable[[int], None] = lambda read: None
         history = read_history(reader, history_since, {c.id: c.source_id for c in customers})
         tick(len(history.redemptions) + history.orders["order_id"].nunique())
     unexpressed = unread + catalogue.unexpressed + people.unexpressed + promotions.unexpressed + rules.unexpressed
-    unexpressed += loyalty.unexpressed
+    unexpressed += loyalty.unexpressed + exported.unexpressed
     return Pulled(document, unexpressed, objects, reader.calls, history)
 
 
@@ -233,6 +241,25 @@ def _tables(document: dict[str, Any], out: Path) -> tuple[dict[str, Any], dict[P
     return written, writers
 
 
+def _loaded(scenario: dict[Path, Writer], folder: Path, out: Path) -> dict[Path, Writer]:
+    """The scenario's files written into `folder` and loaded from there, as `promolab validate` would
+    load them (the YAML and its tables: a document of 100,000 codes is past the parsing limits
+    inline, not with its long lists as tables), then writers that move each into place."""
+    staged = {path: folder / path.name for path in scenario}
+    for path, write in scenario.items():
+        write(staged[path])
+    try:
+        Simulator.from_scenario(staged[out])
+    except ScenarioError as exc:
+        message = str(exc).replace(str(staged[out]), str(out))
+        raise PullError(f"the pulled project does not load as a scenario: {message}") from None
+    return {path: partial(_moved, staged[path]) for path in scenario}
+
+
+def _moved(source: Path, path: Path) -> None:
+    os.replace(source, path)
+
+
 def pull(target: Target, out: Path, options: PullOptions = PullOptions()) -> Pulled:
     """Read `target` and write its scenario to `out` (YAML) and the report beside it.
     Raises `PullError` (nothing written; the pages read kept for `resume`) or
@@ -242,18 +269,17 @@ def pull(target: Target, out: Path, options: PullOptions = PullOptions()) -> Pul
     try:
         with _bar(options.progress) as tick:
             pulled = read_project(reader, tick, options.history_since, options.project)
-        try:
-            Simulator.from_scenario(pulled.document)
-        except ScenarioError as exc:
-            raise PullError(f"the pulled project does not load as a scenario: {exc}") from None
-        written, writers = _tables(pulled.document, out)
-        writers[out] = partial(_dump, written)
-        writers[report_path(out)] = partial(write_report, pulled.unexpressed)
-        if pulled.history is not None:
-            orders_path, redemptions_path = history_paths(out)
-            writers[orders_path] = partial(_parquet, pulled.history.orders)
-            writers[redemptions_path] = partial(_parquet, pulled.history.redemptions)
-        write_all(writers)
+        written, scenario = _tables(pulled.document, out)
+        scenario[out] = partial(_dump, written)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=out.parent, prefix=f".{out.name}.") as folder:
+            writers = _loaded(scenario, Path(folder), out)
+            writers[report_path(out)] = partial(write_report, pulled.unexpressed)
+            if pulled.history is not None:
+                orders_path, redemptions_path = history_paths(out)
+                writers[orders_path] = partial(_parquet, pulled.history.orders)
+                writers[redemptions_path] = partial(_parquet, pulled.history.redemptions)
+            write_all(writers)
     finally:
         reader.close()
         state.close()

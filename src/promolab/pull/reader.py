@@ -2,8 +2,9 @@
 
 The target may be anything at the end of a URL, so nothing it sends is
 trusted: a body is read in chunks and refused past `Limits.max_page_bytes`
-(a 50 MB page never sits in memory whole), a request and the whole read of
-its body have a deadline, the JSON must be an object, and it must parse as
+(a 50 MB page never sits in memory whole; an export's file, a whole list,
+past `Limits.max_export_bytes`), a request and the whole read of its body
+have a deadline, the JSON must be an object, and it must parse as
 the endpoint's response model (`models.endpoints`: the same declaration the
 simulator answers from). A 429 is waited out through the shadow run's
 `Pacer` (its `Retry-After` and `X-Rate-Limit-*` reading, its retries); any
@@ -40,15 +41,27 @@ class Limits:
     max_page_bytes: int = 8 * 2**20
     #: Seconds for one request: connecting, and reading its whole body.
     deadline: float = 60.0
+    #: Bytes of one export's CSV: a whole list in one file (100,000 codes are some 40 MB).
+    max_export_bytes: int = 512 * 2**20
+    #: Seconds for one export's download, which is one long read.
+    export_deadline: float = 900.0
+    #: How often an export's status is asked for before the pull gives up on it, and the seconds between.
+    export_polls: int = 60
+    export_poll_every: float = 2.0
+    #: The most pages one pass of a walk reads (None: as many as the endpoint allows): what a list's
+    #: pages reach, past which a long list is read through an export; smaller only to test that path.
+    max_pages: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Sent:
-    """One GET of the target: which endpoint, the filled path, the query (what a state file keys on)."""
+    """One call of the target: which endpoint, the filled path, the query (what a state file keys on),
+    and the JSON body of a create (an export's)."""
 
     endpoint: Endpoint[Any]
     path: str
     query: tuple[tuple[str, str], ...] = ()
+    payload: Mapping[str, Any] | None = None
 
     @property
     def key(self) -> str:
@@ -56,7 +69,8 @@ class Sent:
 
 
 class Reader:
-    """GETs of one target, each answered as a parsed JSON object."""
+    """Calls of one target (its GETs, and the POST that creates an export), each answered as a parsed
+    JSON object, or as the text of an export's file."""
 
     def __init__(self, target: Target, *, pacer: Pacer | None = None, limits: Limits = Limits(),
                  state: StateFile | None = None, clock: Callable[[], float] = time.monotonic) -> None:
@@ -79,6 +93,32 @@ class Reader:
         return kept if kept is not None else self._fetch(sent)
 
     def _fetch(self, sent: Sent) -> dict[str, Any]:
+        content = self._answer(sent, (self.limits.max_page_bytes, self.limits.deadline, "a page"))
+        try:
+            body = json.loads(content)
+        except (ValueError, RecursionError):
+            raise PullError(f"{sent.endpoint.name} {sent.key}: the answer is not JSON") from None
+        if not isinstance(body, dict):
+            raise PullError(f"{sent.endpoint.name} {sent.key}: the answer is {type(body).__name__}, not an object")
+        return body
+
+    def fresh(self, sent: Sent, model: type[M]) -> M:
+        """The target's answer to `sent` now, as `model`, never from or into the state file (an
+        export's create, kept by its caller, and its status, which changes)."""
+        return parse(sent, model, self._fetch(sent))
+
+    def text(self, sent: Sent) -> str:
+        """The target's answer to `sent` as UTF-8 text (an export's file: bounded by
+        `max_export_bytes` and `export_deadline`, not a page's limits)."""
+        content = self._answer(sent, (self.limits.max_export_bytes, self.limits.export_deadline, "an export's file"))
+        try:
+            return content.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise PullError(f"{sent.endpoint.name} {sent.key}: the file is not UTF-8 (byte {exc.start:,})") from None
+
+    def _answer(self, sent: Sent, bounds: tuple[int, float, str]) -> bytes:
+        """The body of the target's answer to `sent`: paced, 429s waited out, its status the endpoint's;
+        `bounds`: the bytes it may hold, the seconds it may take, and what it is (for the messages)."""
         endpoint = sent.endpoint
         base = self.target.management_base_url if endpoint.auth == "management" else None
         url = (base or self.target.base_url).rstrip("/") + sent.path
@@ -90,7 +130,7 @@ class Reader:
         while True:
             if self.pacer is not None:
                 self.pacer.before_request()
-            status, response_headers, content = self._get(sent, url, headers)
+            status, response_headers, content = self._get(sent, url, headers, bounds)
             self.calls += 1
             try:
                 again = self.pacer is not None and self.pacer.after_answer(status, response_headers, attempt)
@@ -101,13 +141,7 @@ class Reader:
             attempt += 1
         if status != endpoint.status:
             raise PullError(f"{endpoint.name} {sent.key}: the target answered {status}{_reason(content)}")
-        try:
-            body = json.loads(content)
-        except (ValueError, RecursionError):
-            raise PullError(f"{endpoint.name} {sent.key}: the answer is not JSON") from None
-        if not isinstance(body, dict):
-            raise PullError(f"{endpoint.name} {sent.key}: the answer is {type(body).__name__}, not an object")
-        return body
+        return content
 
     def parsed(self, sent: Sent, model: type[M]) -> M:
         """The answer to `sent` as `model` (the endpoint's response model); a
@@ -119,25 +153,27 @@ class Reader:
             self.state.put(sent.key, body)
         return answer
 
-    def _get(self, sent: Sent, url: str, headers: Mapping[str, str]) -> tuple[int, httpx.Headers, bytes]:
-        limit = self.limits.max_page_bytes
+    def _get(self, sent: Sent, url: str, headers: Mapping[str, str],
+             bounds: tuple[int, float, str]) -> tuple[int, httpx.Headers, bytes]:
+        limit, deadline, what = bounds
         started = self.clock()
         try:
-            with self.http.stream("GET", url, params=list(sent.query), headers=dict(headers)) as response:
+            with self.http.stream(sent.endpoint.method, url, params=list(sent.query), headers=dict(headers),
+                                  json=sent.payload, timeout=httpx.Timeout(deadline)) as response:
                 declared = response.headers.get("content-length", "")
                 if declared.isdigit() and int(declared) > limit:
                     raise PullError(f"{sent.endpoint.name} {sent.key}: the answer is {int(declared):,} bytes, "
-                                    f"more than the {limit:,} a page may hold")
+                                    f"more than the {limit:,} {what} may hold")
                 chunks: list[bytes] = []
                 size = 0
                 for chunk in response.iter_bytes():
                     size += len(chunk)
                     if size > limit:
                         raise PullError(f"{sent.endpoint.name} {sent.key}: the answer is more than the "
-                                        f"{limit:,} bytes a page may hold")
-                    if self.clock() - started > self.limits.deadline:
+                                        f"{limit:,} bytes {what} may hold")
+                    if self.clock() - started > deadline:
                         raise PullError(f"{sent.endpoint.name} {sent.key}: the answer took more than "
-                                        f"{self.limits.deadline:g} s")
+                                        f"{deadline:g} s")
                     chunks.append(chunk)
                 return response.status_code, response.headers, b"".join(chunks)
         except httpx.HTTPError as exc:

@@ -7,7 +7,9 @@ it was reading, and synced to the disk at least once a second, so a machine
 that stops loses at most a second of pages (a sync per page would cost more
 than reading it); a torn last line is ignored when the file is read back. A resumed pull answers each page it already has from the file and
 asks the target only for the rest, so it ends with the same scenario as an
-uninterrupted one. The file is removed once the scenario is written.
+uninterrupted one. An export is kept the same way (`exports.py`: its id
+once created, its CSV once downloaded), so a resumed pull makes none twice.
+The file is removed once the scenario is written.
 """
 
 from __future__ import annotations

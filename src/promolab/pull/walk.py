@@ -17,6 +17,11 @@ list has no date filter), and a `Window` reads a list longer than its pages
 reach on from the instant of the last object read (the redemptions list's
 `created_at[after]`), which holds unless one instant has more objects than
 the pages reach.
+
+And one way around them, for the lists a scenario holds whole (customers,
+codes): `beyond` reads a list whose first page declares more objects than
+the pages reach another way (an export, `pull/exports.py`) instead of
+walking on; a list that fits its pages stays on them.
 """
 
 from __future__ import annotations
@@ -61,11 +66,14 @@ class Window:
 
 def walk(reader: Reader, endpoint: Endpoint[Any], path_args: Mapping[str, str] | None = None,
          query: Sequence[tuple[str, str]] = (), *, until: Callable[[Any], bool] | None = None,
-         window: Window | None = None, progress: Callable[[int, int], None] | None = None) -> list[Any]:
+         window: Window | None = None, progress: Callable[[int, int], None] | None = None,
+         beyond: Callable[[int], list[Any]] | None = None) -> list[Any]:
     """Every object of the list `endpoint` answers, in the target's order.
     `until(obj)`: the first object it holds for ends the walk (a list read
     newest first, down to a date), itself left out. `window`: read on past
-    the last page. `progress(read, total)` is told after each page."""
+    the last page. `progress(read, total)` is told after each page.
+    `beyond(total)`: what the list holds when its first page's `total` is
+    more than the pages reach (the first page is then all the walk reads)."""
     model = endpoint.response
     if model is None:
         raise TypeError(f"{endpoint.name} answers nothing to walk")
@@ -75,12 +83,19 @@ def walk(reader: Reader, endpoint: Endpoint[Any], path_args: Mapping[str, str] |
         query = (*query, (order.name, "created_at"))  # oldest first: the order the project made them in
     pages = _Pages(reader, endpoint, endpoint.url_path(**dict(path_args or {})), list_key(model), progress)
     pages.window = window
+    pages.beyond = beyond is not None
     while True:
         start = pages.start
         asked = list(query) if start is None or window is None else [
             *(pair for pair in query if pair[0] != window.param), (window.param, format_instant(start))]
         if pages.walk(asked, until):
             return pages.items
+        if beyond is not None and pages.past_reach:
+            try:
+                return beyond(pages.total or 0)
+            except PullError as exc:
+                raise PullError(f"{endpoint.name} ({pages.total:,} objects, past its pages' {pages.reach:,}): "
+                                f"{exc}") from None
         if window is None:
             raise PullError(f"{endpoint.name}: {pages.total or 0:,} objects, more than its pages reach "
                             f"({pages.last_page} pages of {pages.limit}); read {len(pages.items):,}")
@@ -100,6 +115,8 @@ class _Pages:
         self.limit_param, self.page_param = _param(endpoint, "limit"), _param(endpoint, "page")
         self.limit = (self.limit_param.maximum or 100) if self.limit_param is not None else None
         self.last_page = (self.page_param.maximum or 1) if self.page_param is not None else 1
+        if reader.limits.max_pages is not None:
+            self.last_page = min(self.last_page, reader.limits.max_pages)
         self.reach = self.last_page * (self.limit or 1)
         self.seen: set[str] = set()
         self.items: list[Any] = []
@@ -107,6 +124,9 @@ class _Pages:
         #: The window being read on, and the instant the current pass restarted from (None: the first pass).
         self.window: Window | None = None
         self.start: datetime | None = None
+        #: Whether a list longer than the pages reach is read another way, and whether this one is.
+        self.beyond = False
+        self.past_reach = False
 
     def walk(self, query: list[tuple[str, str]], until: Callable[[Any], bool] | None) -> bool:
         """Pages 1, 2, ... of `query`; True when the list ended, False when its pages ran out first."""
@@ -122,6 +142,9 @@ class _Pages:
             data: list[Any] = getattr(answer, self.key)
             if self.total is None:
                 self.total = answer.total
+                if self.beyond and self.total > self.reach:
+                    self.past_reach = True
+                    return False
             if limit is not None and len(data) > limit:
                 raise PullError(f"{endpoint.name} {sent.key}: {len(data)} objects on a page of {limit}")
             fresh = [obj for obj in data if obj.id not in self.seen]
