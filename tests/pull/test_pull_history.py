@@ -19,12 +19,14 @@ import pytest
 from promolab import Simulator
 from promolab.analysis.orders import line_columns
 from promolab.cli import main
+from promolab.models import read_endpoints as reads
 from promolab.models.endpoint import Endpoint, Param
 from promolab.models.list_params import instant_param, order_param
 from promolab.models.project_rewards import ProjectRewardList
 from promolab.pull import (
     ORDER_COLUMNS,
     REDEMPTION_COLUMNS,
+    Limits,
     PullError,
     PullOptions,
     Reader,
@@ -99,6 +101,45 @@ def test_only_what_is_at_or_after_the_date_is_read(tmp_path: Path) -> None:
     assert (pulled.history.orders["placed_at"] >= pd.Timestamp(second_day)).all()
     assert (pulled.history.redemptions["at"] >= pd.Timestamp(second_day)).all()
     assert len(pulled.history.redemptions) == 3  # bob's redemption, its rollback, alice's third
+
+
+def _many_orders(count: int) -> Simulator:
+    """The demo project after `count` orders, a minute apart, each redeeming the beans tier
+    (every fifth a stacked redemption of two redeemables, some single ones rolled back)."""
+    sim = Simulator.from_scenario(SCENARIOS / "demo.yaml")
+    with sim.client() as client:
+        for n in range(count):
+            redeemables = [{"object": "promotion_tier", "id": "promo_beans_15"}]
+            if n % 5 == 0:
+                redeemables.append({"object": "promotion_tier", "id": "promo_mug_3"})
+            made = client.redeem_stacked(customer={"source_id": ("alice", "bob")[n % 2]},
+                                         order={"items": [{"product_id": "prod_beans_ethiopia", "quantity": 1 + n % 3},
+                                                          {"product_id": "prod_mug", "quantity": 1}]},
+                                         redeemables=redeemables)
+            if n % 7 == 3 and n % 5:  # a single redemption: no parent
+                client.rollback_redemption(made.redemptions[0].id, reason="returned")
+            sim.advance(timedelta(minutes=1))
+    return sim
+
+
+def test_orders_past_the_lists_reach_are_read_from_their_redemptions(tmp_path: Path) -> None:
+    """Differential: the orders list read by its pages, and the same history with the pages' reach
+    shrunk below it (2 pages of 100), where the orders come from the redemptions: the same frames
+    but for `status`, which a redemption's order does not show."""
+    sim = _many_orders(230)
+    since = datetime(2026, 1, 1, tzinfo=UTC)
+    by_pages = pull(target_of(sim), tmp_path / "pages.yaml", PullOptions(history_since=since)).history
+    shrunk = PullOptions(history_since=since, limits=Limits(max_pages=2))
+    by_redemptions = pull(target_of(sim), tmp_path / "redemptions.yaml", shrunk).history
+    assert by_pages is not None and by_redemptions is not None
+    assert by_pages.orders["order_id"].nunique() == len(sim.state.orders) == 230
+    assert set(by_pages.orders["status"]) == {"PAID", "CANCELED"}  # a rolled back order is canceled
+    assert by_redemptions.orders["status"].isna().all()
+    pd.testing.assert_frame_equal(by_redemptions.orders.drop(columns="status"),
+                                  by_pages.orders.drop(columns="status"))
+    pd.testing.assert_frame_equal(by_redemptions.redemptions, by_pages.redemptions)
+    with pytest.raises(PullError, match="more than its pages reach"):  # without the history's other source
+        walk(Reader(target_of(sim), limits=Limits(max_pages=2)), reads.LIST_ORDERS)
 
 
 def test_the_cli_writes_the_history_beside_the_scenario(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -9,8 +9,14 @@ it read in its state file beside the output, so `--resume` goes on from there.
 
 from __future__ import annotations
 
-__all__ = ["PullError"]
+__all__ = ["PastReach", "PullError"]
 
 
 class PullError(RuntimeError):
     """The target cannot be pulled: the message says which call and why."""
+
+
+class PastReach(PullError):
+    """A list holds more than its pages reach and no other way past them was
+    given: a caller with another source of the same objects (the history's
+    orders, from its redemptions) catches this one kind and reads them there."""

@@ -35,7 +35,7 @@ from pydantic import BaseModel
 
 from ..models.endpoint import Endpoint, Param
 from ..sim import format_instant
-from .errors import PullError
+from .errors import PastReach, PullError
 from .reader import Reader, Sent
 
 __all__ = ["Window", "list_key", "walk"]
@@ -97,7 +97,7 @@ def walk(reader: Reader, endpoint: Endpoint[Any], path_args: Mapping[str, str] |
                 raise PullError(f"{endpoint.name} ({pages.total:,} objects, past its pages' {pages.reach:,}): "
                                 f"{exc}") from None
         if window is None:
-            raise PullError(f"{endpoint.name}: {pages.total or 0:,} objects, more than its pages reach "
+            raise PastReach(f"{endpoint.name}: {pages.total or 0:,} objects, more than its pages reach "
                             f"({pages.last_page} pages of {pages.limit}); read {len(pages.items):,}")
         last = window.instant_of(pages.items[-1])
         if start is not None and last <= start:
