@@ -167,6 +167,14 @@ def test_a_per_customer_limit_is_named_not_kept() -> None:
     (lambda: CountLimit(5, "hourly"), "period must be one of daily, weekly, monthly"),  # type: ignore[arg-type]  # bad on purpose
     (lambda: optimize(sim(), dated(), GRID, budgets={"camp_beans": "300"}), "a CountLimit, a tuple of them or None"),  # type: ignore[dict-item]  # bad on purpose
     (lambda: optimize(sim(), dated(), GRID, budgets={"camp_beans": ()}), "a CountLimit, a tuple of them or None"),
+    # two of one kind: the last would silently replace the first (the tighter one, here)
+    (lambda: optimize(sim(), dated(), GRID, budgets={"camp_beans": (CountLimit(5, "daily"), CountLimit(10**6, "daily"))}),
+     "two limits of one kind"),
+    (lambda: optimize(sim(), dated(), GRID, budgets={"camp_beans": (CountLimit(5), CountLimit(10**6))}),
+     "two limits of one kind"),
+    (lambda: optimize(sim(), dated(), GRID, budgets={"camp_beans": (100, 10**9)}), "two limits of one kind"),
+    (lambda: optimize(sim(), dated(), GRID, budgets={"camp_beans": ((CountLimit(5),),)}),  # type: ignore[dict-item]  # bad on purpose
+     "a CountLimit, a tuple of them or None"),
 ])
 def test_a_bad_count_limit_is_refused(make: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):

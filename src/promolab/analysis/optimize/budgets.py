@@ -124,15 +124,26 @@ def _read(leaf: BudgetLeaf, base: CompiledTier) -> tuple[str, Budget] | str:
 
 
 def _given(key: str, value: object) -> list[tuple[str, Budget]]:
-    """A given budget (or several, a tuple) in the slots it replaces."""
-    if isinstance(value, tuple) and value:
-        return [slot for one in value for slot in _given(key, one)]
+    """A given budget (or several, a flat tuple) in the slots it replaces; two of one slot (two money
+    budgets, two count limits of one period) are refused, as the last would silently replace the first."""
+    if not (isinstance(value, tuple) and value):
+        return [_given_one(key, value)]
+    slots = [_given_one(key, one) for one in value]
+    names = [name for name, _ in slots]
+    if len(set(names)) < len(names):
+        raise ValueError(f"budgets[{key!r}] gives two limits of one kind (a money budget, or count limits of one "
+                         f"period), of which only one could be kept: got {value!r}")
+    return slots
+
+
+def _given_one(key: str, value: object) -> tuple[str, Budget]:
+    """One given budget: cents of discount or a `CountLimit`, in the slot it replaces."""
     if isinstance(value, CountLimit):
-        return [(f"count {key} {value.period}", Budget(key, value.limit, (), "given", "count", value.period))]
+        return f"count {key} {value.period}", Budget(key, value.limit, (), "given", "count", value.period)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"budgets[{key!r}] must be whole cents >= 0, a CountLimit, a tuple of them or None, "
                          f"got {value!r}")
-    return [(f"discount {key}", Budget(key, value, (), "given"))]
+    return f"discount {key}", Budget(key, value, (), "given")
 
 
 def budgets_of(groups: Sequence[TierGrid], bases: Sequence[CompiledTier],
