@@ -329,3 +329,37 @@ def test_a_rule_whose_banner_is_not_text_names_its_incentive_by_the_rule(tmp_pat
     pull(target_of(demo, Hostile(demo, _RULES, _set("data", "lern_review", "source.banner", 5))), out)
     state = Simulator.from_scenario(out).state
     assert state.incentives[state.earning_rules["lern_review"].incentive_id].name == "lern_review"
+
+
+def _listed_again(listed: str, oid: str, field: str) -> Rewrite:
+    """A broken target: the first object of list `listed` with its `field` set to `oid`, an id of another
+    campaign's (a rule appended, its total told; a card's code replaced)."""
+    def rewrite(request: httpx.Request, real: Callable[[], httpx.Response]) -> httpx.Response:
+        response = real()
+        body = json.loads(response.content)
+        if field == "id":
+            body[listed].append(dict(body[listed][0], id=oid))
+            body["total"] += 1
+        else:
+            body[listed][0][field] = oid
+        return httpx.Response(response.status_code, json=body)
+    return rewrite
+
+
+@pytest.mark.parametrize(("path", "rewrite", "row"), [
+    ("/v1/loyalties/lcdef_stars/earning-rules", _listed_again("data", "lern_order", "id"),
+     ("earning_rule", "lern_order", "campaign_id")),
+    ("/v1/loyalties/lcdef_stars/members", _listed_again("vouchers", "lcrd_alice_beans", "code"),
+     ("loyalty_card", "lcrd_alice_beans", "campaign_id")),
+], ids=["an earning rule", "a card's code"])
+def test_an_id_listed_in_two_campaigns_is_kept_in_the_first(path: str, rewrite: Rewrite, row: tuple[str, str, str],
+                                                             demo_pulled: Path, tmp_path: Path) -> None:
+    """A scenario holds an id once: the second listing is a report row, not a scenario that does not load;
+    the first (the beans') is what a clean pull holds."""
+    demo = Simulator.from_scenario(SCENARIOS / "demo.yaml")
+    out = tmp_path / "twice.yaml"
+    pull(target_of(demo, Hostile(demo, path, rewrite)), out)
+    assert row in set(_rows(out))
+    state, clean = Simulator.from_scenario(out).state, Simulator.from_scenario(demo_pulled).state
+    assert state.cards["lcrd_alice_beans"] == clean.cards["lcrd_alice_beans"]
+    assert state.earning_rules["lern_order"] == clean.earning_rules["lern_order"]

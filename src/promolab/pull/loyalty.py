@@ -94,11 +94,22 @@ class _Pulling:
     known: Known
     out: list[Unexpressed] = field(default_factory=list)
     assignments: dict[str, str] = field(default_factory=dict)  # assignment id -> the campaign it was kept in
+    #: (object, id) -> the campaign it was kept in, for what a scenario holds once (an earning rule, a card's code)
+    kept: dict[tuple[str, str], str] = field(default_factory=dict)
     events: dict[str, None] = field(default_factory=dict)
     incentives: list[dict[str, Any]] = field(default_factory=list)
 
     def left(self, kind: str, oid: str, name: str, why: str) -> None:
         self.out.append(Unexpressed(kind, oid, name, why))
+
+    def once(self, kind: str, oid: str, campaign_id: str) -> bool:
+        """Whether `oid` is kept in `campaign_id`: a scenario holds an id once, so the same one listed in
+        a second campaign is reported and left out there (a broken target's; the ids are the project's)."""
+        kept_in = self.kept.setdefault((kind, oid), campaign_id)
+        if kept_in != campaign_id:
+            self.left(kind, oid, "campaign_id", f"a scenario holds {oid} once: listed in {campaign_id} too, "
+                      f"kept in {kept_in} only")
+        return kept_in == campaign_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +204,8 @@ def _fitting(loyalty: Mapping[str, Any], definition: str) -> tuple[str, str, dic
 
 
 def _rule(rule: models.LoyaltyEarningRule, definition: str, run: _Pulling) -> dict[str, Any] | None:
+    if not run.once("earning_rule", rule.id, definition):
+        return None
     run.out.extend(leftovers("earning_rule", rule, _RULE_KEPT, _RULE_DERIVED))
     earned = _fitting(rule.loyalty, definition)
     if earned is None or not rule.event:
@@ -223,6 +236,8 @@ def _card(card: models.LoyaltyMember, definition: str, holders: set[str], run: _
     if card.holder_id in holders:
         run.left("loyalty_card", card.id, "holder_id",
                  f"a scenario's customer holds one card of a card definition: {card.holder_id}'s other is kept")
+        return None
+    if not run.once("loyalty_card", card.code, definition):
         return None
     holders.add(card.holder_id)
     if card.id != card.code:
