@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import functools
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -129,6 +130,25 @@ def test_the_scenario_weekly_cap_is_read() -> None:
     assert [c.name for c in undated.constraints] == ["weekly count camp_beans, week of 2026-02-23"]
 
 
+def test_what_the_project_used_before_the_orders_is_not_left_to_them() -> None:
+    """100 of the beans' 300 a week redeemed on the Monday before the orders: that week holds 200 more (the
+    forecast's walk starts from the same totals), and a money budget is less the discount they gave."""
+    used = Simulator.from_scenario(SCENARIO)
+    used.advance(timedelta(days=1, hours=12))  # Monday 2 March, 12:00 in Berlin: week 1
+    with used.client() as client:
+        given = sum(client.redeem_stacked(customer={"source_id": f"early-{k}"},
+                                          order={"items": [{"product_id": "prod_beans_ethiopia", "quantity": 1}]},
+                                          redeemables=[{"object": "promotion_tier", "id": "promo_beans_15"}]
+                                          ).order.total_discount_amount for k in range(100))
+    found = optimize(used, dated(), GRID)
+    assert [c.bound for c in found.constraints] == [200.0, 300.0, 300.0]
+    assert found.choice == {"promo_beans_15": "percent_off=5"}  # 10 % expects 220 in week 1 at P90
+    assert optimize(sim(), dated(), GRID).choice == {"promo_beans_15": "percent_off=10"}  # nothing used before
+    money = optimize(used, dated(), GRID, budgets={"promo_beans_15": 10**7, "camp_beans": None})
+    assert [(c.name, c.bound) for c in money.constraints] == [("budget promo_beans_15", 10**7 - given)]
+    assert given > 0
+
+
 def _scenario_with(rule: dict[str, Any]) -> Simulator:
     data = yaml.safe_load(SCENARIO.read_text())
     data = copy.deepcopy(data)
@@ -167,6 +187,14 @@ def test_a_per_customer_limit_is_named_not_kept() -> None:
     (lambda: CountLimit(5, "hourly"), "period must be one of daily, weekly, monthly"),  # type: ignore[arg-type]  # bad on purpose
     (lambda: optimize(sim(), dated(), GRID, budgets={"camp_beans": "300"}), "a CountLimit, a tuple of them or None"),  # type: ignore[dict-item]  # bad on purpose
     (lambda: optimize(sim(), dated(), GRID, budgets={"camp_beans": ()}), "a CountLimit, a tuple of them or None"),
+    # two of one kind: the last would silently replace the first (the tighter one, here)
+    (lambda: optimize(sim(), dated(), GRID, budgets={"camp_beans": (CountLimit(5, "daily"), CountLimit(10**6, "daily"))}),
+     "two limits of one kind"),
+    (lambda: optimize(sim(), dated(), GRID, budgets={"camp_beans": (CountLimit(5), CountLimit(10**6))}),
+     "two limits of one kind"),
+    (lambda: optimize(sim(), dated(), GRID, budgets={"camp_beans": (100, 10**9)}), "two limits of one kind"),
+    (lambda: optimize(sim(), dated(), GRID, budgets={"camp_beans": ((CountLimit(5),),)}),  # type: ignore[dict-item]  # bad on purpose
+     "a CountLimit, a tuple of them or None"),
 ])
 def test_a_bad_count_limit_is_refused(make: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):

@@ -237,3 +237,20 @@ def test_a_period_not_known_is_refused() -> None:
 
 def _sim() -> Simulator:
     return Simulator.from_scenario(SCENARIO)
+
+
+@pytest.mark.parametrize("missing", [None, np.nan], ids=["None", "NaN"])
+def test_an_object_column_of_source_ids_and_missing_reads_as_the_string_one(missing: Any) -> None:
+    """What a concat of frames often makes: the message says "strings (or missing)", and so it is read."""
+    source = pd.Series([missing if pd.isna(s) else s for s in HAND_MADE["customer_source_id"]], dtype=object)
+    got = history_offers(_sim(), HAND_MADE.assign(customer_source_id=source), NO_REDEMPTIONS)
+    expected = history_offers(_sim(), HAND_MADE, NO_REDEMPTIONS)
+    pd.testing.assert_frame_equal(got.counts, expected.counts)
+    pd.testing.assert_frame_equal(got.offers, expected.offers)
+    assert got.without_customer == expected.without_customer == 1
+
+
+def test_a_mixed_object_column_of_source_ids_is_refused() -> None:
+    source = pd.Series(["c00", 7, "c00", "c00", "c01", None], dtype=object)
+    with pytest.raises(ValueError, match="customer_source_id must be strings"):
+        history_offers(_sim(), HAND_MADE.assign(customer_source_id=source), NO_REDEMPTIONS)

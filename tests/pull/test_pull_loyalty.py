@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from promolab import Simulator
 from promolab.http.transport import SimulatorTransport
 from promolab.pull import pull, report_path
-from pull_support import SCENARIOS, pulled_back, target_of
+from pull_support import SCENARIOS, Hostile, Rewrite, pulled_back, target_of
 
 #: Drawn from the simulator's seed (a card's QR and barcode), which no read shows: compared aside.
 _DRAWN = ("assets",)
@@ -255,3 +255,111 @@ def test_generated_programs_round_trip(document: dict[str, Any], tmp_path: Path)
     assert _loyalty_answers(pulled_back(original, first)) == _loyalty_answers(original)
     pull(target_of(original), second)  # the same project pulled again: the same bytes
     assert second.read_bytes() == first.read_bytes()
+
+
+def _set(listed: str, oid: str, path: str, value: Any) -> Rewrite:
+    """A target answering its list `listed` with the `path` (dotted) of object `oid` set to `value`."""
+    def rewrite(request: httpx.Request, real: Callable[[], httpx.Response]) -> httpx.Response:
+        response = real()
+        body = json.loads(response.content)
+        *parents, last = path.split(".")
+        [obj] = [o for o in body[listed] if o["id"] == oid]
+        for name in parents:
+            obj = obj.setdefault(name, {})
+        obj[last] = value
+        return httpx.Response(response.status_code, json=body)
+    return rewrite
+
+
+_MEMBERS, _RULES, _ASSIGNED = ("/v1/loyalties/lcdef_beans/" + p for p in ("members", "earning-rules", "rewards"))
+_PROPORTIONAL = {"type": "PROPORTIONAL", "calculation_type": "ORDER_AMOUNT"}
+
+
+@pytest.mark.parametrize(("path", "rewrite", "row", "gone"), [
+    (_MEMBERS, _set("vouchers", "lcrd_frank_beans", "loyalty_card.balance", "lots"),
+     ("loyalty_card", "lcrd_frank_beans", "loyalty_card.balance"), "lcrd_frank_beans"),
+    (_MEMBERS, _set("vouchers", "lcrd_frank_beans", "loyalty_card.balance", -5),
+     ("loyalty_card", "lcrd_frank_beans", "loyalty_card.balance"), "lcrd_frank_beans"),
+    (_MEMBERS, _set("vouchers", "lcrd_frank_beans", "redemption", {"redeemed_points": "40"}),
+     ("loyalty_card", "lcrd_frank_beans", "redemption.redeemed_points"), None),
+    (_ASSIGNED, _set("data", "lrewa_mug", "parameters", {"loyalty": "500"}), ("reward_assignment", "lrewa_mug", "reward_id"),
+     "lrewa_mug"),
+    (_ASSIGNED, _set("data", "lrewa_mug", "parameters.loyalty.points", True), ("reward_assignment", "lrewa_mug", "reward_id"),
+     "lrewa_mug"),
+    (_ASSIGNED, _set("data", "lrewa_mug", "parameters.loyalty.points", -3), ("reward_assignment", "lrewa_mug", "reward_id"),
+     "lrewa_mug"),
+    ("/v1/rewards", _set("data", "lrew_mug", "parameters", {"product": "prod_mug"}), ("reward", "lrew_mug", "parameters"),
+     "lrew_mug"),
+    ("/v1/rewards", _set("data", "lrew_beans_1kg", "parameters.product.sku_id", ["sku_ethiopia_1000"]),
+     ("reward", "lrew_beans_1kg", "parameters"), "lrew_beans_1kg"),
+    ("/v1/rewards", _set("data", "lrew_coupon", "parameters.campaign.type", ["DISCOUNT_COUPONS"]),
+     ("reward", "lrew_coupon", "type"), "lrew_coupon"),
+    ("/v1/rewards", _set("data", "lrew_coupon", "parameters", {"campaign": "camp_newsletter"}), ("reward", "lrew_coupon", "type"),
+     "lrew_coupon"),
+    (_RULES, _set("data", "lern_order", "loyalty", {**_PROPORTIONAL, "order": "amount"}), ("earning_rule", "lern_order", "loyalty"),
+     "lern_order"),
+    (_RULES, _set("data", "lern_order", "loyalty", {**_PROPORTIONAL, "order": {"amount": "1 a cent"}}),
+     ("earning_rule", "lern_order", "loyalty"), "lern_order"),
+    (_RULES, _set("data", "lern_order", "loyalty", {**_PROPORTIONAL, "order": {"amount": {"every": 1, "points": 1,
+                                                                              "object": {"a": 1}}}}),
+     ("earning_rule", "lern_order", "loyalty"), "lern_order"),
+    ("/v1/loyalties", _set("campaigns", "lcdef_beans", "voucher.loyalty_card.points", "5"),
+     ("loyalty_campaign", "lcdef_beans", "voucher.loyalty_card.points"), None),
+], ids=["balance not a number", "balance below 0", "spent points not a number", "assignment's loyalty not an object",
+        "price a bool", "price below 0", "reward's product not an object", "SKU id a list", "campaign type a list",
+        "reward's campaign not an object", "rule's order not an object", "rule's amount not an object",
+        "rule's item kind an object", "new card's points not a number"])
+def test_a_target_value_a_scenario_cannot_hold_is_reported_and_the_pull_goes_on(
+        path: str, rewrite: Rewrite, row: tuple[str, str, str], gone: str | None, tmp_path: Path) -> None:
+    """A stranger's free-form objects hold anything: each odd value is a report row and its object left out,
+    never a traceback nor a scenario that does not load (the pull writes what `promolab validate` accepts)."""
+    demo = Simulator.from_scenario(SCENARIOS / "demo.yaml")
+    out = tmp_path / "odd.yaml"
+    pull(target_of(demo, Hostile(demo, path, rewrite)), out)
+    assert row in set(_rows(out))
+    state = Simulator.from_scenario(out).state
+    held = {*state.cards, *state.reward_assignments, *state.rewards, *state.earning_rules}
+    assert gone is None or gone not in held
+    assert {"lcrd_alice_beans", "lern_review"} <= held  # the rest of the program is read as usual
+
+
+def test_a_rule_whose_banner_is_not_text_names_its_incentive_by_the_rule(tmp_path: Path) -> None:
+    demo = Simulator.from_scenario(SCENARIOS / "demo.yaml")
+    out = tmp_path / "odd.yaml"
+    pull(target_of(demo, Hostile(demo, _RULES, _set("data", "lern_review", "source.banner", 5))), out)
+    state = Simulator.from_scenario(out).state
+    assert state.incentives[state.earning_rules["lern_review"].incentive_id].name == "lern_review"
+
+
+def _listed_again(listed: str, oid: str, field: str) -> Rewrite:
+    """A broken target: the first object of list `listed` with its `field` set to `oid`, an id of another
+    campaign's (a rule appended, its total told; a card's code replaced)."""
+    def rewrite(request: httpx.Request, real: Callable[[], httpx.Response]) -> httpx.Response:
+        response = real()
+        body = json.loads(response.content)
+        if field == "id":
+            body[listed].append(dict(body[listed][0], id=oid))
+            body["total"] += 1
+        else:
+            body[listed][0][field] = oid
+        return httpx.Response(response.status_code, json=body)
+    return rewrite
+
+
+@pytest.mark.parametrize(("path", "rewrite", "row"), [
+    ("/v1/loyalties/lcdef_stars/earning-rules", _listed_again("data", "lern_order", "id"),
+     ("earning_rule", "lern_order", "campaign_id")),
+    ("/v1/loyalties/lcdef_stars/members", _listed_again("vouchers", "lcrd_alice_beans", "code"),
+     ("loyalty_card", "lcrd_alice_beans", "campaign_id")),
+], ids=["an earning rule", "a card's code"])
+def test_an_id_listed_in_two_campaigns_is_kept_in_the_first(path: str, rewrite: Rewrite, row: tuple[str, str, str],
+                                                             demo_pulled: Path, tmp_path: Path) -> None:
+    """A scenario holds an id once: the second listing is a report row, not a scenario that does not load;
+    the first (the beans') is what a clean pull holds."""
+    demo = Simulator.from_scenario(SCENARIOS / "demo.yaml")
+    out = tmp_path / "twice.yaml"
+    pull(target_of(demo, Hostile(demo, path, rewrite)), out)
+    assert row in set(_rows(out))
+    state, clean = Simulator.from_scenario(out).state, Simulator.from_scenario(demo_pulled).state
+    assert state.cards["lcrd_alice_beans"] == clean.cards["lcrd_alice_beans"]
+    assert state.earning_rules["lern_order"] == clean.earning_rules["lern_order"]

@@ -94,11 +94,22 @@ class _Pulling:
     known: Known
     out: list[Unexpressed] = field(default_factory=list)
     assignments: dict[str, str] = field(default_factory=dict)  # assignment id -> the campaign it was kept in
+    #: (object, id) -> the campaign it was kept in, for what a scenario holds once (an earning rule, a card's code)
+    kept: dict[tuple[str, str], str] = field(default_factory=dict)
     events: dict[str, None] = field(default_factory=dict)
     incentives: list[dict[str, Any]] = field(default_factory=list)
 
     def left(self, kind: str, oid: str, name: str, why: str) -> None:
         self.out.append(Unexpressed(kind, oid, name, why))
+
+    def once(self, kind: str, oid: str, campaign_id: str) -> bool:
+        """Whether `oid` is kept in `campaign_id`: a scenario holds an id once, so the same one listed in
+        a second campaign is reported and left out there (a broken target's; the ids are the project's)."""
+        kept_in = self.kept.setdefault((kind, oid), campaign_id)
+        if kept_in != campaign_id:
+            self.left(kind, oid, "campaign_id", f"a scenario holds {oid} once: listed in {campaign_id} too, "
+                      f"kept in {kept_in} only")
+        return kept_in == campaign_id
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +125,27 @@ class _Read:
 
 def _instant(value: datetime | None) -> str | None:
     return None if value is None else format_instant(value)
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    """A sub-object of a target's free-form dict, or {} when the target sent something else there: the
+    reader then finds nothing and reports it, where reading on would crash the pull on a stranger's value."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def _known(value: object, pool: frozenset[str]) -> bool:
+    """Whether a target's id is one the pull holds: an id that is not a string is none (and not a key)."""
+    return isinstance(value, str) and value in pool
+
+
+def _whole(value: object) -> int | None:
+    """Points, a balance, a stock: a whole number >= 0 as a scenario holds it (not a bool), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _shown(value: object) -> str:
+    """A target's number for a report row: grouped when it is one, its repr when the target sent something else."""
+    return f"{value:,}" if isinstance(value, int) and not isinstance(value, bool) else repr(value)
 
 
 def _names(campaign: models.LoyaltyCampaign, run: _Pulling) -> tuple[str, str]:
@@ -140,11 +172,13 @@ def _earned(loyalty: Mapping[str, Any], definition: str) -> tuple[str, str, dict
     if loyalty.get("type") != "PROPORTIONAL" or known is None:
         return None
     calculation, container, name = known
-    given = dict((loyalty.get(container) or {}).get(name) or {})
+    given = dict(_mapping(_mapping(loyalty.get(container)).get(name)))
     if "every" not in given or "points" not in given:
         return None
     inner: dict[str, Any] = {"every": given.pop("every"), "value": given.pop("points")}
     kind, target = given.pop("object", None), given.pop("id", None)
+    if kind is not None and not isinstance(kind, str):  # a key of `applicable_to`: a name, or not a scenario's
+        return None
     if kind is not None:
         inner["applicable_to"] = [{kind: {"id": target}}]
     inner.update(given)
@@ -170,6 +204,8 @@ def _fitting(loyalty: Mapping[str, Any], definition: str) -> tuple[str, str, dic
 
 
 def _rule(rule: models.LoyaltyEarningRule, definition: str, run: _Pulling) -> dict[str, Any] | None:
+    if not run.once("earning_rule", rule.id, definition):
+        return None
     run.out.extend(leftovers("earning_rule", rule, _RULE_KEPT, _RULE_DERIVED))
     earned = _fitting(rule.loyalty, definition)
     if earned is None or not rule.event:
@@ -182,7 +218,8 @@ def _rule(rule: models.LoyaltyEarningRule, definition: str, run: _Pulling) -> di
                  f"the rule's conditions ({rule.validation_rule_id}) are not read: written with none")
     kind, key, detail = earned
     iid = _incentive_id(rule.id)
-    name = rule.source.get("banner") or rule.id
+    banner = rule.source.get("banner")
+    name = banner if isinstance(banner, str) and banner else rule.id
     run.incentives.append({"id": iid, "name": name, "type": kind, key: detail})
     run.left("earning_rule", rule.id, "incentive",
              f"the reads show a rule's points, not its incentive: written as {iid}, ACTIVE, of unlimited stock")
@@ -200,27 +237,35 @@ def _card(card: models.LoyaltyMember, definition: str, holders: set[str], run: _
         run.left("loyalty_card", card.id, "holder_id",
                  f"a scenario's customer holds one card of a card definition: {card.holder_id}'s other is kept")
         return None
+    if not run.once("loyalty_card", card.code, definition):
+        return None
     holders.add(card.holder_id)
     if card.id != card.code:
         run.left("loyalty_card", card.id, "id", f"a scenario's card is found by its code: its id is {card.code!r}")
+    balance = _whole(card.loyalty_card.get("balance", 0))
+    if balance is None:
+        run.left("loyalty_card", card.id, "loyalty_card.balance",
+                 f"a scenario's card holds whole points >= 0: its balance "
+                 f"{_shown(card.loyalty_card.get('balance'))} is not; left out")
+        return None
     spent = card.redemption.get("redeemed_points") or 0
     if spent:
         run.left("loyalty_card", card.id, "redemption.redeemed_points",
-                 f"a scenario's card starts at its balance: the {spent:,} points it spent are the history's")
-    entry = {"id": card.code, "card_definition": definition, "balance": card.loyalty_card.get("balance", 0)}
+                 f"a scenario's card starts at its balance: the {_shown(spent)} points it spent are the history's")
+    entry = {"id": card.code, "card_definition": definition, "balance": balance}
     return spec({"customer": card.holder_id, "status": None if card.active is not False else "INACTIVE",
                  "cards": [spec(entry)]})
 
 
 def _assignment(assignment: models.LoyaltyRewardAssignment, campaign_id: str, rewards: Mapping[str, Any],
                 run: _Pulling) -> dict[str, Any] | None:
-    points = ((assignment.parameters or {}).get("loyalty") or {}).get("points")
+    points = _whole(_mapping(_mapping(assignment.parameters).get("loyalty")).get("points"))
     kept_in = run.assignments.get(assignment.id)
     if kept_in is not None:
         run.left("reward_assignment", assignment.id, "related_object_id",
                  f"a scenario's assignment is one program's: priced in {campaign_id} too, kept in {kept_in} only")
         return None
-    if assignment.reward_id not in rewards or not isinstance(points, int):
+    if assignment.reward_id not in rewards or points is None:
         why = "has no price in points" if assignment.reward_id in rewards else \
             f"offers {assignment.reward_id}, which is not pulled"
         run.left("reward_assignment", assignment.id, "reward_id", f"the assignment {why}; left out")
@@ -237,10 +282,10 @@ def _program(read: _Read, rewards: Mapping[str, Any], run: _Pulling) -> dict[str
         if getattr(campaign, key) != served:
             run.left("loyalty_campaign", campaign.id, key,
                      f"a scenario's program is {key} {served!r}: its {getattr(campaign, key)!r} is not kept")
-    start = (campaign.voucher.loyalty_card or {}).get("points") if campaign.voucher is not None else None
+    start = _mapping(campaign.voucher.loyalty_card).get("points") if campaign.voucher is not None else None
     if start:
         run.left("loyalty_campaign", campaign.id, "voucher.loyalty_card.points",
-                 f"a scenario's new card starts at 0 points, not {start:,}")
+                 f"a scenario's new card starts at 0 points, not {_shown(start)}")
     run.left("loyalty_campaign", campaign.id, "program",
              "the reads show one campaign per card definition, not which were one program nor the card type: "
              "written as a program of one POINTS card definition")
@@ -263,22 +308,22 @@ def _reward(reward: models.ProjectReward, run: _Pulling) -> dict[str, Any] | Non
     if reward.redeemed:
         run.left("reward", reward.id, "redeemed",
                  f"a scenario's reward starts ungranted: its {reward.redeemed:,} grants are the history's")
-    product = reward.parameters.get("product") or {}
-    campaign = reward.parameters.get("campaign") or {}
+    product = _mapping(reward.parameters.get("product"))
+    campaign = _mapping(reward.parameters.get("campaign"))
     entry: dict[str, Any] = {"id": reward.id, "name": reward.name}
     missing = None
     if reward.type == "MATERIAL" and product.get("sku_id"):
         entry |= {"type": "MATERIAL", "material": {"sku": {"product_id": product.get("id"), "id": product["sku_id"]}}}
-        missing = None if product["sku_id"] in run.known.skus else f"SKU {product['sku_id']}"
+        missing = None if _known(product["sku_id"], run.known.skus) else f"SKU {product['sku_id']}"
     elif reward.type == "MATERIAL":
         entry |= {"type": "MATERIAL", "material": {"product": {"id": product.get("id")}}}
-        missing = None if product.get("id") in run.known.products else f"product {product.get('id')}"
-    elif reward.type == "CAMPAIGN" and campaign.get("type") in _DIGITAL:
+        missing = None if _known(product.get("id"), run.known.products) else f"product {product.get('id')}"
+    elif reward.type == "CAMPAIGN" and _known(campaign.get("type"), frozenset(_DIGITAL)):
         detail = {"campaign_id": campaign.get("id")}
         if campaign.get("type") == "GIFT_VOUCHERS":
             detail["balance"] = campaign.get("balance")
         entry |= {"type": "DIGITAL", "digital": {_DIGITAL[campaign["type"]]: detail}}
-        missing = None if campaign.get("id") in run.known.campaigns else f"campaign {campaign.get('id')}"
+        missing = None if _known(campaign.get("id"), run.known.campaigns) else f"campaign {campaign.get('id')}"
     else:
         run.left("reward", reward.id, "type", f"a scenario's reward is a product, a SKU, or a code of a coupon or "
                  f"gift campaign: a {reward.type} reward of {campaign.get('type')} is not; left out")

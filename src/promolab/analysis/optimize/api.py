@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from ...sim import usage_of
 from ..figures import with_currency
 from ..forecast.costs import CostModel
 from ..response import ResponseModel
-from .budgets import Budget, GivenBudget, Limits, budgets_of
+from .budgets import Budget, GivenBudget, Limits, budgets_of, with_used
 from .evaluation import FREQ, Evaluated, Scope, evaluate, group_bases
 from .optimum import Constraint, Optimum
 from .problem import Bound, Choice, CountRow, Problem
@@ -35,14 +37,14 @@ def count_rows(evaluated: Evaluated, table: pd.DataFrame, budgets: Sequence[Budg
     for budget in (b for b in budgets if b.measure == "count"):
         if budget.period is None:
             total = table["redemptions_p90"].astype("float64").to_numpy()
-            rows.append(CountRow(budget.name, budget.limit, {
+            rows.append(CountRow(budget.name, budget.left(), {
                 g: total[first[g]:first[g] + len(evaluated.options[g])].tolist() for g in budget.groups}))
             continue
         sums = next(p for p in evaluated.periods if p.period == budget.period)
         spread = [[p90(m, v) for m, v in zip(mean, var, strict=True)]
                   for mean, var in zip(sums.redemptions.T, sums.variance.T, strict=True)]
-        for k, start in enumerate(sums.starts):
-            rows.append(CountRow(f"{budget.name}, {FREQ[budget.period]} of {start}", budget.limit, {
+        for k, (key, start) in enumerate(zip(sums.keys.tolist(), sums.starts, strict=True)):
+            rows.append(CountRow(f"{budget.name}, {FREQ[budget.period]} of {start}", budget.left(key), {
                 g: spread[k][first[g]:first[g] + len(evaluated.options[g])] for g in budget.groups}))
     return rows
 
@@ -54,7 +56,7 @@ def problem_of(evaluated: Evaluated, table: pd.DataFrame, limits: Limits, min_re
         value=[rows["value"].astype("int64").tolist() for rows in per_group],
         p90=[rows["spend_p90"].astype("int64").tolist() for rows in per_group],
         redemptions=[rows["redemptions"].astype("float64").tolist() for rows in per_group],
-        budgets=[b for b in limits.budgets if b.measure == "discount"],
+        budgets=[replace(b, limit=b.left()) for b in limits.budgets if b.measure == "discount"],
         min_redemptions=min_redemptions,
         counts=count_rows(evaluated, table, limits.budgets),
     )
@@ -100,7 +102,8 @@ def optimize(
     if not isinstance(model, ResponseModel):
         raise TypeError(f"model must be a ResponseModel, got {type(model).__name__}")
     Problem.of([[0]], [[0]], [[0.0]], min_redemptions=min_redemptions)  # the floor checked before the sweep
-    limits = budgets_of(space.groups, group_bases(sim, space), budgets)  # and the budgets
+    # and the budgets, less what the scenario's redemptions so far used of them
+    limits = with_used(budgets_of(space.groups, group_bases(sim, space), budgets), usage_of(sim))
     evaluated = evaluate(sim, orders, space, Scope(model, costs or CostModel(), limits.periods))
     table = with_currency(evaluated.frame(), sim.currency)
     problem = problem_of(evaluated, table, limits, min_redemptions)

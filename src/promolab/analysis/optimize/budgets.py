@@ -15,8 +15,10 @@ scenario's budgets. The optimizer constrains two kinds of everyone's total:
   redemptions (the rule reads the count before each one, so the 300th passes).
 
 A budget covers the groups of its tier or campaign: it holds for a choice
-when the sum of their P90s (spend, or redemptions per period) is within its
-limit (`spread`: safe). Per-customer limits have no everyone's total (the
+when the sum of their P90s (spend, or redemptions per period) is within what
+is left of its limit (`spread`: safe), the limit less what the simulator's
+redemptions so far used of it (`with_used`: the totals the forecast's walk
+starts from; a cap half used leaves half). Per-customer limits have no everyone's total (the
 forecast's `budget_left` leaves them out too): they are not constraints, and
 the answer lists them as left to the forecast's walk (`Limits.left_out`).
 Any other budget rule on a group's tier (order amounts, a bound that is not
@@ -32,14 +34,14 @@ the optimizer cannot read is let through).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Literal, get_args
 
-from ...engine import CompiledTier, Period
+from ...engine import CompiledTier, Period, UsageLedger, UsageQuery
 from ..forecast.budget_leaves import BudgetLeaf, budget_leaves
 from .space import TierGrid
 
-__all__ = ["Budget", "CountLimit", "GivenBudget", "Limits", "budgets_of"]
+__all__ = ["Budget", "CountLimit", "GivenBudget", "Limits", "budgets_of", "with_used"]
 
 Measure = Literal["discount", "count"]
 PERIODS: tuple[Period, ...] = get_args(Period)
@@ -77,6 +79,16 @@ class Budget:
     source: str
     measure: Measure = "discount"
     period: Period | None = None
+    #: what it counts: redemptions of the tier (`key` a group's tier) or of the campaign
+    scope: Literal["redeemable", "campaign"] = "campaign"
+    #: what the simulator's state used of it before the orders, per key of its period (None: ever)
+    used: Mapping[int | None, int] = field(default_factory=dict)
+
+    def left(self, key: int | None = None) -> int:
+        """The limit less what was used before the orders (in the period of `key`, `engine.period_key_arrays`):
+        a cap the project has half used leaves half to the choice, as the forecast's walk starts from the
+        same totals (`usage_of`)."""
+        return self.limit - self.used.get(key, 0)
 
     @property
     def name(self) -> str:
@@ -124,22 +136,34 @@ def _read(leaf: BudgetLeaf, base: CompiledTier) -> tuple[str, Budget] | str:
 
 
 def _given(key: str, value: object) -> list[tuple[str, Budget]]:
-    """A given budget (or several, a tuple) in the slots it replaces."""
-    if isinstance(value, tuple) and value:
-        return [slot for one in value for slot in _given(key, one)]
+    """A given budget (or several, a flat tuple) in the slots it replaces; two of one slot (two money
+    budgets, two count limits of one period) are refused, as the last would silently replace the first."""
+    if not (isinstance(value, tuple) and value):
+        return [_given_one(key, value)]
+    slots = [_given_one(key, one) for one in value]
+    names = [name for name, _ in slots]
+    if len(set(names)) < len(names):
+        raise ValueError(f"budgets[{key!r}] gives two limits of one kind (a money budget, or count limits of one "
+                         f"period), of which only one could be kept: got {value!r}")
+    return slots
+
+
+def _given_one(key: str, value: object) -> tuple[str, Budget]:
+    """One given budget: cents of discount or a `CountLimit`, in the slot it replaces."""
     if isinstance(value, CountLimit):
-        return [(f"count {key} {value.period}", Budget(key, value.limit, (), "given", "count", value.period))]
+        return f"count {key} {value.period}", Budget(key, value.limit, (), "given", "count", value.period)
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"budgets[{key!r}] must be whole cents >= 0, a CountLimit, a tuple of them or None, "
                          f"got {value!r}")
-    return [(f"discount {key}", Budget(key, value, (), "given"))]
+    return f"discount {key}", Budget(key, value, (), "given")
 
 
 def budgets_of(groups: Sequence[TierGrid], bases: Sequence[CompiledTier],
                given: Mapping[str, GivenBudget] | None) -> Limits:
     """The scenario's budgets on the groups' tiers, then the given ones."""
     given = dict(given or {})
-    keys = {g.tier for g in groups} | {b.spec.campaign.id for b in bases}
+    tiers = {g.tier for g in groups}
+    keys = tiers | {b.spec.campaign.id for b in bases}
     for key in given:
         if key not in keys:
             raise ValueError(f"budgets names {key!r}, neither a group's tier nor its campaign "
@@ -164,5 +188,14 @@ def budgets_of(groups: Sequence[TierGrid], bases: Sequence[CompiledTier],
     for budget in found.values():
         members = tuple(g for g, (group, base) in enumerate(zip(groups, bases, strict=True))
                         if budget.key in (group.tier, base.spec.campaign.id))
-        out.append(Budget(budget.key, budget.limit, members, budget.source, budget.measure, budget.period))
+        scope: Literal["redeemable", "campaign"] = "redeemable" if budget.key in tiers else "campaign"
+        out.append(Budget(budget.key, budget.limit, members, budget.source, budget.measure, budget.period, scope))
     return Limits(tuple(out), tuple(dict.fromkeys(left_out)))
+
+
+def with_used(limits: Limits, ledger: UsageLedger) -> Limits:
+    """The budgets with what `ledger` (the simulator's redemptions so far, `usage_of`) has used of each:
+    what the rule counts, so the choice is held to what is left (`Budget.left`)."""
+    return replace(limits, budgets=tuple(
+        replace(b, used=ledger.totals_by_period(UsageQuery(b.scope, b.measure, False, b.period), b.key, b.key))
+        for b in limits.budgets))

@@ -70,7 +70,7 @@ class HistoryOffers:
 
     #: one row per (order, tier offered): `HISTORY_OFFER_COLUMNS`
     offers: pd.DataFrame
-    #: one row per unit and ISO week: `COUNT_COLUMNS`
+    #: one row per unit and period (ISO week or day, `period=`): `COUNT_COLUMNS`
     counts: pd.DataFrame
     #: the orders read (distinct order ids)
     n_orders: int
@@ -93,7 +93,8 @@ def _checked(orders: pd.DataFrame) -> None:
         raise ValueError(f"orders: placed_at must be datetimes (each order is priced at its own instant), "
                          f"got {orders['placed_at'].dtype}")
     source = orders["customer_source_id"]
-    if not (pd.api.types.is_string_dtype(source) or source.isna().all()):
+    # by value, not dtype: an object column of strings and None is strings or missing (as a concat makes one)
+    if pd.api.types.infer_dtype(source, skipna=True) not in ("string", "empty") and not source.isna().all():
         raise ValueError(f"orders: customer_source_id must be strings (or missing), got {source.dtype}")
 
 
