@@ -296,3 +296,48 @@ def test_a_response_model_draws_who_redeems_and_the_bands_follow_it(sim: Simulat
     assert (modelled.tiers["redemptions_p90"] >= modelled.tiers["redemptions_p10"]).all()
     assert (modelled.tiers["redemptions_p90"] > modelled.tiers["redemptions_p10"]).any()
     assert _parquet(modelled.tiers) == _parquet(again.tiers)
+
+
+@pytest.mark.parametrize(("n", "workers", "parts"), [(200, 2, 4), (3, 2, 3), (1, 8, 1), (7, 0, 2), (10_000, 3, 6)])
+def test_draws_are_cut_into_a_few_even_batches_per_worker_in_order(n: int, workers: int, parts: int) -> None:
+    from promolab.analysis.forecast.bands import draw_batches
+
+    runs = draw_batches(n, workers)
+    assert len(runs) == parts
+    assert [k for run in runs for k in run] == list(range(n))  # every draw once, in order
+    assert max(map(len, runs)) - min(map(len, runs)) <= 1
+
+
+def test_a_walk_from_the_shared_start_is_the_walk_that_computes_its_own(sim: Simulator, sample: pd.DataFrame) -> None:
+    """Differential: the bands compute `walk_start` once for every draw; each
+    draw walked from it equals a walk that computes its own start, and the
+    start is not changed by the draws walked from it."""
+    from promolab.analysis.forecast.bands import band_plan
+    from promolab.analysis.forecast.spending import walk, walk_start
+
+    captured: dict[str, Any] = {}
+    saved = api.band_plan
+
+    def keep(*args: Any) -> Any:
+        captured["bands"] = saved(*args)
+        return captured["bands"]
+
+    api.band_plan = keep
+    try:
+        forecast(sim, sample, costs=RATE, draws=1, seed=5, progress=False)
+    finally:
+        api.band_plan = saved
+    bands = captured["bands"]
+    assert band_plan is saved
+    before = [a.copy() for a in (bands.start.tier, bands.start.discount, bands.start.contest, bands.start.chance)]
+    for k in (0, 3):
+        plan = replace(bands.plan, draws=draw_uniforms(bands.keys, k))
+        shared = walk(replace(plan, ledger=plan.ledger.copy()), bands.start)
+        own = walk(replace(plan, ledger=plan.ledger.copy()))
+        for name in ("tier", "discount", "redeemed", "held_tier", "held_leaf"):
+            assert np.array_equal(getattr(shared, name), getattr(own, name)), name
+        assert shared.redeemed.any() and not shared.redeemed.all()
+    again = walk_start(bands.plan)
+    for start in (bands.start, again):
+        for old, new in zip(before, (start.tier, start.discount, start.contest, start.chance), strict=True):
+            assert np.array_equal(old, new)

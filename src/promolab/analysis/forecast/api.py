@@ -53,7 +53,7 @@ from .facts import OrderFacts
 from .fixed_set import fixed_set
 from .publications import publish_codes
 from .result import ForecastResult
-from .spending import WalkPlan, WatchedTier, walk
+from .spending import WalkPlan, WatchedTier, walk, walk_start
 from .stacked import walk_stacked
 
 if TYPE_CHECKING:
@@ -201,13 +201,15 @@ def forecast(sim: Simulator, orders: pd.DataFrame, **options: Unpack[ForecastOpt
     plan = WalkPlan(order, found, watched, facts.counted_customer, facts.customer_ids, facts.periods, draws, rates,
                     facts.ledger(usage_of(sim)))
     del found, draws, rates  # the plan holds them: let go with it
-    banded = band_plan(plan, cols.order_ids, seed, len(chosen)) if n_draws is not None else None
+    # The walk's draw-independent start, once: the one walk and every band draw read it.
+    start = walk_start(plan) if policy == "best" else None
+    banded = band_plan(plan, cols.order_ids, seed, len(chosen), start) if n_draws is not None else None
     if policy == "stack" or fixed is not None:
         spent = walk_stacked(sim, view, chosen, plan, cols, batch, fixed=fixed, published=published)
         del batch, cols
     else:
         del batch, cols  # the walk reads neither
-        spent = walk(replace(plan, ledger=plan.ledger.copy()) if banded is not None else plan)
+        spent = walk(replace(plan, ledger=plan.ledger.copy()) if banded is not None else plan, start)
     del plan
     result = ForecastResult.build(chosen, watched, excluded, facts, spent, order, fixed, published)
     bands = None
