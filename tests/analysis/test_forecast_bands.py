@@ -135,7 +135,8 @@ def test_draws_differ_and_the_seed_decides(sim: Simulator, sample: pd.DataFrame,
 @pytest.mark.parametrize(("options", "message"), [
     ({"draws": 0}, "draws must be"), ({"draws": MOST_DRAWS + 1}, "draws must be"), ({"draws": True}, "draws must be"),
     ({"draws": 2, "seed": -1}, "seed must be"), ({"draws": 2, "seed": 10**16}, "seed must be"),
-    ({"draws": 2, "engine": "spark"}, "engine must be"), ({"draws": 2, "policy": "stack"}, "policy 'best'"),
+    ({"draws": 2, "engine": "spark"}, "engine must be"), ({"draws": 2, "policy": ["promo_beans_15"]}, "policy 'best' or 'stack'"),
+    ({"draws": 2, "policy": "stack", "engine": "dask", "client": object()}, "worker processes"),
 ])
 def test_bad_band_options_are_refused(sim: Simulator, sample: pd.DataFrame, options: dict[str, Any],
                                       message: str) -> None:
@@ -341,3 +342,84 @@ def test_a_walk_from_the_shared_start_is_the_walk_that_computes_its_own(sim: Sim
     for start in (bands.start, again):
         for old, new in zip(before, (start.tier, start.discount, start.contest, start.chance), strict=True):
             assert np.array_equal(old, new)
+
+
+# -- bands for the "stack" policy -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def stacked(sim: Simulator, sample: pd.DataFrame) -> ForecastResult:
+    small = sample[sample["order_id"].isin(sample["order_id"].unique()[:500])].reset_index(drop=True)
+    return forecast(sim, small, policy="stack", costs=RATE, draws=8, seed=3, progress=False)
+
+
+def _captured_plan(sim: Simulator, orders: pd.DataFrame, **options: Any) -> Any:
+    """The `BandPlan` a forecast hands its draws (what a worker receives)."""
+    captured: dict[str, Any] = {}
+    saved = api.all_draws
+
+    def keep(bands: Any, *args: Any, **kwargs: Any) -> Any:
+        captured["bands"], captured["placed_at"] = bands, args[1]
+        return saved(bands, *args, **kwargs)
+
+    api.all_draws = keep
+    try:
+        forecast(sim, orders, progress=False, **options)
+    finally:
+        api.all_draws = saved
+    return captured["bands"], captured["placed_at"]
+
+
+def test_stack_bands_same_seed_same_bytes_on_every_engine(sim: Simulator, sample: pd.DataFrame,
+                                                          stacked: ForecastResult) -> None:
+    """The stacked walk per draw: a stack redeems several tiers, each counted
+    in its tier's band; here and on Dask threads, the same bytes."""
+    small = sample[sample["order_id"].isin(sample["order_id"].unique()[:500])].reset_index(drop=True)
+    bands = stacked.bands
+    assert bands is not None and bands.draws == 8
+    assert (bands.tiers["redemptions_p90"] > bands.tiers["redemptions_p10"]).any()
+    assert bands.tiers["redemptions_p50"].astype(bool).sum() >= 3  # several tiers redeem in one order's stack
+    for engine in ("pandas", "dask"):
+        again = forecast(sim, small, policy="stack", costs=RATE, draws=8, seed=3, engine=engine, progress=False).bands
+        assert again is not None
+        for name in ("budgets", "tiers", "curves"):
+            assert _parquet(getattr(again, name)) == _parquet(getattr(bands, name)), (engine, name)
+
+
+@pytest.mark.parametrize("policy", ["best", "stack"])
+def test_with_no_response_every_quantile_is_todays_forecast_to_the_cent(sim: Simulator, sample: pd.DataFrame,
+                                                                        policy: str) -> None:
+    from promolab.analysis.response import NO_RESPONSE
+
+    small = sample[sample["order_id"].isin(sample["order_id"].unique()[:500])].reset_index(drop=True)
+    costs = CostModel(response=NO_RESPONSE)
+    today = forecast(sim, small, policy=policy, costs=costs, progress=False)
+    bands = forecast(sim, small, policy=policy, costs=costs, draws=3, seed=9, progress=False).bands
+    assert bands is not None
+    redeemed = today.redemptions.groupby("tier_id", observed=True)["discount"].agg(["size", "sum"])
+    tiers = bands.tiers.set_index("tier_id")
+    for q in ("p10", "p50", "p90"):
+        counted = redeemed["size"].reindex(tiers.index, fill_value=0).to_numpy(dtype=np.int64)
+        given = redeemed["sum"].reindex(tiers.index, fill_value=0).to_numpy(dtype=np.int64)
+        assert list(tiers[f"redemptions_{q}"]) == list(counted)
+        assert list(tiers[f"spend_{q}"]) == list(given)
+        assert [None if pd.isna(t) else t for t in bands.budgets[f"ran_out_at_{q}"]] == [
+            None if pd.isna(t) else t for t in today.budgets["ran_out_at"]]
+    assert int(tiers["spend_p50"].sum()) == int(today.redemptions["discount"].sum()) > 0
+    assert list(bands.budgets["ran_out_share"]) == [float(not pd.isna(t)) for t in today.budgets["ran_out_at"]]
+
+
+def test_stack_bands_refuse_an_order_amount_budget_they_cannot_add_up(sim: Simulator, sample: pd.DataFrame) -> None:
+    from promolab.analysis.forecast import bands as bands_module
+    from promolab.analysis.forecast.spending import WalkPlan
+
+    plan, _ = _captured_plan(sim, sample.iloc[:40], policy="stack", costs=RATE, draws=1)
+    assert isinstance(plan.plan, WalkPlan) and plan.stacked is not None
+    budgeted = next(w for w in plan.plan.watched if w.budget is not None)
+    leaf = budgeted.budget.leaves[0]
+    by_amount = replace(budgeted, budget=replace(budgeted.budget, leaves=(
+        replace(leaf, query=replace(leaf.query, measure="order_amount")),)))
+    watched = [by_amount if w is budgeted else w for w in plan.plan.watched]
+    with pytest.raises(ValueError, match=f"order-amount budgets of {budgeted.tier_id}"):
+        bands_module.band_plan(replace(plan.plan, watched=watched), pd.Index(["x"] * len(plan.keys)), 0,
+                               plan.n_tiers, None, plan.stacked)

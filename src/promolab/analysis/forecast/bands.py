@@ -25,7 +25,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -33,9 +33,16 @@ import pandas as pd
 from ..figures import figures
 from .calendar_periods import period_start
 from .spending import Spending, WalkPlan, WalkStart, WatchedTier, walk, walk_start
+from .stacked import walk_stacked
+
+if TYPE_CHECKING:
+    from ...engine import CompiledTier
+    from ...sim import PricingView, Simulator
+    from ..orders import LineColumns
+    from ..sweep import OrderBatch
 
 __all__ = ["BAND_CURVE_COLUMNS", "BUDGET_BAND_COLUMNS", "DRAW_COLUMNS", "MOST_DRAWS", "QUANTILES", "TIER_BAND_COLUMNS",
-           "BandFrames", "BandPlan", "DrawTotals", "ForecastBands", "all_draws", "band_frames", "band_plan",
+           "BandFrames", "BandPlan", "DrawTotals", "ForecastBands", "StackedDraws", "all_draws", "band_frames", "band_plan",
            "draw_batches", "draw_uniforms", "run_draws"]
 
 #: The quantiles every band reports (the 80 % band is P10-P90).
@@ -92,15 +99,31 @@ def draw_uniforms(keys: np.ndarray, k: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class StackedDraws:
+    """What a draw of the "stack" policy walks beyond the plan: `walk_stacked`'s
+    inputs (the simulator, read and never changed, its pricing view, the
+    candidate tiers, the orders' lines). Each draw prices every stack with the
+    engine, as the one walk does; only `WalkPlan.draws` differs."""
+
+    sim: Simulator
+    view: PricingView
+    tiers: Sequence[CompiledTier]
+    cols: LineColumns
+    batch: OrderBatch
+
+
+@dataclass(frozen=True)
 class BandPlan:
     """What every draw reads, computed once: the walk's plan and its
     draw-independent start (`spending.walk_start`: the verdicts settled, the
     contested orders, each order's chance), the orders' keys, each order's
     day, and the budget rules in the `budgets` frame's order (watched
-    position, leaf index). Plain data: it is shipped to each Dask worker once."""
+    position, leaf index). Plain data: it is shipped to each Dask worker once.
+    `stacked`: the "stack" policy's walk (then `start` is None: that walk
+    prices each order with the engine and has no draw-independent start)."""
 
     plan: WalkPlan
-    start: WalkStart
+    start: WalkStart | None
     keys: np.ndarray
     #: per order (input position), its day's index in `days`
     day: np.ndarray
@@ -108,6 +131,7 @@ class BandPlan:
     n_tiers: int
     #: per budget rule: (candidate position, leaf index)
     rules: tuple[tuple[int, int], ...]
+    stacked: StackedDraws | None = None
 
 
 @dataclass(frozen=True)
@@ -120,23 +144,44 @@ class DrawTotals:
     refused: np.ndarray
 
 
-def band_plan(plan: WalkPlan, order_ids: pd.Index, seed: int, n_tiers: int, start: WalkStart | None = None) -> BandPlan:
-    """The once-computed part: the walk's start (`start`, or computed here),
-    the orders' keys and days; the budget rules."""
+def band_plan(plan: WalkPlan, order_ids: pd.Index, seed: int, n_tiers: int, start: WalkStart | None = None,
+              stacked: StackedDraws | None = None) -> BandPlan:
+    """The once-computed part: the walk's start (`start`, or computed here;
+    none for `stacked`), the orders' keys and days; the budget rules.
+
+    Under "stack" an order redeems several tiers, so a budget that counts
+    order amounts (once per order however many of the campaign's tiers it
+    redeems) is not a sum over tiers, which is what the bands add up:
+    refused, as a clear ValueError."""
     days, day = np.unique(plan.periods[0], return_inverse=True)
     rules = tuple((w.position, j) for w in plan.watched if w.budget is not None for j in range(len(w.budget.leaves)))
-    start = start if start is not None else walk_start(plan)
-    return BandPlan(plan, start, order_keys(order_ids, seed), day.astype(np.int64), len(days), n_tiers, rules)
+    if stacked is not None:
+        amounts = sorted({w.tier_id for w in plan.watched if w.budget is not None
+                          for leaf in w.budget.leaves if leaf.query.measure == "order_amount"})
+        if amounts:
+            raise ValueError("forecast bands under policy 'stack' add up what each tier redeemed; the order-amount "
+                             f"budgets of {', '.join(amounts)} count an order once however many tiers it redeems: "
+                             "leave those tiers out (tiers=) or forecast bands with policy 'best'")
+    elif start is None:
+        start = walk_start(plan)
+    return BandPlan(plan, start, order_keys(order_ids, seed), day.astype(np.int64), len(days), n_tiers, rules,
+                    stacked)
 
 
 def _reduce(bands: BandPlan, spent: Spending, placed_at: np.ndarray) -> DrawTotals:
-    """A draw's spending as `DrawTotals` (vectorised: a few passes over the orders)."""
-    redeemed = spent.redeemed
-    cell = (spent.tier[redeemed].astype(np.int64) * bands.n_days + bands.day[redeemed])
+    """A draw's spending as `DrawTotals` (vectorised: a few passes over the
+    orders): per tier redeemed (a stack's every tier, `Spending.children`;
+    else each redeeming order's one tier), its day, discount and order amount."""
+    if spent.children is not None:
+        rows, tier, given = spent.children
+    else:
+        rows = np.flatnonzero(spent.redeemed)
+        tier, given = spent.tier[rows], spent.discount[rows]
+    cell = tier.astype(np.int64) * bands.n_days + bands.day[rows]
     size = bands.n_tiers * bands.n_days
-    amount = bands.plan.found.amount[redeemed]
+    amount = bands.plan.found.amount[rows]
     table = np.stack([np.bincount(cell, minlength=size),
-                      np.bincount(cell, weights=spent.discount[redeemed], minlength=size).astype(np.int64),
+                      np.bincount(cell, weights=given, minlength=size).astype(np.int64),
                       np.bincount(cell, weights=amount, minlength=size).astype(np.int64)], axis=-1)
     n_rules = len(bands.rules)
     first = np.full(n_rules, _NEVER, dtype=np.int64)
@@ -166,9 +211,14 @@ def run_draws(bands: BandPlan, draws: Sequence[int], placed_at: np.ndarray) -> l
     """Walk the plan once per draw index in `draws`, each on a fresh copy of
     the ledger, from the one `start` (only the draw-dependent part of the walk repeats)."""
     out = []
+    stacked = bands.stacked
     for k in draws:
         plan = replace(bands.plan, draws=draw_uniforms(bands.keys, k), ledger=bands.plan.ledger.copy())
-        out.append(_reduce(bands, walk(plan, bands.start), placed_at))
+        if stacked is not None:
+            spent = walk_stacked(stacked.sim, stacked.view, stacked.tiers, plan, stacked.cols, stacked.batch)
+        else:
+            spent = walk(plan, bands.start)
+        out.append(_reduce(bands, spent, placed_at))
     return out
 
 
