@@ -267,6 +267,7 @@ def test_cli_without_draws_writes_no_bands(orders_file: Path, tmp_path: Path) ->
     (("--draws", "3", "--seed", str(10**16)), "--seed must be from 0"),
     (("--scheduler", "tcp://127.0.0.1:1"), "give --draws N"),
     (("--draws", "3", "--send", "promo_beans_15"), "drop --send"),
+    (("--draws", "3", "--policy", "stack", "--scheduler", "tcp://127.0.0.1:1"), "drop --scheduler"),
 ])
 def test_cli_bad_band_options_exit_2_and_write_nothing(orders_file: Path, tmp_path: Path, extra: tuple[str, ...],
                                                        message: str, capsys: pytest.CaptureFixture[str]) -> None:
