@@ -135,7 +135,8 @@ def test_draws_differ_and_the_seed_decides(sim: Simulator, sample: pd.DataFrame,
 @pytest.mark.parametrize(("options", "message"), [
     ({"draws": 0}, "draws must be"), ({"draws": MOST_DRAWS + 1}, "draws must be"), ({"draws": True}, "draws must be"),
     ({"draws": 2, "seed": -1}, "seed must be"), ({"draws": 2, "seed": 10**16}, "seed must be"),
-    ({"draws": 2, "engine": "spark"}, "engine must be"), ({"draws": 2, "policy": "stack"}, "policy 'best'"),
+    ({"draws": 2, "engine": "spark"}, "engine must be"), ({"draws": 2, "policy": ["promo_beans_15"]}, "policy 'best' or 'stack'"),
+    ({"draws": 2, "policy": "stack", "engine": "dask", "client": object()}, "worker processes"),
 ])
 def test_bad_band_options_are_refused(sim: Simulator, sample: pd.DataFrame, options: dict[str, Any],
                                       message: str) -> None:
@@ -266,6 +267,7 @@ def test_cli_without_draws_writes_no_bands(orders_file: Path, tmp_path: Path) ->
     (("--draws", "3", "--seed", str(10**16)), "--seed must be from 0"),
     (("--scheduler", "tcp://127.0.0.1:1"), "give --draws N"),
     (("--draws", "3", "--send", "promo_beans_15"), "drop --send"),
+    (("--draws", "3", "--policy", "stack", "--scheduler", "tcp://127.0.0.1:1"), "drop --scheduler"),
 ])
 def test_cli_bad_band_options_exit_2_and_write_nothing(orders_file: Path, tmp_path: Path, extra: tuple[str, ...],
                                                        message: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -296,3 +298,129 @@ def test_a_response_model_draws_who_redeems_and_the_bands_follow_it(sim: Simulat
     assert (modelled.tiers["redemptions_p90"] >= modelled.tiers["redemptions_p10"]).all()
     assert (modelled.tiers["redemptions_p90"] > modelled.tiers["redemptions_p10"]).any()
     assert _parquet(modelled.tiers) == _parquet(again.tiers)
+
+
+@pytest.mark.parametrize(("n", "workers", "parts"), [(200, 2, 4), (3, 2, 3), (1, 8, 1), (7, 0, 2), (10_000, 3, 6)])
+def test_draws_are_cut_into_a_few_even_batches_per_worker_in_order(n: int, workers: int, parts: int) -> None:
+    from promolab.analysis.forecast.bands import draw_batches
+
+    runs = draw_batches(n, workers)
+    assert len(runs) == parts
+    assert [k for run in runs for k in run] == list(range(n))  # every draw once, in order
+    assert max(map(len, runs)) - min(map(len, runs)) <= 1
+
+
+def test_a_walk_from_the_shared_start_is_the_walk_that_computes_its_own(sim: Simulator, sample: pd.DataFrame) -> None:
+    """Differential: the bands compute `walk_start` once for every draw; each
+    draw walked from it equals a walk that computes its own start, and the
+    start is not changed by the draws walked from it."""
+    from promolab.analysis.forecast.bands import band_plan
+    from promolab.analysis.forecast.spending import walk, walk_start
+
+    captured: dict[str, Any] = {}
+    saved = api.band_plan
+
+    def keep(*args: Any) -> Any:
+        captured["bands"] = saved(*args)
+        return captured["bands"]
+
+    api.band_plan = keep
+    try:
+        forecast(sim, sample, costs=RATE, draws=1, seed=5, progress=False)
+    finally:
+        api.band_plan = saved
+    bands = captured["bands"]
+    assert band_plan is saved
+    before = [a.copy() for a in (bands.start.tier, bands.start.discount, bands.start.contest, bands.start.chance)]
+    for k in (0, 3):
+        plan = replace(bands.plan, draws=draw_uniforms(bands.keys, k))
+        shared = walk(replace(plan, ledger=plan.ledger.copy()), bands.start)
+        own = walk(replace(plan, ledger=plan.ledger.copy()))
+        for name in ("tier", "discount", "redeemed", "held_tier", "held_leaf"):
+            assert np.array_equal(getattr(shared, name), getattr(own, name)), name
+        assert shared.redeemed.any() and not shared.redeemed.all()
+    again = walk_start(bands.plan)
+    for start in (bands.start, again):
+        for old, new in zip(before, (start.tier, start.discount, start.contest, start.chance), strict=True):
+            assert np.array_equal(old, new)
+
+
+# -- bands for the "stack" policy -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def stacked(sim: Simulator, sample: pd.DataFrame) -> ForecastResult:
+    small = sample[sample["order_id"].isin(sample["order_id"].unique()[:500])].reset_index(drop=True)
+    return forecast(sim, small, policy="stack", costs=RATE, draws=8, seed=3, progress=False)
+
+
+def _captured_plan(sim: Simulator, orders: pd.DataFrame, **options: Any) -> Any:
+    """The `BandPlan` a forecast hands its draws (what a worker receives)."""
+    captured: dict[str, Any] = {}
+    saved = api.all_draws
+
+    def keep(bands: Any, *args: Any, **kwargs: Any) -> Any:
+        captured["bands"], captured["placed_at"] = bands, args[1]
+        return saved(bands, *args, **kwargs)
+
+    api.all_draws = keep
+    try:
+        forecast(sim, orders, progress=False, **options)
+    finally:
+        api.all_draws = saved
+    return captured["bands"], captured["placed_at"]
+
+
+def test_stack_bands_same_seed_same_bytes_on_every_engine(sim: Simulator, sample: pd.DataFrame,
+                                                          stacked: ForecastResult) -> None:
+    """The stacked walk per draw: a stack redeems several tiers, each counted
+    in its tier's band; here and on Dask threads, the same bytes."""
+    small = sample[sample["order_id"].isin(sample["order_id"].unique()[:500])].reset_index(drop=True)
+    bands = stacked.bands
+    assert bands is not None and bands.draws == 8
+    assert (bands.tiers["redemptions_p90"] > bands.tiers["redemptions_p10"]).any()
+    assert bands.tiers["redemptions_p50"].astype(bool).sum() >= 3  # several tiers redeem in one order's stack
+    for engine in ("pandas", "dask"):
+        again = forecast(sim, small, policy="stack", costs=RATE, draws=8, seed=3, engine=engine, progress=False).bands
+        assert again is not None
+        for name in ("budgets", "tiers", "curves"):
+            assert _parquet(getattr(again, name)) == _parquet(getattr(bands, name)), (engine, name)
+
+
+@pytest.mark.parametrize("policy", ["best", "stack"])
+def test_with_no_response_every_quantile_is_todays_forecast_to_the_cent(sim: Simulator, sample: pd.DataFrame,
+                                                                        policy: str) -> None:
+    from promolab.analysis.response import NO_RESPONSE
+
+    small = sample[sample["order_id"].isin(sample["order_id"].unique()[:500])].reset_index(drop=True)
+    costs = CostModel(response=NO_RESPONSE)
+    today = forecast(sim, small, policy=policy, costs=costs, progress=False)
+    bands = forecast(sim, small, policy=policy, costs=costs, draws=3, seed=9, progress=False).bands
+    assert bands is not None
+    redeemed = today.redemptions.groupby("tier_id", observed=True)["discount"].agg(["size", "sum"])
+    tiers = bands.tiers.set_index("tier_id")
+    for q in ("p10", "p50", "p90"):
+        counted = redeemed["size"].reindex(tiers.index, fill_value=0).to_numpy(dtype=np.int64)
+        given = redeemed["sum"].reindex(tiers.index, fill_value=0).to_numpy(dtype=np.int64)
+        assert list(tiers[f"redemptions_{q}"]) == list(counted)
+        assert list(tiers[f"spend_{q}"]) == list(given)
+        assert [None if pd.isna(t) else t for t in bands.budgets[f"ran_out_at_{q}"]] == [
+            None if pd.isna(t) else t for t in today.budgets["ran_out_at"]]
+    assert int(tiers["spend_p50"].sum()) == int(today.redemptions["discount"].sum()) > 0
+    assert list(bands.budgets["ran_out_share"]) == [float(not pd.isna(t)) for t in today.budgets["ran_out_at"]]
+
+
+def test_stack_bands_refuse_an_order_amount_budget_they_cannot_add_up(sim: Simulator, sample: pd.DataFrame) -> None:
+    from promolab.analysis.forecast import bands as bands_module
+    from promolab.analysis.forecast.spending import WalkPlan
+
+    plan, _ = _captured_plan(sim, sample.iloc[:40], policy="stack", costs=RATE, draws=1)
+    assert isinstance(plan.plan, WalkPlan) and plan.stacked is not None
+    budgeted = next(w for w in plan.plan.watched if w.budget is not None)
+    leaf = budgeted.budget.leaves[0]
+    by_amount = replace(budgeted, budget=replace(budgeted.budget, leaves=(
+        replace(leaf, query=replace(leaf.query, measure="order_amount")),)))
+    watched = [by_amount if w is budgeted else w for w in plan.plan.watched]
+    with pytest.raises(ValueError, match=f"order-amount budgets of {budgeted.tier_id}"):
+        bands_module.band_plan(replace(plan.plan, watched=watched), pd.Index(["x"] * len(plan.keys)), 0,
+                               plan.n_tiers, None, plan.stacked)

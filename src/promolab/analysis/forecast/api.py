@@ -41,6 +41,7 @@ from .bands import (
     MOST_SEED,
     BandFrames,
     ForecastBands,
+    StackedDraws,
     all_draws,
     band_frames,
     band_plan,
@@ -53,7 +54,7 @@ from .facts import OrderFacts
 from .fixed_set import fixed_set
 from .publications import publish_codes
 from .result import ForecastResult
-from .spending import WalkPlan, WatchedTier, walk
+from .spending import WalkPlan, WatchedTier, walk, walk_start
 from .stacked import walk_stacked
 
 if TYPE_CHECKING:
@@ -137,7 +138,7 @@ def forecast(sim: Simulator, orders: pd.DataFrame, **options: Unpack[ForecastOpt
     a cohort column the orders lack: a forecast stopped half way would be a
     total that looks right and is not.
 
-    `draws=N, seed=S` (policy "best"): the walk runs N more times, draw k with
+    `draws=N, seed=S` (policy "best" or "stack"): the walk runs N more times, draw k with
     its own uniforms (`bands.draw_uniforms`), and `ForecastResult.bands` holds
     P10/P50/P90 per budget and per tier (`bands.ForecastBands`); the sweep runs
     once. `engine="dask"` fans the draws out (on `client` when given). Without
@@ -148,9 +149,13 @@ def forecast(sim: Simulator, orders: pd.DataFrame, **options: Unpack[ForecastOpt
     customers, progress, on_chunk = options.get("customers"), options.get("progress", True), options.get("on_chunk")
     n_draws, seed, engine = options.get("draws"), options.get("seed", 0), options.get("engine", "pandas")
     _band_options(n_draws, seed, engine)
-    if n_draws is not None and policy != "best":
-        raise ValueError("draws= walks the 'best' policy's plan again per draw; a stacked or fixed-set forecast "
-                         "prices each order with the engine in its walk: forecast bands with policy 'best'")
+    if n_draws is not None and not isinstance(policy, str):
+        raise ValueError("draws= walks the policy again per draw; a fixed set of tiers and codes spends codes' "
+                         "stock and gift cards' balances the bands do not count: forecast bands with policy "
+                         "'best' or 'stack'")
+    if n_draws is not None and policy == "stack" and options.get("client") is not None:
+        raise ValueError("stack bands price each order with this process's simulator, which does not travel to "
+                         "Dask worker processes: drop client= (the draws run here, or engine='dask' on threads)")
     if not isinstance(policy, str | list | tuple):
         raise TypeError(f"policy must be one of {', '.join(POLICIES)} or a list of tier ids and codes; got {policy!r}")
     fixed_ids = None if isinstance(policy, str) else list(policy)
@@ -201,13 +206,19 @@ def forecast(sim: Simulator, orders: pd.DataFrame, **options: Unpack[ForecastOpt
     plan = WalkPlan(order, found, watched, facts.counted_customer, facts.customer_ids, facts.periods, draws, rates,
                     facts.ledger(usage_of(sim)))
     del found, draws, rates  # the plan holds them: let go with it
-    banded = band_plan(plan, cols.order_ids, seed, len(chosen)) if n_draws is not None else None
+    # The walk's draw-independent start, once: the one walk and every band draw read it.
+    start = walk_start(plan) if policy == "best" else None
+    banded = None
+    if n_draws is not None:
+        stacked = StackedDraws(sim, view, chosen, cols, batch) if policy == "stack" else None
+        banded = band_plan(plan, cols.order_ids, seed, len(chosen), start, stacked)
     if policy == "stack" or fixed is not None:
-        spent = walk_stacked(sim, view, chosen, plan, cols, batch, fixed=fixed, published=published)
+        own = replace(plan, ledger=plan.ledger.copy()) if banded is not None else plan  # the draws' stays as it was
+        spent = walk_stacked(sim, view, chosen, own, cols, batch, fixed=fixed, published=published)
         del batch, cols
     else:
         del batch, cols  # the walk reads neither
-        spent = walk(replace(plan, ledger=plan.ledger.copy()) if banded is not None else plan)
+        spent = walk(replace(plan, ledger=plan.ledger.copy()) if banded is not None else plan, start)
     del plan
     result = ForecastResult.build(chosen, watched, excluded, facts, spent, order, fixed, published)
     bands = None

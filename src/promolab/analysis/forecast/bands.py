@@ -25,18 +25,25 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..figures import figures
 from .calendar_periods import period_start
-from .spending import Spending, WalkPlan, WatchedTier, walk
+from .spending import Spending, WalkPlan, WalkStart, WatchedTier, walk, walk_start
+from .stacked import walk_stacked
+
+if TYPE_CHECKING:
+    from ...engine import CompiledTier
+    from ...sim import PricingView, Simulator
+    from ..orders import LineColumns
+    from ..sweep import OrderBatch
 
 __all__ = ["BAND_CURVE_COLUMNS", "BUDGET_BAND_COLUMNS", "DRAW_COLUMNS", "MOST_DRAWS", "QUANTILES", "TIER_BAND_COLUMNS",
-           "BandFrames", "BandPlan", "DrawTotals", "ForecastBands", "all_draws", "band_frames", "band_plan",
-           "draw_uniforms", "run_draws"]
+           "BandFrames", "BandPlan", "DrawTotals", "ForecastBands", "StackedDraws", "all_draws", "band_frames", "band_plan",
+           "draw_batches", "draw_uniforms", "run_draws"]
 
 #: The quantiles every band reports (the 80 % band is P10-P90).
 QUANTILES = (0.1, 0.5, 0.9)
@@ -92,12 +99,31 @@ def draw_uniforms(keys: np.ndarray, k: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
+class StackedDraws:
+    """What a draw of the "stack" policy walks beyond the plan: `walk_stacked`'s
+    inputs (the simulator, read and never changed, its pricing view, the
+    candidate tiers, the orders' lines). Each draw prices every stack with the
+    engine, as the one walk does; only `WalkPlan.draws` differs."""
+
+    sim: Simulator
+    view: PricingView
+    tiers: Sequence[CompiledTier]
+    cols: LineColumns
+    batch: OrderBatch
+
+
+@dataclass(frozen=True)
 class BandPlan:
-    """What every draw reads, computed once: the walk's plan, the orders' keys,
-    each order's day, and the budget rules in the `budgets` frame's order
-    (watched position, leaf index). Plain data: it is shipped to Dask workers."""
+    """What every draw reads, computed once: the walk's plan and its
+    draw-independent start (`spending.walk_start`: the verdicts settled, the
+    contested orders, each order's chance), the orders' keys, each order's
+    day, and the budget rules in the `budgets` frame's order (watched
+    position, leaf index). Plain data: it is shipped to each Dask worker once.
+    `stacked`: the "stack" policy's walk (then `start` is None: that walk
+    prices each order with the engine and has no draw-independent start)."""
 
     plan: WalkPlan
+    start: WalkStart | None
     keys: np.ndarray
     #: per order (input position), its day's index in `days`
     day: np.ndarray
@@ -105,6 +131,7 @@ class BandPlan:
     n_tiers: int
     #: per budget rule: (candidate position, leaf index)
     rules: tuple[tuple[int, int], ...]
+    stacked: StackedDraws | None = None
 
 
 @dataclass(frozen=True)
@@ -117,21 +144,44 @@ class DrawTotals:
     refused: np.ndarray
 
 
-def band_plan(plan: WalkPlan, order_ids: pd.Index, seed: int, n_tiers: int) -> BandPlan:
-    """The once-computed part: the orders' keys and days; the budget rules."""
+def band_plan(plan: WalkPlan, order_ids: pd.Index, seed: int, n_tiers: int, start: WalkStart | None = None,
+              stacked: StackedDraws | None = None) -> BandPlan:
+    """The once-computed part: the walk's start (`start`, or computed here;
+    none for `stacked`), the orders' keys and days; the budget rules.
+
+    Under "stack" an order redeems several tiers, so a budget that counts
+    order amounts (once per order however many of the campaign's tiers it
+    redeems) is not a sum over tiers, which is what the bands add up:
+    refused, as a clear ValueError."""
     days, day = np.unique(plan.periods[0], return_inverse=True)
     rules = tuple((w.position, j) for w in plan.watched if w.budget is not None for j in range(len(w.budget.leaves)))
-    return BandPlan(plan, order_keys(order_ids, seed), day.astype(np.int64), len(days), n_tiers, rules)
+    if stacked is not None:
+        amounts = sorted({w.tier_id for w in plan.watched if w.budget is not None
+                          for leaf in w.budget.leaves if leaf.query.measure == "order_amount"})
+        if amounts:
+            raise ValueError("forecast bands under policy 'stack' add up what each tier redeemed; the order-amount "
+                             f"budgets of {', '.join(amounts)} count an order once however many tiers it redeems: "
+                             "leave those tiers out (tiers=) or forecast bands with policy 'best'")
+    elif start is None:
+        start = walk_start(plan)
+    return BandPlan(plan, start, order_keys(order_ids, seed), day.astype(np.int64), len(days), n_tiers, rules,
+                    stacked)
 
 
 def _reduce(bands: BandPlan, spent: Spending, placed_at: np.ndarray) -> DrawTotals:
-    """A draw's spending as `DrawTotals` (vectorised: a few passes over the orders)."""
-    redeemed = spent.redeemed
-    cell = (spent.tier[redeemed].astype(np.int64) * bands.n_days + bands.day[redeemed])
+    """A draw's spending as `DrawTotals` (vectorised: a few passes over the
+    orders): per tier redeemed (a stack's every tier, `Spending.children`;
+    else each redeeming order's one tier), its day, discount and order amount."""
+    if spent.children is not None:
+        rows, tier, given = spent.children
+    else:
+        rows = np.flatnonzero(spent.redeemed)
+        tier, given = spent.tier[rows], spent.discount[rows]
+    cell = tier.astype(np.int64) * bands.n_days + bands.day[rows]
     size = bands.n_tiers * bands.n_days
-    amount = bands.plan.found.amount[redeemed]
+    amount = bands.plan.found.amount[rows]
     table = np.stack([np.bincount(cell, minlength=size),
-                      np.bincount(cell, weights=spent.discount[redeemed], minlength=size).astype(np.int64),
+                      np.bincount(cell, weights=given, minlength=size).astype(np.int64),
                       np.bincount(cell, weights=amount, minlength=size).astype(np.int64)], axis=-1)
     n_rules = len(bands.rules)
     first = np.full(n_rules, _NEVER, dtype=np.int64)
@@ -158,35 +208,59 @@ def _codes(rules: Sequence[tuple[int, int]], tier: np.ndarray, leaf: np.ndarray)
 
 
 def run_draws(bands: BandPlan, draws: Sequence[int], placed_at: np.ndarray) -> list[DrawTotals]:
-    """Walk the plan once per draw index in `draws`, each on a fresh copy of the ledger."""
+    """Walk the plan once per draw index in `draws`, each on a fresh copy of
+    the ledger, from the one `start` (only the draw-dependent part of the walk repeats)."""
     out = []
+    stacked = bands.stacked
     for k in draws:
         plan = replace(bands.plan, draws=draw_uniforms(bands.keys, k), ledger=bands.plan.ledger.copy())
-        out.append(_reduce(bands, walk(plan), placed_at))
+        if stacked is not None:
+            spent = walk_stacked(stacked.sim, stacked.view, stacked.tiers, plan, stacked.cols, stacked.batch)
+        else:
+            spent = walk(plan, bands.start)
+        out.append(_reduce(bands, spent, placed_at))
     return out
+
+
+#: Batches of draws per worker thread: one each would leave a worker idle at the end when
+#: the other is slowed (a shared machine); two keep that tail to half a batch, and each
+#: batch is still seconds of walking against a hand-off of milliseconds.
+BATCHES_PER_WORKER = 2
+
+
+def draw_batches(n: int, workers: int) -> list[range]:
+    """Draws 0 .. n-1 cut into `BATCHES_PER_WORKER` runs per worker (fewer
+    when there are fewer draws), in order and of sizes differing by at most
+    one: few large tasks, since every draw costs the same."""
+    parts = max(1, min(n, BATCHES_PER_WORKER * max(1, workers)))
+    edges = np.linspace(0, n, parts + 1).astype(np.int64)
+    return [range(int(a), int(b)) for a, b in itertools.pairwise(edges) if b > a]
 
 
 def all_draws(bands: BandPlan, n: int, placed_at: np.ndarray, *, engine: str = "pandas",
               client: Any = None) -> list[DrawTotals]:
-    """Draws 0 .. n-1, in order: here (engine "pandas"), or fanned out on Dask in
-    runs of draws (the local threaded scheduler, or `client`, a
-    `distributed.Client`, whose workers get the plan once). Each draw depends on
-    its index only, so every engine gives the same totals."""
+    """Draws 0 .. n-1, in order: here (engine "pandas"), or fanned out on Dask
+    in a few batches per worker (`draw_batches`): the local threaded scheduler,
+    or `client`, a `distributed.Client`, to whose workers the plan is
+    scattered once (a task carries its batch's range and the plan's key, not
+    the plan). Each draw depends on its index only, so every engine gives the
+    same totals."""
     if engine not in ("pandas", "dask"):
         raise ValueError(f"engine must be 'pandas' or 'dask', got {engine!r}")
     if engine == "pandas":
         return run_draws(bands, range(n), placed_at)
-    from ..sweep.dask import default_partitions
-
-    parts = min(n, default_partitions(n * len(bands.keys)))
-    edges = np.linspace(0, n, parts + 1).astype(np.int64)
-    runs = [range(int(a), int(b)) for a, b in itertools.pairwise(edges) if b > a]
     if client is None:
+        import os
+
         import dask.threaded
 
-        dsk = {("promolab-bands", i): (run_draws, bands, run, placed_at) for i, run in enumerate(runs)}
-        done = dask.threaded.get(dsk, list(dsk))
+        runs = draw_batches(n, os.cpu_count() or 1)
+        dsk: dict[Any, Any] = {"promolab-bands-plan": bands, "promolab-bands-placed": placed_at}
+        dsk.update({("promolab-bands", i): (run_draws, "promolab-bands-plan", run, "promolab-bands-placed")
+                    for i, run in enumerate(runs)})
+        done = dask.threaded.get(dsk, [("promolab-bands", i) for i in range(len(runs))])
         return [t for part in done for t in part]
+    runs = draw_batches(n, sum(client.nthreads().values()))
     shipped = client.scatter([bands, placed_at], broadcast=True)
     futures = [client.submit(run_draws, shipped[0], run, shipped[1], pure=False) for run in runs]
     return [t for part in client.gather(futures) for t in part]

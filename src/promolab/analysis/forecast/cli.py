@@ -110,7 +110,9 @@ def _check_bands(args: argparse.Namespace) -> None:
     if args.scheduler is not None and args.draws is None:
         raise ValueError("--scheduler runs the --draws on Dask: give --draws N")
     if args.draws is not None and args.send is not None:
-        raise ValueError("--draws walks the best policy: drop --send")
+        raise ValueError("--draws walks the best or the stack policy, not a fixed set: drop --send")
+    if args.scheduler is not None and args.policy == "stack":
+        raise ValueError("--draws with --policy stack price each order with this process's simulator: drop --scheduler")
 
 
 def run_forecast(args: argparse.Namespace) -> int:

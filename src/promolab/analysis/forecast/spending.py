@@ -30,7 +30,8 @@ from .budget_leaves import BudgetedTier, BudgetLeaf
 if TYPE_CHECKING:
     from .candidates import Candidates  # which imports this module's WatchedTier
 
-__all__ = ["Rates", "Reader", "Spending", "WalkPlan", "WatchedTier", "counting_leaves", "readers_of", "verdicts_of", "walk"]
+__all__ = ["Rates", "Reader", "Spending", "WalkPlan", "WalkStart", "WatchedTier", "counting_leaves", "readers_of", "verdicts_of",
+           "walk", "walk_start"]
 
 
 @dataclass(frozen=True)
@@ -127,22 +128,34 @@ class WalkPlan:
     ledger: UsageLedger
 
 
-def walk(plan: WalkPlan) -> Spending:
-    """Walk the orders in `plan.order` (positions, time order) and spend.
+@dataclass(frozen=True)
+class WalkStart:
+    """What a walk knows before it compares a single draw: the verdict bits
+    settled (`_settled`), each order's best among the tiers whose verdict is
+    known (`tier`, `discount`), the tiers the totals must decide (`contest`),
+    whether redeeming `tier` changes a total some budget reads (`records`), and
+    the chance it redeems `tier` (`chance`). None of it reads `WalkPlan.draws`,
+    so the bands compute it once for all their draws (`walk_start`), and a
+    worker gets it once, not per draw."""
 
-    `found.watched_discount[i, w]` / `found.watched_bits[i, w]`: watched tier
-    w's discount on order i and the variants it is valid under (bit b set:
-    valid when the budget verdicts spell b, bit j of b for leaf j). `rates`:
-    the chance each order redeems what it qualifies for, compared with the
-    order's draw; an order that does not redeem spends nothing.
-    """
-    found, watched, customers, draws, rates = plan.found, plan.watched, plan.customers, plan.draws, plan.rates
-    plain_tier, plain_discount, watched_discount = found.plain_tier, found.plain_discount, found.watched_discount
-    n = len(plain_tier)
-    tier = plain_tier.astype(np.int32, copy=True)
-    discount = plain_discount.astype(np.int64, copy=True)
-    held_tier = np.full(n, -1, dtype=np.int32)
-    held_leaf = np.full(n, -1, dtype=np.int8)
+    bits: np.ndarray
+    tier: np.ndarray
+    discount: np.ndarray
+    contest: np.ndarray
+    records: np.ndarray
+    chance: np.ndarray
+
+
+def walk_start(plan: WalkPlan) -> WalkStart:
+    """The draw-independent part of `walk` (the candidates' verdict bits are settled in place)."""
+    found, watched, customers = plan.found, plan.watched, plan.customers
+    watched_discount = found.watched_discount
+    n = len(found.plain_tier)
+    tier = found.plain_tier.astype(np.int32, copy=True)
+    discount = found.plain_discount.astype(np.int64, copy=True)
+    bits = found.watched_bits
+    contest = np.zeros(n, dtype=np.int64)
+    records = np.zeros(n, dtype=bool)
     if watched:
         bits = _settled(watched, found.watched_bits, customers)
         # A watched tier valid under every verdict is chosen as a plain one
@@ -157,9 +170,43 @@ def walk(plan: WalkPlan) -> Spending:
             tier[takes] = spec.position
             discount[takes] = d[takes]
         contest = _contested(watched, watched_discount, bits, tier, discount)
-        visit = _visited(watched, contest, tier, customers, draws, rates)
-        _walk_busy(plan, plan.order[visit[plan.order]], bits, contest, _Chosen(tier, discount, held_tier, held_leaf))
-    redeemed = (tier >= 0) & (draws < rates.chance(np.arange(n), np.maximum(tier, 0)))
+        records = _recording(watched, tier, customers)
+    chance = plan.rates.chance(np.arange(n), np.maximum(tier, 0))
+    return WalkStart(bits, tier, discount, contest, records, chance)
+
+
+def walk(plan: WalkPlan, start: WalkStart | None = None) -> Spending:
+    """Walk the orders in `plan.order` (positions, time order) and spend.
+
+    `found.watched_discount[i, w]` / `found.watched_bits[i, w]`: watched tier
+    w's discount on order i and the variants it is valid under (bit b set:
+    valid when the budget verdicts spell b, bit j of b for leaf j). `rates`:
+    the chance each order redeems what it qualifies for, compared with the
+    order's draw; an order that does not redeem spends nothing. `start`:
+    `walk_start(plan)`, computed here when not given (the bands give it, one
+    for every draw: it does not read the draws; it is read, never changed).
+    """
+    start = start if start is not None else walk_start(plan)
+    draws, rates = plan.draws, plan.rates
+    n = len(start.tier)
+    tier = start.tier.copy()
+    discount = start.discount.copy()
+    held_tier = np.full(n, -1, dtype=np.int32)
+    held_leaf = np.full(n, -1, dtype=np.int8)
+    if plan.watched:
+        # The orders the walk must visit: those where a tier with an open
+        # verdict could beat the best of the others (`contest`, the totals
+        # decide), and those that redeem a watched tier whose redemption
+        # changes a total some budget reads. Elsewhere `tier` is the answer.
+        visit = (start.contest != 0) | (start.records & (tier >= 0) & (draws < start.chance))
+        _walk_busy(plan, plan.order[visit[plan.order]], start.bits, start.contest,
+                   _Chosen(tier, discount, held_tier, held_leaf))
+    chance = start.chance
+    moved = np.flatnonzero(tier != start.tier)
+    if len(moved):
+        chance = chance.copy()
+        chance[moved] = rates.chance(moved, np.maximum(tier[moved], 0))
+    redeemed = (tier >= 0) & (draws < chance)
     discount = np.where(redeemed, discount, 0)
     return Spending(np.where(redeemed, tier, -1), discount, redeemed, held_tier, held_leaf, plan.ledger, qualified=tier)
 
@@ -216,22 +263,18 @@ def _contested(watched: Sequence[WatchedTier], watched_discount: np.ndarray, bit
     return contest
 
 
-def _visited(watched: Sequence[WatchedTier], contest: np.ndarray, tier: np.ndarray, customers: np.ndarray,
-             draws: np.ndarray, rates: Rates) -> np.ndarray:
-    """The orders the walk must visit: those where a tier with an open verdict
-    could beat the best of the others (`contest`, the totals decide), and
-    those that redeem a watched tier whose redemption changes a total some
-    budget reads (a per-customer total only when the order has a counted
-    customer). Elsewhere `tier` is the answer."""
-    redeems = (tier >= 0) & (draws < rates.chance(np.arange(len(tier)), np.maximum(tier, 0)))
+def _recording(watched: Sequence[WatchedTier], tier: np.ndarray, customers: np.ndarray) -> np.ndarray:
+    """Per order, whether redeeming its `tier` (a watched one) changes a total
+    some budget reads: a per-customer total only when the order has a
+    counted customer. Such an order is visited when its draw redeems."""
     known = customers >= 0
-    visit: np.ndarray = contest != 0
+    records = np.zeros(len(tier), dtype=bool)
     for spec in watched:
-        records = redeems & (tier == spec.position)
+        mine = tier == spec.position
         if not any(not leaf.query.per_customer for leaf in counting_leaves(watched, spec)):
-            records &= known
-        visit |= records
-    return visit
+            mine &= known
+        records |= mine
+    return records
 
 
 Reader = tuple[Callable[[Any, datetime], bool], Callable[[object, tuple[int, int, int]], int]]
