@@ -323,6 +323,18 @@ def test_a_target_value_a_scenario_cannot_hold_is_reported_and_the_pull_goes_on(
     assert {"lcrd_alice_beans", "lern_review"} <= held  # the rest of the program is read as usual
 
 
+@pytest.mark.parametrize("points", [True, -1, "50", 2.5])
+def test_fixed_points_that_are_not_whole_are_reported_not_earned(points: object, tmp_path: Path) -> None:
+    """A FIXED rule's `points` must be a whole number >= 0 (`True` is an int to Python): anything
+    else is a report row and the rule left out, never a rule earning 1 point."""
+    demo = Simulator.from_scenario(SCENARIOS / "demo.yaml")
+    out = tmp_path / "odd.yaml"
+    pull(target_of(demo, Hostile(demo, _RULES, _set("data", "lern_review", "loyalty",
+                                                    {"type": "FIXED", "points": points}))), out)
+    assert ("earning_rule", "lern_review", "loyalty") in set(_rows(out))
+    assert "lern_review" not in Simulator.from_scenario(out).state.earning_rules
+
+
 def test_a_rule_whose_banner_is_not_text_names_its_incentive_by_the_rule(tmp_path: Path) -> None:
     demo = Simulator.from_scenario(SCENARIOS / "demo.yaml")
     out = tmp_path / "odd.yaml"

@@ -166,7 +166,7 @@ def _incentive_id(rule_id: str) -> str:
 
 def _earned(loyalty: Mapping[str, Any], definition: str) -> tuple[str, str, dict[str, Any]] | None:
     """(incentive type, its detail's key, the detail) of a v1 earning rule's `loyalty`; None: not a scenario's."""
-    if loyalty.get("type") == "FIXED" and isinstance(loyalty.get("points"), int):
+    if loyalty.get("type") == "FIXED" and _whole(loyalty.get("points")) is not None:
         return "POINTS", "points", {"value": loyalty["points"], "card_definition_id": definition}
     known = _V2_CALCULATION.get(str(loyalty.get("calculation_type")))
     if loyalty.get("type") != "PROPORTIONAL" or known is None:

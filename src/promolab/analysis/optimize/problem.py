@@ -102,8 +102,7 @@ class Problem:
         if any(b.measure != "discount" for b in budgets):
             raise ValueError("a count budget is given as CountRow rows (`counts`, one per period), not in `budgets`")
         spend = [np.asarray(v, dtype=np.int64) for v in p90]
-        bounds = [Bound(b.name, b.limit, tuple((g, spend[g]) for g in b.groups), "cents")
-                  for b in budgets if b.measure == "discount"]
+        bounds = [Bound(b.name, b.limit, tuple((g, spend[g]) for g in b.groups), "cents") for b in budgets]
         bounds += [Bound(c.name, c.limit * 1000, tuple((g, _thousandths_up(u)) for g, u in sorted(c.p90.items())),
                          "thousandths") for c in counts]
         return Problem(

@@ -40,7 +40,7 @@ the shop's other orders too (the same line-items shape, `placed_at` and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
 import pandas as pd
@@ -59,8 +59,11 @@ __all__ = ["HISTORY_OFFER_COLUMNS", "HistoryOffers", "history_offers"]
 HISTORY_OFFER_COLUMNS = ("order_id", "tier_id", *OFFER_COLUMNS)
 #: The columns of the orders frame the offers need (beside the line items a sweep reads).
 _ORDER_COLUMNS = ("order_id", "placed_at", "customer_source_id")
-_UNITS = ("customer", "segment")
-_PERIODS = ("week", "day")
+#: Whose orders are counted, and over what: the values `unit=` and `period=` take.
+Unit = Literal["customer", "segment"]
+Period = Literal["week", "day"]
+_UNITS: tuple[str, ...] = get_args(Unit)
+_PERIODS: tuple[str, ...] = get_args(Period)
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,7 @@ def _checked(orders: pd.DataFrame) -> None:
 
 
 def history_offers(sim: Simulator, orders: pd.DataFrame, redemptions: pd.DataFrame, *,
-                   unit: str = "customer", period: str = "week") -> HistoryOffers:
+                   unit: Unit = "customer", period: Period = "week") -> HistoryOffers:
     """The offers and counts frames of a history (see the module's docstring):
     `orders` a line-items frame with `placed_at` and `customer_source_id`
     (a pull's, with the shop's other orders), `redemptions` a pull's.
