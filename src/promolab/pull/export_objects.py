@@ -35,6 +35,7 @@ from pydantic import BaseModel, ValidationError
 
 from .. import models
 from ..models import campaign_reads
+from ..sim import EXPORT_VALUE_FIELD
 from .errors import PullError
 from .exports import ExportAsk, exported_rows
 from .reader import Reader
@@ -63,8 +64,6 @@ _INTEGERS = frozenset({"discount_amount_limit", "gift_balance", "loyalty_balance
                        *(f"orders_{figure}" for figure in _ORDER_FIGURES)})
 _BOOLEANS = frozenset({"active", "is_referral_code"})
 _JSON = frozenset({"metadata", "validity_day_of_week"})
-#: A discount's `value` column, by its type: the field it fills (a percent may be a fraction).
-_VALUE_OF = {"AMOUNT": "amount_off", "PERCENT": "percent_off", "UNIT": "unit_off", "FIXED": "fixed_amount"}
 _FORMULA_OF = {"AMOUNT": "amount_off_formula", "PERCENT": "percent_off_formula"}
 #: What a code's own discount may hold that no column carries, by its type (a FIXED one: nothing).
 _NOT_CARRIED = {"AMOUNT": "an aggregated amount limit", "PERCENT": "an aggregated amount limit",
@@ -145,7 +144,7 @@ def _discount_of(row: Cells) -> dict[str, Any] | None:
     if kind is None:
         return None
     unit = kind == "UNIT"
-    discount: dict[str, Any] = {"type": kind, _VALUE_OF.get(kind, "value"): row["value"],
+    discount: dict[str, Any] = {"type": kind, EXPORT_VALUE_FIELD.get(kind, "value"): row["value"],
                                 "effect": row["discount_unit_effect" if unit else "discount_effect"],
                                 "amount_limit": row["discount_amount_limit"], "unit_type": row["discount_unit_type"]}
     if kind in _FORMULA_OF:
@@ -159,7 +158,7 @@ def _columns_of(discount: Mapping[str, Any] | None) -> dict[str, Any] | None:
         return None
     kind = discount.get("type")
     unit = kind == "UNIT"
-    row: Cells = {"discount_type": kind, "value": discount.get(_VALUE_OF.get(str(kind), "")),
+    row: Cells = {"discount_type": kind, "value": discount.get(EXPORT_VALUE_FIELD.get(str(kind), "")),
                   "formula": discount.get(_FORMULA_OF.get(str(kind), "")),
                   "discount_amount_limit": discount.get("amount_limit"),
                   "discount_effect": None if unit else discount.get("effect"),

@@ -26,6 +26,7 @@ for the wire model `models.Voucher`.
 
 from .clock import TimeOutOfRange, format_instant, parse_instant
 from .explanations import NOT_QUALIFIED_COLUMNS, WHY_NOT_COLUMNS, why_not, why_not_qualified
+from .export_csv import VALUE_FIELD as EXPORT_VALUE_FIELD
 from .ids import PREFIXES as ID_PREFIXES
 from .journal import JournalError, resume_journal
 from .loyalty_view import member_view
@@ -63,6 +64,7 @@ from .webhooks import MAX_ATTEMPTS, SIGNATURE_HEADER
 __all__ = [
     "BY_NAME",
     "CAMPAIGN_NAME_JOIN",
+    "EXPORT_VALUE_FIELD",
     "ID_PREFIXES",
     "MAX_ATTEMPTS",
     "NOT_QUALIFIED_COLUMNS",

@@ -27,7 +27,11 @@ from typing import Any
 from .clock import parse_instant
 from .refusals import BadRequest
 
-__all__ = ["KINDS", "Cell", "ExportKind", "ExportPlan", "Row", "cell", "plan", "write_csv"]
+__all__ = ["KINDS", "VALUE_FIELD", "Cell", "ExportKind", "ExportPlan", "Row", "cell", "plan", "write_csv"]
+
+#: A voucher row's `value` column, by its discount's type: the discount field it holds (the exporter
+#: writes it from that field, a pull reads it back into it).
+VALUE_FIELD = {"AMOUNT": "amount_off", "PERCENT": "percent_off", "UNIT": "unit_off", "FIXED": "fixed_amount"}
 
 Cell = str | int | float | bool | list[Any] | dict[str, Any] | None
 Row = dict[str, Cell]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..export_csv import Cell, Row
+from ..export_csv import VALUE_FIELD, Cell, Row
 from ..render._time import iso
 from ..render.redemptions import render_redemption, render_rollback, render_stored_order
 from ..render.vouchers import first_category, render_voucher, render_voucher_transaction
@@ -35,15 +35,12 @@ def _at(body: Mapping[str, Any] | None, *path: str) -> Any:
     return value
 
 
-_VALUE_OF = {"AMOUNT": "amount_off", "PERCENT": "percent_off", "UNIT": "unit_off", "FIXED": "fixed_amount"}
-
-
 def _voucher_value(wire: Mapping[str, Any]) -> Cell:
     """The one figure the service's `value` column holds: the discount's
     amount, percent, units or fixed price; a gift card's amount; a loyalty card's points."""
     value: Cell = None
     discount = wire.get("discount") or {}
-    field = _VALUE_OF.get(str(discount.get("type")))
+    field = VALUE_FIELD.get(str(discount.get("type")))
     if wire.get("gift") is not None:
         value = _at(wire, "gift", "amount")
     elif wire.get("loyalty_card") is not None:
