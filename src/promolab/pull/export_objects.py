@@ -38,7 +38,7 @@ from ..models import campaign_reads
 from ..sim import EXPORT_VALUE_FIELD
 from .errors import PullError
 from .exports import ExportAsk, exported_rows
-from .reader import Reader
+from .reader import Reader, first_misfit
 from .unexpressed import Unexpressed
 
 __all__ = ["CUSTOMER_ASK", "VOUCHER_ASK", "Exported"]
@@ -132,10 +132,8 @@ def _parsed(model: type[BaseModel], wire: Mapping[str, Any], ask: ExportAsk, num
     try:
         return model.model_validate(wire)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        raise PullError(f"export of {ask.exported_object}s: row {number:,} ({wire.get('id')}): {where}: "
-                        f"{first['msg']}") from None
+        raise PullError(f"export of {ask.exported_object}s: row {number:,} ({wire.get('id')}): "
+                        f"{first_misfit(exc, 'the row')}") from None
 
 
 def _discount_of(row: Cells) -> dict[str, Any] | None:

@@ -28,7 +28,7 @@ from ..shadow import Pacer, RateLimited, Target
 from .errors import PullError
 from .state_file import StateFile
 
-__all__ = ["Limits", "Reader", "Sent"]
+__all__ = ["Limits", "Reader", "Sent", "first_misfit"]
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -185,10 +185,15 @@ def parse(sent: Sent, model: type[M], body: Mapping[str, Any]) -> M:
     try:
         return model.model_validate(body)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "the body"
-        raise PullError(f"{sent.endpoint.name} {sent.key}: {where}: {first['msg']} "
+        raise PullError(f"{sent.endpoint.name} {sent.key}: {first_misfit(exc, 'the body')} "
                         f"({exc.error_count()} field(s) do not fit the service's schema)") from None
+
+
+def first_misfit(exc: ValidationError, whole: str) -> str:
+    """`path.to.field: why` of the first field that does not fit (`whole` when it is the object itself):
+    what a message about a target's object names, be it a page's or an export row's."""
+    first = exc.errors()[0]
+    return f"{'.'.join(str(part) for part in first['loc']) or whole}: {first['msg']}"
 
 
 def _reason(content: bytes) -> str:
