@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from bench_scenario_load import document, timed, traced
+from bench_scenario_load import document, size_arguments, timed, traced
 
 from promolab import Simulator
 from promolab.http.transport import SimulatorTransport
@@ -45,10 +45,7 @@ TARGET_OBJECTS_PER_SECOND = 2_000
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--codes", type=int, default=100_000)
-    parser.add_argument("--customers", type=int, default=20_000)
-    parser.add_argument("--tiers", type=int, default=200)
-    parser.add_argument("--rounds", type=int, default=1)
+    size_arguments(parser, rounds=1)
     args = parser.parse_args()
     served = Simulator.from_scenario(document(args))
     target = Target("http://promolab.local", keys_of(served), transport=SimulatorTransport(served))

@@ -94,6 +94,14 @@ def tier_campaigns(count: int) -> list[dict[str, Any]]:
     return campaigns
 
 
+def size_arguments(parser: argparse.ArgumentParser, rounds: int) -> None:
+    """The project's size (what `document` reads) and the rounds to time: this benchmark's and bench_pull's."""
+    parser.add_argument("--codes", type=int, default=100_000)
+    parser.add_argument("--customers", type=int, default=20_000)
+    parser.add_argument("--tiers", type=int, default=200)
+    parser.add_argument("--rounds", type=int, default=rounds)
+
+
 def document(args: argparse.Namespace) -> dict[str, Any]:
     """The scenario with every list inline."""
     doc: dict[str, Any] = yaml.safe_load(DEMO.read_text(encoding="utf-8"))
@@ -171,10 +179,7 @@ def traced(path: Path) -> tuple[int, int, int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--codes", type=int, default=100_000)
-    parser.add_argument("--customers", type=int, default=20_000)
-    parser.add_argument("--tiers", type=int, default=200)
-    parser.add_argument("--rounds", type=int, default=3)
+    size_arguments(parser, rounds=3)
     parser.add_argument("--variant", choices=("tables", "inline", "both"), default="both")
     args = parser.parse_args()
     doc = document(args)
